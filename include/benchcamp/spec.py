@@ -57,6 +57,18 @@ class Environment(_Strict):
     work_dir: str | None = Field(
         default=None, description="scratch directory on the target; default $BENCHCAMP_WORK_DIR or ~/benchcamp"
     )
+    data_root: str | None = Field(
+        default=None,
+        description="where jobs read and write data as Hadoop sees it (e.g. an HDFS path); default: "
+        "a 'data' folder in the repetition's scratch directory (right for file:/// local mode)",
+    )
+    examples_jar: str | None = Field(
+        default=None, description="path of hadoop-mapreduce-examples.jar; default: found under $HADOOP_HOME"
+    )
+    tests_jar: str | None = Field(
+        default=None,
+        description="path of hadoop-mapreduce-client-jobclient-*-tests.jar (TestDFSIO); default: under $HADOOP_HOME",
+    )
     nodes: int = Field(default=1, ge=1)
     baseline: bool = False
     drop_caches: bool = Field(default=True, description="try to drop the page cache before each repetition")
