@@ -55,7 +55,8 @@ class Environment(_Strict):
     hive_connection: str | None = Field(default=None, description="Airflow HiveServer2 connection id")
     hadoop_command: str = Field(default="hadoop", min_length=1, description="e.g. hadoop, yarn, dse hadoop")
     work_dir: str | None = Field(
-        default=None, description="scratch directory on the target; default $BENCHCAMP_WORK_DIR or ~/benchcamp"
+        default=None,
+        description="scratch directory on the target; default $BENCHCAMP_WORK_DIR or ~/benchcamp",
     )
     data_root: str | None = Field(
         default=None,

@@ -1,0 +1,63 @@
+"""Shared parsing of Hadoop job client output (used by the MapReduce workload modules)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_JOB_ID = re.compile(r"Running job: (job_\S+)")
+_SUCCESS = re.compile(r"Job (job_\S+) completed successfully")
+_COUNTERS_HEADER = re.compile(r"Counters: (\d+)\s*$")
+_COUNTER = re.compile(r"^\s+(?P<name>[^=\t]+?)=(?P<value>-?\d+)\s*$")
+_GROUP = re.compile(r"^\t(?P<group>[^\t=][^=]*?)\s*$")
+
+EXAMPLES_JAR = "HADOOP_EXAMPLES_JAR"
+TESTS_JAR = "HADOOP_TESTS_JAR"
+
+
+@dataclass
+class JobReport:
+    """What the Hadoop job client printed about one job."""
+
+    job_id: str | None = None
+    succeeded: bool = False
+    counters: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def counter(self, group: str, name: str) -> int | None:
+        return self.counters.get(group, {}).get(name)
+
+
+def parse_job_reports(log: str) -> list[JobReport]:
+    """Every job the client ran, in order, with success flag and counters by group."""
+    reports: list[JobReport] = []
+    current: JobReport | None = None
+    group: str | None = None
+    in_counters = False
+    for line in log.splitlines():
+        if match := _JOB_ID.search(line):
+            current = JobReport(job_id=match.group(1))
+            reports.append(current)
+            in_counters = False
+            continue
+        if match := _SUCCESS.search(line):
+            if current is None or current.job_id != match.group(1):
+                current = JobReport(job_id=match.group(1))
+                reports.append(current)
+            current.succeeded = True
+            continue
+        if _COUNTERS_HEADER.search(line) and current is not None:
+            in_counters = True
+            group = None
+            continue
+        if in_counters and current is not None:
+            if match := _COUNTER.match(line):
+                if group is not None:
+                    current.counters.setdefault(group, {})[match.group("name").strip()] = int(
+                        match.group("value")
+                    )
+                continue
+            if match := _GROUP.match(line):
+                group = match.group("group").strip()
+                continue
+            in_counters = False
+    return reports

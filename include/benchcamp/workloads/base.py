@@ -1,0 +1,175 @@
+"""What every workload declares: how to clean, generate, execute and parse.
+
+Commands are argument lists. Plain strings are always shell-quoted; only
+:class:`Shell` fragments written by workload modules themselves (references to
+variables the runner defines, such as ``"$DATA"/in``) pass unquoted, so no
+parameter from a spec or the UI can ever reach the shell unquoted.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from benchcamp.records import ResultRecord
+from benchcamp.spec import AxisValue, Environment, Ladder, StudySpec
+
+_SAFE_SLUG = re.compile(r"[^A-Za-z0-9_.=-]+")
+
+
+class Shell(str):
+    """A shell fragment authored by workload code (never by users): rendered as is."""
+
+
+def data_path(*parts: str) -> Shell:
+    """`"$DATA"/in/part` — a path inside this repetition's data directory."""
+    suffix = "".join("/" + shlex.quote(part) for part in parts)
+    return Shell('"$DATA"' + suffix)
+
+
+def job_path(*parts: str) -> Shell:
+    """`"$JOB"/file` — a file in this step's job directory (archived after the step)."""
+    suffix = "".join("/" + shlex.quote(part) for part in parts)
+    return Shell('"$JOB"' + suffix)
+
+
+def env_ref(name: str) -> Shell:
+    if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
+        raise ValueError(f"not a variable name: {name!r}")
+    return Shell(f'"${name}"')
+
+
+Word = str | Shell
+Command = list[Word]
+
+
+def render(command: Command) -> str:
+    """One shell line: plain words quoted, Shell fragments verbatim."""
+    return " ".join(word if isinstance(word, Shell) else shlex.quote(str(word)) for word in command)
+
+
+def slug(text: str) -> str:
+    """A path component that is safe on any filesystem and stable for the same input."""
+    return _SAFE_SLUG.sub("_", text).strip("_")[:180] or "_"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Everything a workload needs to build one repetition's commands."""
+
+    spec: StudySpec
+    environment: Environment
+    campaign: str
+    workload: str
+    params: dict[str, AxisValue]
+    repetition: int
+    ladder: Ladder
+
+    def setting(self, name: str, default: Any = None) -> Any:
+        return self.spec.setting(self.workload, name, self.ladder, default)
+
+    def param(self, name: str) -> AxisValue:
+        try:
+            return self.params[name]
+        except KeyError:
+            raise KeyError(f"workload '{self.workload}' needs the axis '{name}' in its cell") from None
+
+    @property
+    def hadoop(self) -> Command:
+        return list(self.environment.hadoop_command.split())
+
+    @property
+    def unit_path(self) -> str:
+        """Relative path of this repetition under the target's work and data roots."""
+        from benchcamp.records import cell_key
+
+        return "/".join(
+            [
+                slug(self.spec.study),
+                slug(self.campaign),
+                slug(cell_key(self.workload, self.params)),
+                f"rep{self.repetition}",
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class ArchivedStep:
+    """The archived raw outputs of one step; parsers read only these files."""
+
+    directory: Path
+    exit_code: int
+    started_at: datetime
+    finished_at: datetime
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def duration_s(self) -> float:
+        return (self.finished_at - self.started_at).total_seconds()
+
+    def text(self, name: str) -> str:
+        path = self.files.get(name, self.directory / name)
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+
+class ParseError(ValueError):
+    """Raw output that cannot be understood; the message names the archived file."""
+
+
+class Workload(ABC):
+    """A benchmark that runs on a target: subclasses are registered by name."""
+
+    name: ClassVar[str]
+    family: ClassVar[str]
+    description: ClassVar[str] = ""
+    axes: ClassVar[tuple[str, ...]] = ()
+
+    def clean_paths(self, ctx: RunContext) -> list[Shell]:
+        """Data this repetition may have left on the target's file system (deleted by clean)."""
+        return [data_path()]
+
+    @abstractmethod
+    def generate(self, ctx: RunContext) -> list[Command]:
+        """Commands that produce the input data (not timed as the benchmark)."""
+
+    @abstractmethod
+    def execute(self, ctx: RunContext) -> list[Command]:
+        """The timed benchmark commands."""
+
+    @abstractmethod
+    def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
+        """Turn the archived execute step into result records (failed ones marked)."""
+
+    def record(
+        self,
+        ctx: RunContext,
+        step: ArchivedStep,
+        metric: str,
+        value: float,
+        unit: str,
+        status: str = "ok",
+        artifact: Path | None = None,
+    ) -> ResultRecord:
+        return ResultRecord(
+            study=ctx.spec.study,
+            campaign=ctx.campaign,
+            environment=ctx.environment.name,
+            workload=ctx.workload,
+            params=dict(ctx.params),
+            repetition=ctx.repetition,
+            metric=metric,
+            value=value,
+            unit=unit,
+            status=status,  # type: ignore[arg-type]
+            started_at=step.started_at,
+            finished_at=step.finished_at,
+            artifact=str(artifact or step.directory),
+        )
+
+    def duration_record(self, ctx: RunContext, step: ArchivedStep, ok: bool) -> ResultRecord:
+        return self.record(ctx, step, "duration_s", step.duration_s, "s", "ok" if ok else "failed")

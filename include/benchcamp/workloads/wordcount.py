@@ -1,0 +1,90 @@
+"""Hadoop WordCount on RandomTextWriter input (HiBench's CPU-bound micro benchmark).
+
+Generate writes `data_size_gb` GiB of random text with one writer map per input
+split (maps per node × nodes), execute counts the words with reduces per node ×
+nodes reducers, timed on the target around the `hadoop jar` call.
+"""
+
+from __future__ import annotations
+
+from benchcamp.records import ResultRecord
+from benchcamp.workloads import register
+from benchcamp.workloads._hadoop import EXAMPLES_JAR, parse_job_reports
+from benchcamp.workloads.base import (
+    ArchivedStep,
+    Command,
+    ParseError,
+    RunContext,
+    Workload,
+    data_path,
+    env_ref,
+)
+
+BYTES_PER_GIB = 1024**3
+DEFAULT_MAPS_PER_NODE = 4
+DEFAULT_REDUCES_PER_NODE = 2
+
+
+def total_bytes(data_size_gb: float) -> int:
+    return round(float(data_size_gb) * BYTES_PER_GIB)
+
+
+def task_counts(ctx: RunContext) -> tuple[int, int]:
+    """(maps, reduces) for the whole cluster: per-node values from the cell × nodes."""
+    maps = int(ctx.params.get("maps", DEFAULT_MAPS_PER_NODE))
+    reduces = int(ctx.params.get("reduces", DEFAULT_REDUCES_PER_NODE))
+    return maps * ctx.environment.nodes, reduces * ctx.environment.nodes
+
+
+@register
+class WordCount(Workload):
+    name = "wordcount"
+    family = "hadoop_mapreduce"
+    description = "WordCount over RandomTextWriter text"
+    axes = ("data_size_gb", "maps", "reduces")
+
+    def generate(self, ctx: RunContext) -> list[Command]:
+        size = total_bytes(float(ctx.param("data_size_gb")))
+        maps, _ = task_counts(ctx)
+        return [
+            [
+                *ctx.hadoop, "jar", env_ref(EXAMPLES_JAR), "randomtextwriter",
+                "-D", f"mapreduce.randomtextwriter.totalbytes={size}",
+                "-D", f"mapreduce.randomtextwriter.bytespermap={-(-size // maps)}",
+                "-D", f"mapreduce.job.maps={maps}",
+                data_path("input"),
+            ]
+        ]  # fmt: skip
+
+    def execute(self, ctx: RunContext) -> list[Command]:
+        _, reduces = task_counts(ctx)
+        return [
+            [
+                *ctx.hadoop, "jar", env_ref(EXAMPLES_JAR), "wordcount",
+                "-D", f"mapreduce.job.reduces={reduces}",
+                data_path("input"), data_path("output"),
+            ]
+        ]  # fmt: skip
+
+    def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
+        return parse_wordcount(self, ctx, step)
+
+
+def parse_wordcount(workload: Workload, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
+    """Duration (timed on the target) plus the job's input bytes and records."""
+    log_path = step.directory / "stderr.log"
+    reports = parse_job_reports(step.text("stderr.log") + "\n" + step.text("stdout.log"))
+    if step.exit_code != 0:
+        return [workload.duration_record(ctx, step, ok=False)]
+    if not reports or not reports[-1].succeeded:
+        raise ParseError(f"{log_path}: exit code 0 but no 'Job … completed successfully' line")
+    job = reports[-1]
+    bytes_read = job.counter("File Input Format Counters", "Bytes Read")
+    input_records = job.counter("Map-Reduce Framework", "Map input records")
+    if bytes_read is None or input_records is None:
+        raise ParseError(f"{log_path}: job counters 'Bytes Read' / 'Map input records' not found")
+    return [
+        workload.duration_record(ctx, step, ok=True),
+        workload.record(ctx, step, "input_bytes", float(bytes_read), "B"),
+        workload.record(ctx, step, "map_input_records", float(input_records), "records"),
+    ]
