@@ -1,0 +1,335 @@
+"""The steps of a campaign, as plain functions the DAG's tasks call.
+
+clean → generate → execute run per repetition on the target (over SSH); validate,
+load and report run once per campaign on the Airflow worker. Everything a step
+learns is written to the raw archive first, and later steps read the archive, so
+any task can be cleared and re-run without duplicating or losing a row.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchcamp import archive
+from benchcamp.records import ResultRecord, ValidationFailure, cell_key
+from benchcamp.spec import LADDERS, Ladder, SpecError, StudySpec, load_spec
+from benchcamp.targets import environment as env_facts
+from benchcamp.targets import ssh
+from benchcamp.workloads import get_workload, is_implemented
+from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext, data_path, render
+
+CONF_KEYS = ("ladder", "repetitions", "environment", "workloads", "cells", "fail_on_validation", "note")
+MAX_REPETITIONS = 50
+WAREHOUSE_POOL = "benchcamp_warehouse"
+
+
+class CampaignConfError(ValueError):
+    """A run configuration that cannot run; the message says what to fix."""
+
+
+def target_pool(environment: str) -> str:
+    """One 1-slot pool per target: two campaigns never load the same cluster at once."""
+    return f"benchcamp_target_{environment}"
+
+
+def campaign_id(run_id: str) -> str:
+    """The campaign is the DAG run; its id is made safe for paths and SQL literals."""
+    return re.sub(r"[^A-Za-z0-9_.+-]", "_", run_id)
+
+
+def implemented_workloads(spec: StudySpec) -> list[str]:
+    return [name for name in spec.workloads if is_implemented(name)]
+
+
+@dataclass(frozen=True)
+class CampaignConf:
+    ladder: Ladder
+    repetitions: int
+    environment: str
+    workloads: list[str]
+    cells: list[str]
+    fail_on_validation: bool
+    note: str
+
+
+def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
+    """Reject what the JSON schema cannot: unknown keys, unknown cells, unimplemented workloads."""
+    unknown = sorted(set(conf) - set(CONF_KEYS))
+    if unknown:
+        raise CampaignConfError(
+            f"unknown parameter '{unknown[0]}' for study '{spec.study}' (accepted: {', '.join(CONF_KEYS)})"
+        )
+    ladder = conf.get("ladder", spec.default_ladder)
+    if ladder not in LADDERS:
+        raise CampaignConfError(f"ladder '{ladder}' is not one of {', '.join(LADDERS)}")
+    repetitions = conf.get("repetitions", spec.repetitions)
+    if (
+        isinstance(repetitions, bool)
+        or not isinstance(repetitions, int)
+        or not 1 <= repetitions <= MAX_REPETITIONS
+    ):
+        raise CampaignConfError(
+            f"repetitions must be an integer from 1 to {MAX_REPETITIONS}, got {repetitions!r}"
+        )
+    baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
+    environment = conf.get("environment", baseline)
+    try:
+        spec.environment(str(environment))
+    except SpecError as exc:
+        raise CampaignConfError(str(exc)) from exc
+    available = implemented_workloads(spec)
+    workloads = conf.get("workloads") or available
+    for workload in workloads:
+        if workload not in spec.workloads:
+            raise CampaignConfError(f"study '{spec.study}' has no workload '{workload}'")
+        if workload not in available:
+            raise CampaignConfError(
+                f"workload '{workload}' is declared by the study but not implemented yet "
+                f"(implemented: {', '.join(available)})"
+            )
+    cells = list(conf.get("cells") or [])
+    known = {cell.key for cell in spec.cells(ladder, workloads)}
+    for key in cells:
+        if key not in known:
+            raise CampaignConfError(
+                f"cell '{key}' is not in the {ladder} matrix of '{spec.study}' for workloads "
+                f"{', '.join(workloads)} (known: {', '.join(sorted(known))})"
+            )
+    return CampaignConf(
+        ladder=ladder,
+        repetitions=repetitions,
+        environment=str(environment),
+        workloads=list(workloads),
+        cells=cells,
+        fail_on_validation=bool(conf.get("fail_on_validation", True)),
+        note=str(conf.get("note", "")),
+    )
+
+
+def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, list[dict[str, Any]]]:
+    """Repetition units per environment, in the order they should run (cell by cell)."""
+    units: dict[str, list[dict[str, Any]]] = {env.name: [] for env in spec.environments}
+    for cell in spec.cells(conf.ladder, conf.workloads):
+        if conf.cells and cell.key not in conf.cells:
+            continue
+        for repetition in range(1, conf.repetitions + 1):
+            units[conf.environment].append(
+                {
+                    "study": spec.study,
+                    "campaign": campaign,
+                    "environment": conf.environment,
+                    "workload": cell.workload,
+                    "params": cell.params,
+                    "repetition": repetition,
+                    "ladder": conf.ladder,
+                }
+            )
+    return units
+
+
+def expected_cells(units: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str, str, int]]:
+    counts: dict[tuple[str, str, str], int] = {}
+    for env_units in units.values():
+        for unit in env_units:
+            key = (unit["environment"], unit["workload"], cell_key(unit["workload"], unit["params"]))
+            counts[key] = max(counts.get(key, 0), unit["repetition"])
+    return [(env, workload, key, reps) for (env, workload, key), reps in counts.items()]
+
+
+def context_for(unit: dict[str, Any]) -> RunContext:
+    spec = load_spec(unit["study"])
+    return RunContext(
+        spec=spec,
+        environment=spec.environment(unit["environment"]),
+        campaign=unit["campaign"],
+        workload=unit["workload"],
+        params=dict(unit["params"]),
+        repetition=int(unit["repetition"]),
+        ladder=unit["ladder"],
+    )
+
+
+def rep_dir_for(ctx: RunContext, results: Path | None = None) -> Path:
+    return archive.repetition_dir(
+        ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params), ctx.repetition, results
+    )
+
+
+def clean_body(ctx: RunContext) -> str:
+    """Delete the repetition's data, check it is gone, and drop the page cache where permitted."""
+    workload = get_workload(ctx.workload)
+    paths = workload.clean_paths(ctx)
+    hadoop = ctx.hadoop
+    lines = ["set -u"]
+    for path in paths:
+        lines.append(render([*hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", path]) + " >/dev/null")
+        lines.append(
+            f"if {render([*hadoop, 'fs', '-test', '-e', path])} 2>/dev/null; then "
+            f"echo 'clean: data still present: '{path} >&2; exit 1; fi"
+        )
+    lines.append("echo clean_verified=yes")
+    if ctx.spec.drop_caches and ctx.environment.drop_caches:
+        lines.append(
+            "sync; if { echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; "
+            "then echo drop_caches=done; else echo drop_caches=not_permitted; fi"
+        )
+    else:
+        lines.append("echo drop_caches=skipped")
+    return "\n".join(lines) + "\n"
+
+
+def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
+    ctx = context_for(unit)
+    step = ssh.run_step(
+        ctx, ctx.environment.connection, "clean", clean_body(ctx), rep_dir_for(ctx) / "clean" / f"try{try_number}",
+        try_number,
+    )  # fmt: skip
+    ssh.raise_if_failed("clean", step)
+    facts = dict(line.split("=", 1) for line in step.text("stdout.log").splitlines() if "=" in line)
+    return {"archive": str(step.directory), **facts}
+
+
+def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
+    ctx = context_for(unit)
+    commands = get_workload(ctx.workload).generate(ctx)
+    archive_dir = rep_dir_for(ctx) / "generate" / f"try{try_number}"
+    step = ssh.run_step(
+        ctx, ctx.environment.connection, "generate", ssh.commands_body(commands), archive_dir, try_number
+    )
+    ssh.raise_if_failed("generate", step)
+    return str(step.directory)
+
+
+def _latest_step_status(rep_dir: Path, step: str) -> tuple[int | None, Path | None]:
+    tries = sorted((rep_dir / step).glob("try*/meta.json"), key=lambda path: int(path.parent.name[3:]))
+    if not tries:
+        return None, None
+    meta = json.loads(tries[-1].read_text(encoding="utf-8"))
+    return int(meta["exit_code"]), tries[-1].parent
+
+
+def _failed_before_execute(ctx: RunContext, rep_dir: Path, reason: str, artifact: Path | None) -> None:
+    """Mark the repetition failed in the archive: a repetition is never dropped silently."""
+    now = datetime.now(UTC)
+    record = ResultRecord(
+        study=ctx.spec.study,
+        campaign=ctx.campaign,
+        environment=ctx.environment.name,
+        workload=ctx.workload,
+        params=dict(ctx.params),
+        repetition=ctx.repetition,
+        metric="duration_s",
+        value=0.0,
+        unit="s",
+        status="failed",
+        started_at=now,
+        finished_at=now,
+        artifact=str(artifact or rep_dir),
+    )
+    archive.save_records(rep_dir, [record])
+    raise ssh.StepFailed(f"repetition not executed: {reason}")
+
+
+def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = False) -> dict[str, Any]:
+    """Run the timed step, archive it, parse the archive, then capture the environment."""
+    ctx = context_for(unit)
+    rep_dir = rep_dir_for(ctx)
+    workload = get_workload(ctx.workload)
+    generate_commands = workload.generate(ctx)
+    for previous in ("clean", "generate") if generate_commands else ("clean",):
+        code, where = _latest_step_status(rep_dir, previous)
+        if code != 0:
+            _failed_before_execute(
+                ctx, rep_dir, f"the {previous} step did not succeed (see {where or rep_dir})", where
+            )
+    step = ssh.run_step(
+        ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
+        rep_dir / "execute" / f"try{try_number}", try_number,
+    )  # fmt: skip
+    try:
+        records = workload.parse(ctx, step)
+    except ParseError:
+        archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
+        raise
+    archive.save_records(rep_dir, records)
+    _capture_environment(ctx, rep_dir, try_number, keep_data)
+    ssh.raise_if_failed("execute", step)
+    return {"archive": str(step.directory), "duration_s": step.duration_s, "records": len(records)}
+
+
+def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int, keep_data: bool) -> ArchivedStep:
+    body = env_facts.facts_script(ctx)
+    if not keep_data:
+        body += (
+            "\n"
+            + render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", data_path()])
+            + " >/dev/null 2>&1\n"
+        )
+    step = ssh.run_step(
+        ctx,
+        ctx.environment.connection,
+        "environment",
+        body,
+        rep_dir / "environment" / f"try{try_number}",
+        try_number,
+    )
+    facts = env_facts.parse_facts(step.text("stdout.log"))
+    archive.save_environment(rep_dir, env_facts.snapshot(ctx, facts, step.finished_at))
+    return step
+
+
+def run_validate(
+    study: str, campaign: str, units: dict[str, list[dict[str, Any]]] | None
+) -> list[ValidationFailure]:
+    from benchcamp.validation import validate_campaign
+
+    spec = load_spec(study)
+    records = archive.load_campaign_records(study, campaign)
+    expected = expected_cells(units) if units is not None else None
+    failures = validate_campaign(records, expected, spec.thresholds.max_stddev_pct, study, campaign)
+    archive.save_validation(study, campaign, failures)
+    return failures
+
+
+def run_load(study: str, campaign: str, warehouse: Path | None = None) -> dict[str, int]:
+    from benchcamp import warehouse as wh
+
+    spec = load_spec(study)
+    path = warehouse or wh.default_warehouse()
+    records = archive.load_campaign_records(study, campaign)
+    summary = wh.load_records(path, records)
+    wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
+    for snapshot in archive.load_campaign_environments(study, campaign):
+        wh.load_environment(path, snapshot)
+    wh.upsert_study_thresholds(path, study, spec.thresholds.max_stddev_pct)
+    return {"records": len(records), **{key: int(value) for key, value in vars(summary).items()}}
+
+
+def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
+    from benchcamp import report
+    from benchcamp import warehouse as wh
+
+    tables = report.read_tables(warehouse or wh.default_warehouse(), study, campaign)
+    text = report.render(tables, "table", study)
+    archive.write_atomically(archive.campaign_dir(study, campaign) / "report.txt", text)
+    return text
+
+
+def gate(study: str, campaign: str, fail_on_validation: bool) -> str:
+    """Fail the run (after everything is loaded and reported) when expectations failed."""
+    failures = archive.load_validation(study, campaign)
+    failed = [
+        record for record in archive.load_campaign_records(study, campaign) if record.status == "failed"
+    ]
+    summary = f"{len(failures)} failed expectation(s), {len(failed)} failed record(s)"
+    if failures and fail_on_validation:
+        details = "\n".join(
+            f"- {failure.cell_key}: {failure.expectation}: {failure.details}" for failure in failures
+        )
+        raise ssh.StepFailed(f"campaign {campaign} did not pass validation: {summary}\n{details}")
+    return summary
