@@ -9,24 +9,16 @@ from the latest execute try and ``rep<N>/environment.json`` the target's facts.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from benchcamp.paths import results_root
 from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, read_jsonl, write_jsonl
 from benchcamp.workloads.base import slug
 
 RECORDS_FILE = "records.jsonl"
 ENVIRONMENT_FILE = "environment.json"
 VALIDATION_FILE = "validation.json"
-
-
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
-def results_root() -> Path:
-    return Path(os.environ.get("BENCHCAMP_RESULTS") or repo_root() / "results")
 
 
 def campaign_dir(study: str, campaign: str, root: Path | None = None) -> Path:

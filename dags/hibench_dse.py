@@ -1,0 +1,9 @@
+"""HiBench on DataStax Enterprise (study 1): WordCount and TestDFSIO scaling campaigns.
+
+Everything is declared in include/benchcamp/studies/hibench_dse.yaml; the factory
+builds clean → generate → execute → validate → load → dbt → report from it.
+"""
+
+from benchcamp.dag_factory import build_study_dag
+
+dag = build_study_dag("hibench_dse")

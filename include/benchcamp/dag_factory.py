@@ -1,0 +1,228 @@
+"""Build one Airflow DAG per study spec: clean → generate → execute → validate → load → dbt → report.
+
+Parse time reads only the bundled spec and the committed dbt manifest: no
+connection, no heavy import (GX, dbt, pandas and DuckDB are imported inside tasks).
+Repetitions are dynamically mapped per target environment, each target's steps in
+its own 1-slot pool, with upstream-first weights so the scheduler finishes one
+repetition (clean, generate, execute) before it starts the next.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from datetime import datetime, timedelta
+from typing import Any
+
+from airflow.sdk import DAG, Param, TriggerRule, WeightRule, get_current_context, task, task_group
+
+from benchcamp.campaign import (
+    MAX_REPETITIONS,
+    WAREHOUSE_POOL,
+    campaign_id,
+    check_conf,
+    implemented_workloads,
+    plan_units,
+    target_pool,
+)
+from benchcamp.spec import LADDERS, StudySpec, load_spec
+
+START_DATE = datetime(2026, 1, 1)
+STEP_RETRIES = 1
+
+
+def study_params(spec: StudySpec) -> dict[str, Param]:
+    """Trigger-form parameters with JSON schemas: bad values are refused before a run exists."""
+    workloads = implemented_workloads(spec)
+    baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
+    return {
+        "ladder": Param(
+            spec.default_ladder,
+            type="string",
+            enum=list(LADDERS),
+            title="Size ladder",
+            description="tiny: seconds (CI); small: minutes; paper: the published sizes (hours).",
+        ),
+        "repetitions": Param(
+            spec.repetitions,
+            type="integer",
+            minimum=1,
+            maximum=MAX_REPETITIONS,
+            title="Repetitions per cell",
+            description="Each repetition deletes and regenerates its data first.",
+        ),
+        "environment": Param(
+            baseline,
+            type="string",
+            enum=[env.name for env in spec.environments],
+            title="Target environment",
+            description="Named target from the study spec (an Airflow connection).",
+        ),
+        "workloads": Param(
+            workloads,
+            type="array",
+            items={"type": "string", "enum": workloads},
+            minItems=1,
+            uniqueItems=True,
+            title="Workloads",
+            description="Subset of the study's implemented workloads.",
+        ),
+        "cells": Param(
+            [],
+            type="array",
+            items={"type": "string"},
+            title="Cells",
+            description="Optional subset of cell keys, e.g. 'wordcount|data_size_gb=0.012|maps=4|reduces=2'; "
+            "empty = the whole matrix.",
+        ),
+        "fail_on_validation": Param(
+            True,
+            type="boolean",
+            title="Fail the run on failed expectations",
+            description="Results are loaded and reported either way.",
+        ),
+        "note": Param(
+            "", type="string", maxLength=1000, title="Note", description="Free text kept with the run."
+        ),
+    }
+
+
+def _doc(spec: StudySpec) -> str:
+    ladder_lines = []
+    for ladder in LADDERS:
+        cells = spec.cells(ladder, implemented_workloads(spec))
+        ladder_lines.append(f"| {ladder} | {len(cells)} | {len(cells) * spec.repetitions} |")
+    return textwrap.dedent(
+        f"""
+        # {spec.title} (`{spec.study}`)
+
+        {spec.description}
+
+        Source: {spec.source}
+
+        Each repetition: clean (delete data, drop caches) → generate → execute (timed on the target);
+        then validate (Great Expectations) → load (DuckDB) → dbt marts → report.
+        Implemented workloads: {", ".join(implemented_workloads(spec))}.
+
+        | ladder | cells | repetitions at default |
+        |---|---|---|
+        """
+    ) + "\n".join(ladder_lines)
+
+
+def build_study_dag(study: str) -> DAG:
+    spec = load_spec(study)
+    with DAG(
+        dag_id=spec.study,
+        description=spec.title,
+        doc_md=_doc(spec),
+        schedule=spec.schedule,
+        start_date=START_DATE,
+        catchup=False,
+        max_active_runs=1,
+        params=study_params(spec),
+        tags=["benchcamp", "study"],
+        default_args={"retries": 0},
+    ) as dag:
+
+        @task
+        def plan() -> dict[str, list[dict[str, Any]]]:
+            context = get_current_context()
+            conf = check_conf(spec, dict(context["params"]))
+            return plan_units(spec, conf, campaign_id(context["run_id"]))
+
+        units = plan()
+        repetition_groups = [repetition_group(env.name, units[env.name]) for env in spec.environments]
+
+        @task(trigger_rule=TriggerRule.ALL_DONE)
+        def validate(units: dict[str, list[dict[str, Any]]]) -> int:
+            from benchcamp.campaign import run_validate
+
+            context = get_current_context()
+            failures = run_validate(spec.study, campaign_id(context["run_id"]), units)
+            for failure in failures:
+                print(f"FAILED {failure.expectation} {failure.cell_key}: {failure.details}")
+            return len(failures)
+
+        @task(pool=WAREHOUSE_POOL)
+        def load() -> dict[str, int]:
+            from benchcamp.campaign import run_load
+
+            return run_load(spec.study, campaign_id(get_current_context()["run_id"]))
+
+        @task(trigger_rule=TriggerRule.ALL_DONE)
+        def report() -> None:
+            from benchcamp.campaign import run_report
+
+            print(run_report(spec.study, campaign_id(get_current_context()["run_id"])))
+
+        @task
+        def publish() -> str:
+            from benchcamp.campaign import gate
+
+            context = get_current_context()
+            return gate(
+                spec.study, campaign_id(context["run_id"]), bool(context["params"]["fail_on_validation"])
+            )
+
+        validated = validate(units)
+        loaded = load()
+        transformed = dbt_task_group()
+        reported = report()
+        repetition_groups >> validated
+        validated >> loaded >> transformed >> reported >> publish()
+    return dag
+
+
+def repetition_group(environment: str, units: Any) -> Any:
+    """clean → generate → execute mapped over the environment's repetition units, in its pool."""
+    step_args: dict[str, Any] = {"pool": target_pool(environment), "weight_rule": WeightRule.UPSTREAM}
+    retrying = {**step_args, "retries": STEP_RETRIES, "retry_delay": timedelta(seconds=10)}
+
+    @task_group(group_id=f"repetitions_{environment}")
+    def repetitions(unit: dict[str, Any]) -> None:
+        @task(**retrying)
+        def clean(unit: dict[str, Any]) -> dict[str, str]:
+            from benchcamp.campaign import run_clean
+
+            return run_clean(unit, get_current_context()["ti"].try_number)
+
+        @task(**retrying)
+        def generate(unit: dict[str, Any]) -> str:
+            from benchcamp.campaign import run_generate
+
+            return run_generate(unit, get_current_context()["ti"].try_number)
+
+        @task(**step_args, trigger_rule=TriggerRule.ALL_DONE)
+        def execute(unit: dict[str, Any]) -> dict[str, Any]:
+            from benchcamp.campaign import run_execute
+
+            return run_execute(unit, get_current_context()["ti"].try_number)
+
+        clean(unit) >> generate(unit) >> execute(unit)
+
+    return repetitions.expand(unit=units)
+
+
+def dbt_task_group() -> Any:
+    """The dbt project rendered by Cosmos from the committed manifest (no dbt run at parse time)."""
+    from cosmos import DbtTaskGroup, ExecutionConfig, ProfileConfig, ProjectConfig, RenderConfig
+    from cosmos.constants import InvocationMode, LoadMode
+
+    from benchcamp.paths import default_warehouse, repo_root
+
+    root = repo_root()
+    project = root / "dbt_project"
+    return DbtTaskGroup(
+        group_id="dbt",
+        project_config=ProjectConfig(
+            dbt_project_path=project,
+            manifest_path=project / "manifest" / "manifest.json",
+            env_vars={"BENCHCAMP_WAREHOUSE": str(default_warehouse())},
+        ),
+        profile_config=ProfileConfig(
+            profile_name="benchcamp", target_name="warehouse", profiles_yml_filepath=project / "profiles.yml"
+        ),
+        execution_config=ExecutionConfig(invocation_mode=InvocationMode.DBT_RUNNER),
+        render_config=RenderConfig(load_method=LoadMode.DBT_MANIFEST),
+        operator_args={"pool": WAREHOUSE_POOL, "install_deps": False},
+    )
