@@ -131,7 +131,7 @@ def build_study_dag(study: str) -> DAG:
             return plan_units(spec, conf, campaign_id(context["run_id"]))
 
         units = plan()
-        repetition_groups = [repetition_group(env.name, units[env.name]) for env in spec.environments]
+        repetition_groups = [repetition_group(env.name, units) for env in spec.environments]
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
         def validate(units: dict[str, list[dict[str, Any]]]) -> int:
@@ -200,7 +200,11 @@ def repetition_group(environment: str, units: Any) -> Any:
 
         clean(unit) >> generate(unit) >> execute(unit)
 
-    return repetitions.expand(unit=units)
+    @task(task_id=f"units_{environment}")
+    def units_for(plan: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        return plan.get(environment, [])
+
+    return repetitions.expand(unit=units_for(units))
 
 
 def dbt_task_group() -> Any:

@@ -1,0 +1,58 @@
+# benchcamp: `make run` runs a campaign on the local lab, `make test` runs the tests.
+# Both install what they need first (uv, the Python env, Hadoop jars, openssh-server).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+VENV := .venv
+PY := $(VENV)/bin/python
+BENCHCAMP := $(VENV)/bin/benchcamp
+STUDY ?= hibench_dse
+LADDER ?= small
+PYTEST_ARGS ?=
+
+.PHONY: help setup run test test-unit lint lab-up lab-down lab-status benchmark manifest clean
+
+help:
+	@echo "make run      run the $(STUDY) campaign ($(LADDER) ladder) through Airflow on the local lab"
+	@echo "make test     lint, type-check and run every test (unit, DAG integrity, golden, integration)"
+	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
+	@echo "make benchmark    measure the harness (benchmarks/)"
+
+$(VENV)/.synced: pyproject.toml uv.lock
+	@command -v uv >/dev/null || python3 -m pip install --quiet uv
+	uv sync --frozen --python 3.11
+	@touch $@
+
+setup: $(VENV)/.synced
+	$(PY) -c "from benchcamp.lab import ensure_installed; ensure_installed()"
+
+run: setup
+	$(BENCHCAMP) run $(STUDY) --ladder $(LADDER)
+
+test: setup
+	$(VENV)/bin/ruff check include dags plugins tests benchmarks
+	$(VENV)/bin/mypy include
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test-unit: $(VENV)/.synced
+	$(VENV)/bin/pytest -m "not integration" $(PYTEST_ARGS)
+
+lint: $(VENV)/.synced
+	$(VENV)/bin/ruff check include dags plugins tests benchmarks
+	$(VENV)/bin/ruff format --check include dags plugins tests benchmarks
+	$(VENV)/bin/mypy include
+
+lab-up: setup
+	$(BENCHCAMP) lab up
+lab-down: $(VENV)/.synced
+	$(BENCHCAMP) lab down
+lab-status: $(VENV)/.synced
+	$(BENCHCAMP) lab status
+
+benchmark: setup
+	$(PY) benchmarks/harness.py
+
+manifest: $(VENV)/.synced
+	$(PY) -c "from benchcamp.transform import generate_manifest; generate_manifest()"
+
+clean:
+	rm -rf results warehouse .airflow dbt_project/target dbt_project/logs

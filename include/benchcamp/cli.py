@@ -1,0 +1,257 @@
+"""`benchcamp`: import results, print reports, run the lab and whole campaigns.
+
+Exit codes: 0 success; 2 unreadable or invalid input (nothing loaded); 3 records
+loaded but expectations failed; 1 anything else (a failed campaign run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from benchcamp.paths import airflow_home, default_warehouse, repo_root, results_root
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_EXPECTATIONS_FAILED = 3
+
+
+def _warehouse(args: argparse.Namespace) -> Path:
+    return Path(args.warehouse) if args.warehouse else default_warehouse()
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from benchcamp.records import RecordError, ResultRecord, read_records
+    from benchcamp.spec import SpecError, load_spec
+
+    path = Path(args.file)
+    try:
+        records = read_records(path)
+    except RecordError as exc:
+        print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not records:
+        print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    groups: dict[tuple[str, str], list[ResultRecord]] = defaultdict(list)
+    for number, record in enumerate(records, start=1):
+        try:
+            spec = load_spec(record.study)
+            spec.validate_record_params(record.workload, record.params)
+            spec.environment(record.environment) if args.strict_environment else None
+        except SpecError as exc:
+            print(f"error: {path}: record {number}: {exc}\nnothing was loaded", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        groups[(record.study, record.campaign)].append(record)
+
+    from benchcamp import warehouse as wh
+    from benchcamp.transform import build_marts
+    from benchcamp.validation import validate_campaign
+
+    target = _warehouse(args)
+    all_failures = []
+    for (study, campaign), group in groups.items():
+        spec = load_spec(study)
+        summary = wh.load_records(target, group)
+        failures = validate_campaign(group, None, spec.thresholds.max_stddev_pct, study, campaign)
+        wh.replace_validation_failures(target, study, campaign, failures)
+        wh.upsert_study_thresholds(target, study, spec.thresholds.max_stddev_pct)
+        all_failures.extend(failures)
+        print(f"{study} / {campaign}: {len(group)} records ({summary})")
+    build_marts(target)
+    for failure in all_failures:
+        print(
+            f"FAILED {failure.expectation} [{failure.study}/{failure.campaign}] {failure.cell_key}: {failure.details}"
+        )
+    if all_failures:
+        print(
+            f"{len(all_failures)} expectation(s) failed; the records are loaded and marked", file=sys.stderr
+        )
+        return EXIT_EXPECTATIONS_FAILED
+    print(f"all expectations passed; warehouse: {target}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from benchcamp import report
+    from benchcamp.spec import SpecError, load_spec
+
+    try:
+        load_spec(args.study)
+    except SpecError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    target = _warehouse(args)
+    if not target.exists():
+        print(
+            f"error: no warehouse at {target} (run a campaign or `benchcamp import` first)", file=sys.stderr
+        )
+        return EXIT_BAD_INPUT
+    tables = report.read_tables(target, args.study, args.campaign)
+    print(report.render(tables, args.format, args.study))
+    return EXIT_OK
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    from benchcamp import lab
+
+    if args.action == "up":
+        lab.ensure_installed()
+        print(lab.lab_up().format())
+    elif args.action == "down":
+        lab.lab_down()
+        print("lab stopped")
+    else:
+        print(lab.lab_status().format())
+    return EXIT_OK
+
+
+def airflow_environment() -> dict[str, str]:
+    """Environment for the Airflow CLI: project-local home, our dags, the lab connection."""
+    from benchcamp import lab
+
+    root = repo_root()
+    env = {
+        "AIRFLOW_HOME": str(airflow_home()),
+        "AIRFLOW__CORE__DAGS_FOLDER": str(root / "dags"),
+        "AIRFLOW__CORE__PLUGINS_FOLDER": str(root / "plugins"),
+        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+        "AIRFLOW__CORE__PARALLELISM": "4",
+        "AIRFLOW__COSMOS__ENABLE_TELEMETRY": "False",
+        "AIRFLOW__LOGGING__LOGGING_LEVEL": "INFO",
+        "BENCHCAMP_WAREHOUSE": str(default_warehouse()),
+        "BENCHCAMP_RESULTS": str(results_root()),
+    }
+    env.update(lab.airflow_connection_env())
+    return env
+
+
+def _airflow(args: list[str], env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    binary = Path(sys.executable).with_name("airflow")
+    return subprocess.run([str(binary), *args], env={**os.environ, **env}, check=check)
+
+
+def prepare_airflow(env: dict[str, str]) -> None:
+    """Migrate the metadata DB and create the pools the study DAGs use (idempotent)."""
+    from benchcamp.campaign import WAREHOUSE_POOL, target_pool
+    from benchcamp.spec import load_spec, study_names
+
+    Path(env["AIRFLOW_HOME"]).mkdir(parents=True, exist_ok=True)
+    _airflow(["db", "migrate"], env)
+    pools = {WAREHOUSE_POOL: "DuckDB warehouse: one writer at a time"}
+    for study in study_names():
+        for environment in load_spec(study).environments:
+            pools[target_pool(environment.name)] = f"target {environment.name}: one campaign at a time"
+    pool_file = Path(env["AIRFLOW_HOME"]) / "pools.json"
+    pool_file.write_text(
+        json.dumps(
+            {
+                name: {"slots": 1, "description": text, "include_deferred": False}
+                for name, text in pools.items()
+            }
+        )
+    )
+    _airflow(["pools", "import", str(pool_file)], env)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Start the lab, run one study DAG through Airflow, print its tables, stop the lab."""
+    from benchcamp import lab
+    from benchcamp.campaign import campaign_id
+
+    lab.ensure_installed()
+    print(lab.lab_up().format())
+    try:
+        env = airflow_environment()
+        prepare_airflow(env)
+        conf: dict[str, object] = {"ladder": args.ladder, "fail_on_validation": args.fail_on_validation}
+        if args.repetitions:
+            conf["repetitions"] = args.repetitions
+        if args.workloads:
+            conf["workloads"] = args.workloads.split(",")
+        run_id = args.run_id or f"make_run__{_now_tag()}"
+        result = _airflow(
+            ["dags", "test", args.study, "--conf", json.dumps(conf), "--run-id", run_id], env, check=False
+        )
+        campaign = campaign_id(run_id)
+        report_file = results_root() / args.study / campaign / "report.txt"
+        print()
+        if report_file.exists():
+            print(report_file.read_text(encoding="utf-8"))
+        print(f"campaign:     {campaign}")
+        print(f"warehouse:    {default_warehouse()}")
+        print(f"raw archive:  {results_root() / args.study / campaign}")
+        print(f"report again: .venv/bin/benchcamp report {args.study} --campaign {campaign}")
+        return EXIT_OK if result.returncode == 0 else EXIT_FAILED
+    finally:
+        if not args.keep_lab:
+            lab.lab_down()
+            print("lab stopped")
+
+
+def _now_tag() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S")
+
+
+def cmd_airflow_env(args: argparse.Namespace) -> int:
+    for name, value in airflow_environment().items():
+        print(f"export {name}={shlex.quote(value)}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="benchcamp", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    importer = sub.add_parser("import", help="load result records (JSONL or CSV), validate, build the marts")
+    importer.add_argument("file")
+    importer.add_argument("--warehouse", help="DuckDB file (default $BENCHCAMP_WAREHOUSE or ./warehouse/)")
+    importer.add_argument(
+        "--strict-environment", action="store_true", help="require environments declared in the study spec"
+    )
+    importer.set_defaults(handler=cmd_import)
+
+    reporter = sub.add_parser("report", help="print a study's marts")
+    reporter.add_argument("study")
+    reporter.add_argument("--campaign", help="campaign id (default: the latest)")
+    reporter.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    reporter.add_argument("--warehouse")
+    reporter.set_defaults(handler=cmd_report)
+
+    lab_parser = sub.add_parser("lab", help="the local lab on 127.0.0.1")
+    lab_parser.add_argument("action", choices=["up", "down", "status"])
+    lab_parser.set_defaults(handler=cmd_lab)
+
+    runner = sub.add_parser("run", help="run a study campaign through Airflow on the local lab")
+    runner.add_argument("study")
+    runner.add_argument("--ladder", choices=["tiny", "small", "paper"], default="small")
+    runner.add_argument("--repetitions", type=int)
+    runner.add_argument("--workloads", help="comma-separated subset")
+    runner.add_argument("--run-id")
+    runner.add_argument("--keep-lab", action="store_true")
+    runner.add_argument(
+        "--fail-on-validation", action="store_true", help="exit non-zero when an expectation fails"
+    )
+    runner.set_defaults(handler=cmd_run)
+
+    env_parser = sub.add_parser("airflow-env", help="print the Airflow environment as shell exports")
+    env_parser.set_defaults(handler=cmd_airflow_env)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
