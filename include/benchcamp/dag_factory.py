@@ -164,7 +164,7 @@ def build_study_dag(study: str) -> DAG:
                 spec.study, campaign_id(context["run_id"]), bool(context["params"]["fail_on_validation"])
             )
 
-        validated = validate(units)
+        validated = validate(units)  # type: ignore[arg-type]  # an XComArg resolves at run time
         loaded = load()
         transformed = dbt_task_group()
         reported = report()

@@ -122,7 +122,7 @@ class Axis(_Strict):
 
     def baseline_at(self, ladder: Ladder) -> AxisValue:
         values = self.values_at(ladder)
-        if self.baseline in (None, "smallest"):
+        if self.baseline is None or self.baseline == "smallest":
             if self.kind == "number":
                 return min(values, key=float)
             return values[0]

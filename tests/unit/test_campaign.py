@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from benchcamp.campaign import CampaignConfError, campaign_id, check_conf, expected_cells, plan_units
 from benchcamp.spec import load_spec
 
@@ -27,7 +26,9 @@ def test_defaults_plan_every_implemented_cell_times_repetitions() -> None:
 
 def test_cell_subset_and_environment() -> None:
     key = "dfsio_write|data_size_gb=0.012"
-    conf = check_conf(SPEC, {"ladder": "tiny", "cells": [key], "repetitions": 2, "environment": "dse_cluster"})
+    conf = check_conf(
+        SPEC, {"ladder": "tiny", "cells": [key], "repetitions": 2, "environment": "dse_cluster"}
+    )
     units = plan_units(SPEC, conf, "c1")
     assert [unit["repetition"] for unit in units["dse_cluster"]] == [1, 2]
     assert units["local_lab"] == []
@@ -43,11 +44,16 @@ def test_cell_subset_and_environment() -> None:
         ({"environment": "mars"}, "no environment 'mars'"),
         ({"workloads": ["sort"]}, "no workload 'sort'"),
         ({"workloads": ["hive_join"]}, "not implemented yet"),
-        ({"cells": ["wordcount|data_size_gb=999"]}, "cell 'wordcount|data_size_gb=999' is not in the small matrix"),
+        (
+            {"cells": ["wordcount|data_size_gb=999"]},
+            "cell 'wordcount|data_size_gb=999' is not in the small matrix",
+        ),
         ({"repetitons": 3}, "unknown parameter 'repetitons'"),
     ],
 )
-def test_bad_conf_is_rejected_with_a_message_that_says_what_to_fix(conf: dict[str, object], message: str) -> None:
+def test_bad_conf_is_rejected_with_a_message_that_says_what_to_fix(
+    conf: dict[str, object], message: str
+) -> None:
     with pytest.raises(CampaignConfError, match=message):
         check_conf(SPEC, conf)
 

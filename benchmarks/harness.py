@@ -1,0 +1,206 @@
+"""Measure the harness itself, side by side in one run, and print ratios.
+
+(a) perturbation: a WordCount repetition's duration as the pipeline records it
+    (SSH step runner, timed on the target) vs the same command timed directly on
+    the host, interleaved, median of N each;
+(b) end-to-end: wall time of a whole `tiny` campaign through Airflow vs the sum of
+    the job durations it recorded;
+(c) `benchcamp import` (load + GX validation + dbt build) of 1,000,000 records.
+
+Usage: .venv/bin/python benchmarks/harness.py [--skip-campaign] [--records N] [--pairs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchcamp import lab
+from benchcamp.campaign import context_for, rep_dir_for
+from benchcamp.paths import repo_root
+from benchcamp.targets import ssh
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import render
+
+ROOT = repo_root()
+BIN = Path(sys.executable).parent
+
+
+def _unit(campaign: str, repetition: int) -> dict[str, object]:
+    return {
+        "study": "hibench_dse",
+        "campaign": campaign,
+        "environment": "local_lab",
+        "workload": "wordcount",
+        "params": {"data_size_gb": 0.048, "maps": 4, "reduces": 2},
+        "repetition": repetition,
+        "ladder": "small",
+    }
+
+
+def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
+    """Pipeline-recorded vs directly timed WordCount on identical, freshly generated input."""
+    os.environ.update(conn_env)
+    lab_env = {**os.environ, **lab.target_shell_env()}
+    workload = get_workload("wordcount")
+    piped: list[float] = []
+    direct: list[float] = []
+    for index in range(1, pairs + 1):
+        ctx = context_for(_unit("bench_perturbation", index))
+        rep_dir = rep_dir_for(ctx)
+        conn = ctx.environment.connection
+        gen = ssh.commands_body(workload.generate(ctx))
+        ssh.raise_if_failed(
+            "generate", ssh.run_step(ctx, conn, "generate", gen, rep_dir / "generate" / "try1")
+        )
+        order = ["pipeline", "direct"] if index % 2 else ["direct", "pipeline"]
+        for mode in order:
+            if mode == "pipeline":
+                step = ssh.run_step(
+                    ctx,
+                    conn,
+                    "execute",
+                    ssh.commands_body(workload.execute(ctx)),
+                    rep_dir / "execute" / "try1",
+                )
+                ssh.raise_if_failed("execute", step)
+                piped.append(step.duration_s)
+            else:
+                data = Path(lab_env["BENCHCAMP_WORK_DIR"]) / ctx.unit_path / "data"
+                command = " ".join(render(part) for part in [workload.execute(ctx)[0]])
+                script = f"export DATA={json.dumps(str(data))}; {ssh.prologue(ctx, 'direct', 1)}\n" + command
+                started = time.perf_counter()
+                subprocess.run(["bash", "-c", script], env=lab_env, check=True, capture_output=True)
+                direct.append(time.perf_counter() - started)
+            subprocess.run(
+                [
+                    "bash",
+                    "-c",
+                    f"rm -rf {json.dumps(str(Path(lab_env['BENCHCAMP_WORK_DIR']) / ctx.unit_path / 'data' / 'output'))}",
+                ],
+                check=True,
+            )
+    return {
+        "pipeline_median_s": statistics.median(piped),
+        "direct_median_s": statistics.median(direct),
+        "ratio": statistics.median(piped) / statistics.median(direct),
+    }
+
+
+def campaign_wall_time(tmp: Path) -> dict[str, float]:
+    """A whole tiny campaign through Airflow: wall time vs the recorded job durations."""
+    env = {
+        **os.environ,
+        "BENCHCAMP_RESULTS": str(tmp / "results"),
+        "BENCHCAMP_WAREHOUSE": str(tmp / "warehouse.duckdb"),
+        "AIRFLOW_HOME": str(tmp / "airflow"),
+    }
+    started = time.perf_counter()
+    subprocess.run(
+        [
+            str(BIN / "benchcamp"),
+            "run",
+            "hibench_dse",
+            "--ladder",
+            "tiny",
+            "--run-id",
+            "bench_tiny",
+            "--keep-lab",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    wall = time.perf_counter() - started
+    import duckdb
+
+    with duckdb.connect(str(tmp / "warehouse.duckdb"), read_only=True) as con:
+        row = con.execute(
+            "select sum(value), count(*) from raw.results where metric = 'duration_s' and campaign = 'bench_tiny'"
+        ).fetchone()
+    jobs = float(row[0]) if row else 0.0
+    return {"wall_s": wall, "sum_job_durations_s": jobs, "ratio": wall / jobs if jobs else float("nan")}
+
+
+def import_million(records: int, tmp: Path) -> dict[str, float]:
+    """Generate `records` result records (valid, 3 repetitions per cell) and time `benchcamp import`."""
+    path = tmp / "million.jsonl"
+    rng = random.Random(42)
+    cells = records // 3
+    with path.open("w", encoding="utf-8") as handle:
+        for cell in range(cells):
+            for repetition in (1, 2, 3):
+                handle.write(
+                    json.dumps(
+                        {
+                            "study": "hibench_dse",
+                            "campaign": f"bench_import_{cell // 10000}",
+                            "environment": "local_lab",
+                            "workload": "wordcount",
+                            "params": {"data_size_gb": 240 + cell % 10000, "maps": 4, "reduces": 2},
+                            "repetition": repetition,
+                            "metric": "duration_s",
+                            "value": 1000 + rng.random(),
+                            "unit": "s",
+                            "status": "ok",
+                        }
+                    )
+                    + "\n"
+                )
+    env = {**os.environ, "BENCHCAMP_WAREHOUSE": str(tmp / "import.duckdb")}
+    started = time.perf_counter()
+    result = subprocess.run(
+        [str(BIN / "benchcamp"), "import", str(path)], env=env, capture_output=True, text=True
+    )
+    elapsed = time.perf_counter() - started
+    if result.returncode not in (0, 3):
+        raise RuntimeError(result.stderr)
+    return {"records": float(cells * 3), "import_s": elapsed, "records_per_s": cells * 3 / elapsed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--skip-campaign", action="store_true")
+    args = parser.parse_args()
+    lab.ensure_installed()
+    lab.lab_up()
+    results: dict[str, dict[str, float]] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="benchcamp-bench-") as name:
+            tmp = Path(name)
+            os.environ["BENCHCAMP_RESULTS"] = str(tmp / "perturbation")
+            results["perturbation"] = perturbation(args.pairs, lab.airflow_connection_env())
+            if not args.skip_campaign:
+                results["campaign_tiny"] = campaign_wall_time(tmp)
+            results["import"] = import_million(args.records, tmp)
+    finally:
+        lab.lab_down()
+    p = results["perturbation"]
+    print(f"(a) harness perturbation, WordCount 0.048 GiB, median of {args.pairs} pairs:")
+    print(
+        f"    pipeline {p['pipeline_median_s']:.2f} s vs direct {p['direct_median_s']:.2f} s -> ratio {p['ratio']:.3f}"
+    )
+    if "campaign_tiny" in results:
+        c = results["campaign_tiny"]
+        print("(b) tiny campaign through Airflow (27 repetitions):")
+        print(
+            f"    wall {c['wall_s']:.0f} s vs sum of job durations {c['sum_job_durations_s']:.0f} s "
+            f"-> ratio {c['ratio']:.2f}"
+        )
+    i = results["import"]
+    print(f"(c) benchcamp import of {i['records']:.0f} records (load + GX validation + dbt build):")
+    print(f"    {i['import_s']:.1f} s -> {i['records_per_s']:.0f} records/s")
+
+
+if __name__ == "__main__":
+    main()

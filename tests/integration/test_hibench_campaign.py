@@ -1,0 +1,107 @@
+"""The whole HiBench DAG at `tiny` scale through Airflow against the real lab (sshd + Hadoop).
+
+Runs `benchcamp run` (which runs `airflow dags test`) in a private Airflow home,
+results directory and warehouse, then asserts the marts and the raw archive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from benchcamp import report
+
+pytestmark = pytest.mark.integration
+BIN = Path(sys.executable).parent
+RUN_ID = "it_tiny"
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("campaign")
+    paths = {
+        "results": tmp / "results",
+        "warehouse": tmp / "warehouse" / "benchcamp.duckdb",
+        "airflow": tmp / "airflow",
+    }
+    env = {
+        **os.environ,
+        "BENCHCAMP_RESULTS": str(paths["results"]),
+        "BENCHCAMP_WAREHOUSE": str(paths["warehouse"]),
+        "AIRFLOW_HOME": str(paths["airflow"]),
+    }
+    result = subprocess.run(
+        [str(BIN / "benchcamp"), "run", "hibench_dse", "--ladder", "tiny", "--run-id", RUN_ID],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
+    assert result.returncode == 0, (
+        f"campaign failed, log in {tmp / 'run.log'}:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    )
+    paths["stdout"] = tmp / "run.log"
+    return paths
+
+
+def test_scaling_mart_has_every_cell_with_three_repetitions(campaign: dict[str, Path]) -> None:
+    tables = report.read_tables(campaign["warehouse"], "hibench_dse", RUN_ID)
+    rows = tables["scaling"]
+    assert {(row["workload"], row["data_size_gb"]) for row in rows} == {
+        (workload, size)
+        for workload in ("wordcount", "dfsio_write", "dfsio_read")
+        for size in (0.012, 0.017, 0.022)
+    }
+    for row in rows:
+        assert row["n"] == 3 and row["n_failed"] == 0
+        assert row["mean_s"] > 0 and row["stddev_s"] >= 0
+        assert row["throughput_mb_s"] == pytest.approx(row["data_size_gb"] * 1024 / row["mean_s"], rel=1e-6)
+        if row["data_size_gb"] == 0.012:
+            assert row["data_delta_pct"] is None and row["time_delta_pct"] is None
+        else:
+            expected = {0.017: 41.67, 0.022: 83.33}[row["data_size_gb"]]
+            assert round(row["data_delta_pct"], 2) == expected
+            assert row["linear_projection_s"] > 0
+
+
+def test_dfsio_read_write_mart(campaign: dict[str, Path]) -> None:
+    rows = report.read_tables(campaign["warehouse"], "hibench_dse", RUN_ID)["dfsio_read_write"]
+    assert [row["data_size_gb"] for row in sorted(rows, key=lambda r: r["data_size_gb"])] == [
+        0.012,
+        0.017,
+        0.022,
+    ]
+    for row in rows:
+        assert row["read_s"] > 0 and row["write_s"] > 0
+        assert row["read_write_delta_pct"] == pytest.approx(
+            (row["write_s"] - row["read_s"]) / row["read_s"] * 100
+        )
+        assert row["write_throughput_mb_s"] > 0 and row["read_avg_io_rate_mb_s"] > 0
+
+
+def test_raw_archive_keeps_command_outputs_and_environment(campaign: dict[str, Path]) -> None:
+    campaign_dir = campaign["results"] / "hibench_dse" / RUN_ID
+    reps = sorted(campaign_dir.glob("*/rep*"))
+    assert len(reps) == 27
+    for rep in reps:
+        execute = rep / "execute" / "try1"
+        for name in ("command.sh", "wrapper.sh", "stdout.log", "stderr.log", "status", "meta.json"):
+            assert (execute / name).exists(), execute / name
+        meta = json.loads((execute / "meta.json").read_text())
+        assert meta["exit_code"] == 0 and meta["duration_s"] > 0
+        facts = json.loads((rep / "environment.json").read_text())
+        assert facts["facts"]["cpu_cores"] >= 1 and "3.4.2" in facts["facts"]["hadoop_version"]
+        assert len(facts["fingerprint"]) == 16
+        records = (rep / "records.jsonl").read_text().splitlines()
+        assert any(json.loads(line)["metric"] == "duration_s" for line in records)
+
+
+def test_report_prints_the_published_columns(campaign: dict[str, Path]) -> None:
+    text = campaign["stdout"].read_text()
+    for column in ("Time (s)", "σ (s)", "σ (%)", "Data Δ (%)", "Time Δ (%)", "baseline", "+41.67"):
+        assert column in text

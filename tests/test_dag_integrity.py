@@ -1,0 +1,74 @@
+"""Every DAG file imports without error, opens no connection at parse time, and has the study's shape."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DAG_FILES = sorted((ROOT / "dags").glob("*.py"))
+
+
+def test_there_is_one_dag_per_implemented_study() -> None:
+    assert [path.stem for path in DAG_FILES] == ["hibench_dse"]
+
+
+@pytest.fixture
+def dagbag(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a connection was opened at DAG parse time: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    from airflow.dag_processing.dagbag import DagBag
+
+    return DagBag(dag_folder=str(ROOT / "dags"), include_examples=False)
+
+
+def test_dags_import_without_errors_or_connections(dagbag) -> None:  # type: ignore[no-untyped-def]
+    assert dagbag.import_errors == {}
+    assert set(dagbag.dag_ids) == {"hibench_dse"}
+
+
+def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
+    dag = dagbag.get_dag("hibench_dse")
+    ids = set(dag.task_dict)
+    for step in ("clean", "generate", "execute"):
+        assert f"repetitions_local_lab.{step}" in ids
+    assert {"plan", "validate", "load", "report", "publish"} <= ids
+    assert any(task_id.startswith("dbt.") for task_id in ids)
+    assert dag.task_dict["repetitions_local_lab.execute"].pool == "benchcamp_target_local_lab"
+    assert dag.task_dict["load"].pool == "benchcamp_warehouse"
+    assert dag.max_active_runs == 1 and not dag.catchup
+    assert dag.schedule == "0 1 * * 6" or str(dag.timetable.summary) == "0 1 * * 6"
+    assert dag.params["ladder"] == "small"
+    clean = dag.task_dict["repetitions_local_lab.clean"]
+    assert clean.downstream_task_ids == {"repetitions_local_lab.generate"}
+
+
+def test_dag_file_does_not_import_heavy_libraries_at_parse_time() -> None:
+    code = (
+        "import sys; sys.path.insert(0, 'dags'); import hibench_dse; "
+        "heavy = [m for m in ('great_expectations', 'duckdb', 'pandas', 'dbt.cli.main') if m in sys.modules]; "
+        "print(','.join(heavy))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == ""
+
+
+def test_bad_params_are_rejected_before_a_run_exists(dagbag) -> None:  # type: ignore[no-untyped-def]
+    from airflow.sdk.definitions.param import ParamsDict
+    from airflow.sdk.exceptions import ParamValidationError
+
+    dag = dagbag.get_dag("hibench_dse")
+    for bad in ({"repetitions": 0}, {"ladder": "huge"}, {"workloads": ["sort"]}, {"environment": "mars"}):
+        params = ParamsDict(dict(dag.params.items()))
+        with pytest.raises(ParamValidationError):
+            params.update(bad)
+            params.validate()
