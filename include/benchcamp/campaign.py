@@ -202,6 +202,8 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
         ctx, ctx.environment.connection, "generate", ssh.commands_body(commands), archive_dir, try_number
     )
     ssh.raise_if_failed("generate", step)
+    checked = get_workload(ctx.workload).verify_generate(ctx, step)
+    archive.write_atomically(step.directory / "verified.json", json.dumps(checked))
     return str(step.directory)
 
 

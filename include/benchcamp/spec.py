@@ -71,6 +71,11 @@ class Environment(_Strict):
         description="path of hadoop-mapreduce-client-jobclient-*-tests.jar (TestDFSIO); default: under $HADOOP_HOME",
     )
     nodes: int = Field(default=1, ge=1)
+    mapreduce_local: bool = Field(
+        default=False,
+        description="MapReduce runs in local mode (LocalJobRunner), which forces one map per job "
+        "whatever mapreduce.job.maps says; generators then write their data with one map",
+    )
     baseline: bool = False
     drop_caches: bool = Field(default=True, description="try to drop the page cache before each repetition")
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 _JOB_ID = re.compile(r"Running job: (job_\S+)")
 _SUCCESS = re.compile(r"Job (job_\S+) completed successfully")
 _COUNTERS_HEADER = re.compile(r"Counters: (\d+)\s*$")
+_TASK_COUNTERS = "Final Counters for"
 _COUNTER = re.compile(r"^\s+(?P<name>[^=\t]+?)=(?P<value>-?\d+)\s*$")
 _GROUP = re.compile(r"^\t(?P<group>[^\t=][^=]*?)\s*$")
 
@@ -46,7 +47,7 @@ def parse_job_reports(log: str) -> list[JobReport]:
             current.succeeded = True
             continue
         if _COUNTERS_HEADER.search(line) and current is not None:
-            in_counters = True
+            in_counters = _TASK_COUNTERS not in line  # per-task counters are not the job's
             group = None
             continue
         if in_counters and current is not None:

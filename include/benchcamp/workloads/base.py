@@ -121,6 +121,10 @@ class ParseError(ValueError):
     """Raw output that cannot be understood; the message names the archived file."""
 
 
+class GenerateError(RuntimeError):
+    """Generated data differs from what the cell specifies (e.g. the wrong size)."""
+
+
 class Workload(ABC):
     """A benchmark that runs on a target: subclasses are registered by name."""
 
@@ -136,6 +140,10 @@ class Workload(ABC):
     @abstractmethod
     def generate(self, ctx: RunContext) -> list[Command]:
         """Commands that produce the input data (not timed as the benchmark)."""
+
+    def verify_generate(self, ctx: RunContext, step: ArchivedStep) -> dict[str, float]:
+        """Check the generated data is what the cell asked for; raise GenerateError if not."""
+        return {}
 
     @abstractmethod
     def execute(self, ctx: RunContext) -> list[Command]:

@@ -13,6 +13,7 @@ from benchcamp.workloads._hadoop import EXAMPLES_JAR, parse_job_reports
 from benchcamp.workloads.base import (
     ArchivedStep,
     Command,
+    GenerateError,
     ParseError,
     RunContext,
     Workload,
@@ -21,6 +22,7 @@ from benchcamp.workloads.base import (
 )
 
 BYTES_PER_GIB = 1024**3
+WRITER_COUNTERS = "org.apache.hadoop.examples.RandomTextWriter$Counters"
 DEFAULT_MAPS_PER_NODE = 4
 DEFAULT_REDUCES_PER_NODE = 2
 
@@ -46,6 +48,8 @@ class WordCount(Workload):
     def generate(self, ctx: RunContext) -> list[Command]:
         size = total_bytes(float(ctx.param("data_size_gb")))
         maps, _ = task_counts(ctx)
+        if ctx.environment.mapreduce_local:
+            maps = 1  # LocalJobRunner runs one writer map whatever we ask: let it write everything
         return [
             [
                 *ctx.hadoop, "jar", env_ref(EXAMPLES_JAR), "randomtextwriter",
@@ -55,6 +59,22 @@ class WordCount(Workload):
                 data_path("input"),
             ]
         ]  # fmt: skip
+
+    def verify_generate(self, ctx: RunContext, step: ArchivedStep) -> dict[str, float]:
+        """RandomTextWriter stops each map just past its byte budget: accept up to 1% (+64 KiB) more."""
+        wanted = total_bytes(float(ctx.param("data_size_gb")))
+        reports = parse_job_reports(step.text("stderr.log") + "\n" + step.text("stdout.log"))
+        written = reports[-1].counter(WRITER_COUNTERS, "BYTES_WRITTEN") if reports else None
+        if written is None:
+            raise ParseError(
+                f"{step.directory / 'stderr.log'}: no BYTES_WRITTEN counter from randomtextwriter"
+            )
+        if not wanted <= written <= wanted * 1.01 + 65536:
+            raise GenerateError(
+                f"randomtextwriter wrote {written} bytes, the cell asks for {wanted} "
+                f"(data_size_gb={ctx.param('data_size_gb')}); see {step.directory / 'stderr.log'}"
+            )
+        return {"generated_bytes": float(written)}
 
     def execute(self, ctx: RunContext) -> list[Command]:
         _, reduces = task_counts(ctx)
