@@ -37,7 +37,8 @@ def test_wordcount_commands_follow_the_study() -> None:
     (execute,) = workload.execute(ctx)
     assert generate[:4] == ["hadoop", "jar", '"$HADOOP_EXAMPLES_JAR"', "randomtextwriter"]
     assert f"mapreduce.randomtextwriter.totalbytes={total_bytes(0.012)}" in generate
-    assert "mapreduce.job.maps=4" in generate
+    assert "mapreduce.job.maps=1" in generate  # the lab's LocalJobRunner writes with one map
+    assert f"mapreduce.randomtextwriter.bytespermap={total_bytes(0.012)}" in generate
     assert "mapreduce.job.reduces=2" in execute
     assert render(execute).endswith('"$DATA"/input "$DATA"/output')
 
@@ -47,6 +48,8 @@ def test_dse_prefix_and_nodes_scale_task_counts() -> None:
     ctx = RunContext(SPEC, dse, "c", "wordcount", {"data_size_gb": 240, "maps": 4, "reduces": 2}, 1, "paper")
     (execute,) = get_workload("wordcount").execute(ctx)
     assert execute[:2] == ["dse", "hadoop"]
+    (generate,) = get_workload("wordcount").generate(ctx)
+    assert "mapreduce.job.maps=32" in generate  # 4 writer maps per node × 8 nodes
     assert "mapreduce.job.reduces=16" in execute  # 2 per node × 8 nodes
 
 
