@@ -15,11 +15,11 @@ import math
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-ParamValue = Annotated[float | int | str | bool, Field(union_mode="left_to_right")]
+ParamValue = bool | int | float | str  # smart union: 4 stays an int, 0.012 a float
 Status = Literal["ok", "failed"]
 RECORD_FIELDS: tuple[str, ...] = (
     "study",
