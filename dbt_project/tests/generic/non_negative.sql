@@ -1,0 +1,3 @@
+{% test non_negative(model, column_name) %}
+select * from {{ model }} where {{ column_name }} < 0
+{% endtest %}

@@ -1,0 +1,3 @@
+{% test positive(model, column_name) %}
+select * from {{ model }} where {{ column_name }} <= 0
+{% endtest %}
