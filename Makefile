@@ -8,6 +8,8 @@ BENCHCAMP := $(VENV)/bin/benchcamp
 STUDY ?= hibench_dse
 LADDER ?= small
 PYTEST_ARGS ?=
+# Let Python cache bytecode in .venv: without it every process recompiles Airflow, GX and dbt.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help setup run test test-unit lint lab-up lab-down lab-status benchmark manifest clean
 
@@ -20,6 +22,7 @@ help:
 $(VENV)/.synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null || python3 -m pip install --quiet uv
 	uv sync --frozen --python 3.11
+	$(PY) -m compileall -q -j 2 $(VENV)/lib > /dev/null || true
 	@touch $@
 
 setup: $(VENV)/.synced
