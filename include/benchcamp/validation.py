@@ -186,6 +186,7 @@ def validate_campaign(
 def suite_definition(max_stddev_pct: float = 10.0) -> dict[str, Any]:
     import great_expectations as gx
 
+    gx.get_context(mode="ephemeral")
     suite = gx.ExpectationSuite(name=SUITE_NAME)
     for _, expectation in _expectations(max_stddev_pct):
         suite.add_expectation(expectation)
