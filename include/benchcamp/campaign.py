@@ -23,7 +23,17 @@ from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload, is_implemented
 from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext, data_path, render
 
-CONF_KEYS = ("ladder", "repetitions", "environment", "workloads", "cells", "fail_on_validation", "note")
+CONF_KEYS = (
+    "ladder",
+    "repetitions",
+    "environment",
+    "workloads",
+    "cells",
+    "campaign",
+    "fail_on_validation",
+    "note",
+)
+CAMPAIGN_PATTERN = r"^[A-Za-z0-9_.+-]{0,120}$"
 MAX_REPETITIONS = 50
 WAREHOUSE_POOL = "benchcamp_warehouse"
 
@@ -40,6 +50,14 @@ def target_pool(environment: str) -> str:
 def campaign_id(run_id: str) -> str:
     """The campaign is the DAG run; its id is made safe for paths and SQL literals."""
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", run_id)
+
+
+def resolve_campaign(params: dict[str, Any], run_id: str) -> str:
+    """The campaign named in the run's params, else the run id: stable across task retries."""
+    named = str(params.get("campaign") or "")
+    if named and not re.fullmatch(CAMPAIGN_PATTERN, named):
+        raise CampaignConfError(f"campaign '{named}' may only contain letters, digits and _ . + -")
+    return named or campaign_id(run_id)
 
 
 def implemented_workloads(spec: StudySpec) -> list[str]:

@@ -164,7 +164,6 @@ def prepare_airflow(env: dict[str, str]) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab."""
     from benchcamp import lab
-    from benchcamp.campaign import campaign_id
 
     lab.ensure_installed()
     print(lab.lab_up().format())
@@ -176,11 +175,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             conf["repetitions"] = args.repetitions
         if args.workloads:
             conf["workloads"] = args.workloads.split(",")
-        run_id = args.run_id or f"make_run__{_now_tag()}"
-        result = _airflow(
-            ["dags", "test", args.study, "--conf", json.dumps(conf), "--run-id", run_id], env, check=False
-        )
-        campaign = campaign_id(run_id)
+        campaign = args.campaign or f"run_{_now_tag()}"
+        conf["campaign"] = campaign
+        result = _airflow(["dags", "test", args.study, "--conf", json.dumps(conf)], env, check=False)
         report_file = results_root() / args.study / campaign / "report.txt"
         print()
         if report_file.exists():
@@ -236,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     runner.add_argument("--ladder", choices=["tiny", "small", "paper"], default="small")
     runner.add_argument("--repetitions", type=int)
     runner.add_argument("--workloads", help="comma-separated subset")
-    runner.add_argument("--run-id")
+    runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
     runner.add_argument("--keep-lab", action="store_true")
     runner.add_argument(
         "--fail-on-validation", action="store_true", help="exit non-zero when an expectation fails"

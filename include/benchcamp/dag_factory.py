@@ -16,12 +16,13 @@ from typing import Any
 from airflow.sdk import DAG, Param, TriggerRule, WeightRule, get_current_context, task, task_group
 
 from benchcamp.campaign import (
+    CAMPAIGN_PATTERN,
     MAX_REPETITIONS,
     WAREHOUSE_POOL,
-    campaign_id,
     check_conf,
     implemented_workloads,
     plan_units,
+    resolve_campaign,
     target_pool,
 )
 from benchcamp.spec import LADDERS, StudySpec, load_spec
@@ -73,6 +74,13 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             title="Cells",
             description="Optional subset of cell keys, e.g. 'wordcount|data_size_gb=0.012|maps=4|reduces=2'; "
             "empty = the whole matrix.",
+        ),
+        "campaign": Param(
+            "",
+            type="string",
+            pattern=CAMPAIGN_PATTERN,
+            title="Campaign name",
+            description="Optional; default: the run id. Re-running a named campaign replaces its rows.",
         ),
         "fail_on_validation": Param(
             True,
@@ -128,7 +136,7 @@ def build_study_dag(study: str) -> DAG:
         def plan() -> dict[str, list[dict[str, Any]]]:
             context = get_current_context()
             conf = check_conf(spec, dict(context["params"]))
-            return plan_units(spec, conf, campaign_id(context["run_id"]))
+            return plan_units(spec, conf, _campaign(context))
 
         units = plan()
         repetition_groups = [repetition_group(env.name, units) for env in spec.environments]
@@ -138,7 +146,7 @@ def build_study_dag(study: str) -> DAG:
             from benchcamp.campaign import run_validate
 
             context = get_current_context()
-            failures = run_validate(spec.study, campaign_id(context["run_id"]), units)
+            failures = run_validate(spec.study, _campaign(context), units)
             for failure in failures:
                 print(f"FAILED {failure.expectation} {failure.cell_key}: {failure.details}")
             return len(failures)
@@ -147,22 +155,20 @@ def build_study_dag(study: str) -> DAG:
         def load() -> dict[str, int]:
             from benchcamp.campaign import run_load
 
-            return run_load(spec.study, campaign_id(get_current_context()["run_id"]))
+            return run_load(spec.study, _campaign(get_current_context()))
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
         def report() -> None:
             from benchcamp.campaign import run_report
 
-            print(run_report(spec.study, campaign_id(get_current_context()["run_id"])))
+            print(run_report(spec.study, _campaign(get_current_context())))
 
         @task
         def publish() -> str:
             from benchcamp.campaign import gate
 
             context = get_current_context()
-            return gate(
-                spec.study, campaign_id(context["run_id"]), bool(context["params"]["fail_on_validation"])
-            )
+            return gate(spec.study, _campaign(context), bool(context["params"]["fail_on_validation"]))
 
         validated = validate(units)  # type: ignore[arg-type]  # an XComArg resolves at run time
         loaded = load()
@@ -171,6 +177,10 @@ def build_study_dag(study: str) -> DAG:
         repetition_groups >> validated
         validated >> loaded >> transformed >> reported >> publish()
     return dag
+
+
+def _campaign(context: Any) -> str:
+    return resolve_campaign(dict(context["params"]), context["run_id"])
 
 
 def repetition_group(environment: str, units: Any) -> Any:

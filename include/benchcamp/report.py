@@ -24,7 +24,12 @@ def _connect(warehouse: Path) -> Any:
 
     if not warehouse.exists():
         raise ReportError(f"no warehouse at {warehouse}")
-    return duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return duckdb.connect(str(warehouse), read_only=True)
+    except duckdb.ConnectionException:
+        # This process already holds the file read-write (dbt run in-process by Cosmos):
+        # share that instance; we still only run selects.
+        return duckdb.connect(str(warehouse))
 
 
 def latest_campaign(con: Any, study: str) -> str | None:

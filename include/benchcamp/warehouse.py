@@ -1,24 +1,28 @@
-"""The DuckDB warehouse: raw tables the pipeline and `benchcamp import` load, idempotently.
+"""The DuckDB warehouse: the raw tables that the pipeline and `benchcamp import` load, idempotently.
 
-Rows are keyed by (study, campaign, cell_key, repetition, metric): loading the same
-records again replaces them, so a cleared and re-run task never duplicates a row.
-DuckDB allows one writer process at a time; DAG tasks that write share a 1-slot pool.
+Result rows are keyed by (study, campaign, environment, cell_key, repetition, metric).
+Loading the same records again replaces them, so a re-run task never duplicates a row.
+DuckDB allows one writer process at a time, so every function here opens the file,
+writes in one transaction and closes it. DAG tasks that write share a 1-slot pool.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from benchcamp.paths import default_warehouse
 from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure
 
 if TYPE_CHECKING:
     import duckdb
+    import pandas as pd
 
 __all__ = [
+    "DEFAULT_MAX_STDDEV_PCT",
+    "RESULT_KEY",
     "LoadSummary",
     "connect",
     "default_warehouse",
@@ -28,6 +32,12 @@ __all__ = [
     "replace_validation_failures",
     "upsert_study_thresholds",
 ]
+
+DEFAULT_MAX_STDDEV_PCT = 10.0  # the marts' fallback when a study has no row in raw.study_thresholds
+
+# Environment is part of the key: the same cell measured on two targets under one campaign
+# name (e.g. an import of bare-metal and container runs) must never overwrite each other.
+RESULT_KEY = ("study", "campaign", "environment", "cell_key", "repetition", "metric")
 
 SCHEMA = """
 create schema if not exists raw;
@@ -46,7 +56,7 @@ create table if not exists raw.results (
     started_at timestamptz,
     finished_at timestamptz,
     artifact varchar,
-    primary key (study, campaign, cell_key, repetition, metric)
+    primary key (study, campaign, environment, cell_key, repetition, metric)
 );
 create table if not exists raw.validation_failures (
     study varchar not null,
@@ -74,7 +84,8 @@ create table if not exists raw.study_thresholds (
     max_stddev_pct double not null
 );
 """
-_COLUMNS = (
+
+_RESULT_COLUMNS = (
     "study",
     "campaign",
     "environment",
@@ -90,10 +101,13 @@ _COLUMNS = (
     "finished_at",
     "artifact",
 )
+_FAILURE_COLUMNS = tuple(ValidationFailure.model_fields)
 
 
 @dataclass(frozen=True)
 class LoadSummary:
+    """What a load did: keys seen for the first time, and keys whose row was replaced."""
+
     inserted: int
     replaced: int
 
@@ -101,7 +115,16 @@ class LoadSummary:
         return f"{self.inserted} new, {self.replaced} replaced"
 
 
+def default_warehouse() -> Path:
+    """`$BENCHCAMP_WAREHOUSE`, else `<repo>/warehouse/benchcamp.duckdb` (git-ignored)."""
+    configured = os.environ.get("BENCHCAMP_WAREHOUSE")
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[2] / "warehouse" / "benchcamp.duckdb"
+
+
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse (default: `default_warehouse()`); a writable one gets its folder and schema."""
     import duckdb
 
     target = path or default_warehouse()
@@ -109,33 +132,34 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
         return duckdb.connect(str(target), read_only=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(target))
-    ensure_schema(con)
+    try:
+        ensure_schema(con)
+    except Exception:
+        con.close()
+        raise
     return con
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the `raw` schema and its tables if missing (never alters existing ones)."""
     con.execute(SCHEMA)
 
 
-def _cell_columns(records: list[ResultRecord]) -> tuple[list[str], list[str]]:
-    """Cell keys and params JSON, computed once per distinct cell (records share cells)."""
-    cache: dict[tuple[object, ...], tuple[str, str]] = {}
+def _results_frame(records: list[ResultRecord]) -> pd.DataFrame:
+    """Records as one column-oriented frame; cell keys and params JSON computed once per cell."""
+    import pandas as pd
+
+    per_cell: dict[tuple[Any, ...], tuple[str, str]] = {}
     keys: list[str] = []
     params: list[str] = []
     for record in records:
         signature = (record.workload, *sorted(record.params.items()))
-        known = cache.get(signature)
-        if known is None:
-            known = cache[signature] = (record.cell_key, json.dumps(record.params, sort_keys=True))
-        keys.append(known[0])
-        params.append(known[1])
-    return keys, params
-
-
-def _records_frame(records: list[ResultRecord], keys: list[str], params: list[str]) -> object:
-    import pandas as pd
-
-    frame = pd.DataFrame(
+        cell = per_cell.get(signature)
+        if cell is None:
+            cell = per_cell[signature] = (record.cell_key, json.dumps(record.params, sort_keys=True))
+        keys.append(cell[0])
+        params.append(cell[1])
+    return pd.DataFrame(
         {
             "study": [r.study for r in records],
             "campaign": [r.campaign for r in records],
@@ -153,91 +177,96 @@ def _records_frame(records: list[ResultRecord], keys: list[str], params: list[st
             "artifact": pd.array([r.artifact for r in records], dtype="string"),
         }
     )
-    return frame
 
 
 def load_records(path: Path | None, records: list[ResultRecord]) -> LoadSummary:
-    """Upsert records by key in one transaction; the last record of a duplicated key wins."""
+    """Upsert result rows by key in one transaction (delete + insert); a duplicated key's last record wins.
+
+    The records go in as one pandas frame, never row by row: a million records load in seconds.
+    """
     if not records:
         return LoadSummary(0, 0)
-    keys, params = _cell_columns(records)
-    unique: dict[tuple[str, str, str, int, str], int] = {}
-    for index, record in enumerate(records):
-        unique[(record.study, record.campaign, keys[index], record.repetition, record.metric)] = index
-    rows = sorted(unique.values())
-    incoming = _records_frame([records[i] for i in rows], [keys[i] for i in rows], [params[i] for i in rows])  # noqa: F841  (read by DuckDB's replacement scan)
+    frame = _results_frame(records)
+    frame = frame.drop_duplicates(subset=list(RESULT_KEY), keep="last")
+    key_match = " and ".join(f"r.{name} = i.{name}" for name in RESULT_KEY)
+    columns = ", ".join(_RESULT_COLUMNS)
     with connect(path) as con:
+        con.register("incoming_frame", frame)
         con.execute("begin transaction")
         try:
-            con.execute("create temp table incoming as select * from incoming")
-            (replaced,) = con.execute(
-                """
-                select count(*) from raw.results r join incoming i
-                using (study, campaign, cell_key, repetition, metric)
-                """
-            ).fetchone() or (0,)
-            con.execute(
-                """
-                delete from raw.results r using incoming i
-                where r.study = i.study and r.campaign = i.campaign and r.cell_key = i.cell_key
-                  and r.repetition = i.repetition and r.metric = i.metric
-                """
-            )
-            con.execute(
-                f"insert into raw.results ({', '.join(_COLUMNS)}) select {', '.join(_COLUMNS)} from incoming"
-            )
+            con.execute(f"create temp table incoming as select {columns} from incoming_frame")
+            row = con.execute(
+                f"select count(*) from raw.results r semi join incoming i on {key_match}"
+            ).fetchone()
+            replaced = int(row[0]) if row else 0
+            con.execute(f"delete from raw.results r using incoming i where {key_match}")
+            con.execute(f"insert into raw.results ({columns}) select {columns} from incoming")
             con.execute("drop table incoming")
             con.execute("commit")
         except Exception:
             con.execute("rollback")
             raise
-    return LoadSummary(inserted=len(unique) - int(replaced), replaced=int(replaced))
+        finally:
+            con.unregister("incoming_frame")
+    return LoadSummary(inserted=len(frame) - replaced, replaced=replaced)
 
 
 def replace_validation_failures(
     path: Path | None, study: str, campaign: str, failures: list[ValidationFailure]
 ) -> None:
-    """The campaign's failures are exactly the latest validation's (re-validation replaces them)."""
+    """Make the campaign's stored failures exactly `failures`: re-validation replaces, never appends."""
+    strangers = [f for f in failures if (f.study, f.campaign) != (study, campaign)]
+    if strangers:
+        first = strangers[0]
+        raise ValueError(
+            f"failure for {first.study}/{first.campaign} passed to replace {study}/{campaign}'s failures"
+        )
+    rows = [[getattr(failure, name) for name in _FAILURE_COLUMNS] for failure in failures]
+    placeholders = ", ".join("?" for _ in _FAILURE_COLUMNS)
     with connect(path) as con:
         con.execute("begin transaction")
-        con.execute("delete from raw.validation_failures where study = ? and campaign = ?", [study, campaign])
-        if failures:
-            con.executemany(
-                "insert into raw.validation_failures values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    [
-                        f.study,
-                        f.campaign,
-                        f.environment,
-                        f.workload,
-                        f.cell_key,
-                        f.expectation,
-                        f.details,
-                        f.observed,
-                        f.threshold,
-                    ]
-                    for f in failures
-                ],
+        try:
+            con.execute(
+                "delete from raw.validation_failures where study = ? and campaign = ?", [study, campaign]
             )
-        con.execute("commit")
+            if rows:
+                con.executemany(
+                    f"insert into raw.validation_failures ({', '.join(_FAILURE_COLUMNS)}) values ({placeholders})",
+                    rows,
+                )
+            con.execute("commit")
+        except Exception:
+            con.execute("rollback")
+            raise
 
 
 def load_environment(path: Path | None, snapshot: EnvironmentSnapshot) -> None:
+    """Store one host's facts for a campaign; a later capture of the same host replaces it."""
     with connect(path) as con:
         con.execute(
-            "insert or replace into raw.environments values (?, ?, ?, ?, ?, ?, ?)",
+            """
+            insert or replace into raw.environments
+                (study, campaign, environment, host, fingerprint, facts, captured_at)
+            values (?, ?, ?, ?, ?, ?, ?)
+            """,
             [
                 snapshot.study,
                 snapshot.campaign,
                 snapshot.environment,
                 snapshot.host,
                 snapshot.fingerprint,
-                json.dumps(snapshot.facts, sort_keys=True),
+                json.dumps(snapshot.facts, sort_keys=True, default=str),
                 snapshot.captured_at,
             ],
         )
 
 
 def upsert_study_thresholds(path: Path | None, study: str, max_stddev_pct: float) -> None:
+    """Record the spec's σ% gate, which the `scaling` mart's `within_threshold` compares against."""
+    if not max_stddev_pct > 0:
+        raise ValueError(f"max_stddev_pct must be greater than 0, got {max_stddev_pct}")
     with connect(path) as con:
-        con.execute("insert or replace into raw.study_thresholds values (?, ?)", [study, max_stddev_pct])
+        con.execute(
+            "insert or replace into raw.study_thresholds (study, max_stddev_pct) values (?, ?)",
+            [study, float(max_stddev_pct)],
+        )

@@ -35,7 +35,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "AIRFLOW_HOME": str(paths["airflow"]),
     }
     result = subprocess.run(
-        [str(BIN / "benchcamp"), "run", "hibench_dse", "--ladder", "tiny", "--run-id", RUN_ID],
+        [str(BIN / "benchcamp"), "run", "hibench_dse", "--ladder", "tiny", "--campaign", RUN_ID],
         env=env,
         capture_output=True,
         text=True,
