@@ -47,7 +47,9 @@ def cmd_import(args: argparse.Namespace) -> int:
             spec.validate_record_params(record.workload, record.params)
             spec.environment(record.environment) if args.strict_environment else None
         except SpecError as exc:
-            print(f"error: {path}: record {number}: {exc}\nnothing was loaded", file=sys.stderr)
+            print(
+                f"error: {path}: record {number} (line {number}): {exc}\nnothing was loaded", file=sys.stderr
+            )
             return EXIT_BAD_INPUT
         groups[(record.study, record.campaign)].append(record)
 

@@ -104,16 +104,16 @@ def read_jsonl(text: str, source: str = "<input>") -> list[ResultRecord]:
         try:
             payload = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise RecordError(f"{source}:{number}: not valid JSON ({exc.msg})") from exc
+            raise RecordError(f"{source}, line {number}: not valid JSON ({exc.msg})") from exc
         if not isinstance(payload, dict):
-            raise RecordError(f"{source}:{number}: expected a JSON object")
+            raise RecordError(f"{source}, line {number}: expected a JSON object")
         missing = [name for name in RECORD_FIELDS[:10] if name not in payload]
         if missing:
-            raise RecordError(f"{source}:{number}: missing field '{missing[0]}'")
+            raise RecordError(f"{source}, line {number}: missing field '{missing[0]}'")
         try:
             records.append(ResultRecord.model_validate(payload))
         except ValidationError as exc:
-            raise RecordError(f"{source}:{number}: {_describe(exc)}") from exc
+            raise RecordError(f"{source}, line {number}: {_describe(exc)}") from exc
     return records
 
 
@@ -131,12 +131,12 @@ def read_csv(text: str, source: str = "<input>") -> list[ResultRecord]:
     header = reader.fieldnames or []
     missing = [name for name in RECORD_FIELDS[:10] if name != "params" and name not in header]
     if missing:
-        raise RecordError(f"{source}:1: missing column '{missing[0]}'")
+        raise RecordError(f"{source}, line 1: missing column '{missing[0]}'")
     unknown = [
         name for name in header if name not in RECORD_FIELDS and not name.startswith(PARAM_COLUMN_PREFIX)
     ]
     if unknown:
-        raise RecordError(f"{source}:1: unknown column '{unknown[0]}'")
+        raise RecordError(f"{source}, line 1: unknown column '{unknown[0]}'")
     records: list[ResultRecord] = []
     for number, row in enumerate(reader, start=2):
         params = {
@@ -150,12 +150,12 @@ def read_csv(text: str, source: str = "<input>") -> list[ResultRecord]:
         payload["params"] = params
         for required in ("value", "repetition"):
             if payload[required] is None:
-                raise RecordError(f"{source}:{number}: field '{required}': empty")
+                raise RecordError(f"{source}, line {number}: field '{required}': empty")
         payload["unit"] = row.get("unit") or ""
         try:
             records.append(ResultRecord.model_validate(payload))
         except ValidationError as exc:
-            raise RecordError(f"{source}:{number}: {_describe(exc)}") from exc
+            raise RecordError(f"{source}, line {number}: {_describe(exc)}") from exc
     return records
 
 

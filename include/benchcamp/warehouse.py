@@ -9,6 +9,7 @@ writes in one transaction and closes it. DAG tasks that write share a 1-slot poo
 from __future__ import annotations
 
 import json
+import operator
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,6 +146,10 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
 
 
+_RECORD_FIELDS = ("study", "campaign", "environment", "workload", "repetition", "metric", "value", "unit")
+_RECORD_TAIL = ("status", "started_at", "finished_at", "artifact")
+
+
 def _results_frame(records: list[ResultRecord]) -> pd.DataFrame:
     """Records as one column-oriented frame; cell keys and params JSON computed once per cell."""
     import pandas as pd
@@ -153,28 +158,31 @@ def _results_frame(records: list[ResultRecord]) -> pd.DataFrame:
     keys: list[str] = []
     params: list[str] = []
     for record in records:
-        signature = (record.workload, *sorted(record.params.items()))
+        # Types are part of the signature: True == 1 but they make different cell keys.
+        signature = (record.workload, *((name, type(v), v) for name, v in sorted(record.params.items())))
         cell = per_cell.get(signature)
         if cell is None:
             cell = per_cell[signature] = (record.cell_key, json.dumps(record.params, sort_keys=True))
         keys.append(cell[0])
         params.append(cell[1])
+    fields = operator.attrgetter(*_RECORD_FIELDS, *_RECORD_TAIL)
+    columns = dict(zip(_RECORD_FIELDS + _RECORD_TAIL, zip(*map(fields, records), strict=True), strict=True))
     return pd.DataFrame(
         {
-            "study": [r.study for r in records],
-            "campaign": [r.campaign for r in records],
-            "environment": [r.environment for r in records],
-            "workload": [r.workload for r in records],
+            "study": columns["study"],
+            "campaign": columns["campaign"],
+            "environment": columns["environment"],
+            "workload": columns["workload"],
             "cell_key": keys,
             "params": params,
-            "repetition": pd.array([r.repetition for r in records], dtype="int32"),
-            "metric": [r.metric for r in records],
-            "value": pd.array([r.value for r in records], dtype="float64"),
-            "unit": [r.unit for r in records],
-            "status": [r.status for r in records],
-            "started_at": pd.to_datetime([r.started_at for r in records], utc=True),
-            "finished_at": pd.to_datetime([r.finished_at for r in records], utc=True),
-            "artifact": pd.array([r.artifact for r in records], dtype="string"),
+            "repetition": pd.array(columns["repetition"], dtype="int32"),
+            "metric": columns["metric"],
+            "value": pd.array(columns["value"], dtype="float64"),
+            "unit": columns["unit"],
+            "status": columns["status"],
+            "started_at": pd.to_datetime(list(columns["started_at"]), utc=True),
+            "finished_at": pd.to_datetime(list(columns["finished_at"]), utc=True),
+            "artifact": pd.array(columns["artifact"], dtype="string"),
         }
     )
 

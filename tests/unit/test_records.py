@@ -58,10 +58,10 @@ def test_cell_key_is_order_independent_and_normalises_whole_floats() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"value": "fast"}, "in.jsonl:2: field 'value'"),
-        ({"repetition": 0}, "in.jsonl:2: field 'repetition'"),
-        ({"status": "meh"}, "in.jsonl:2: field 'status'"),
-        ({"surprise": 1}, "in.jsonl:2: field 'surprise'"),
+        ({"value": "fast"}, "in.jsonl, line 2: field 'value'"),
+        ({"repetition": 0}, "in.jsonl, line 2: field 'repetition'"),
+        ({"status": "meh"}, "in.jsonl, line 2: field 'status'"),
+        ({"surprise": 1}, "in.jsonl, line 2: field 'surprise'"),
     ],
 )
 def test_bad_jsonl_line_names_line_and_field(change: dict[str, object], message: str) -> None:
@@ -73,13 +73,13 @@ def test_bad_jsonl_line_names_line_and_field(change: dict[str, object], message:
 def test_missing_field_is_named() -> None:
     bad = dict(GOOD)
     del bad["metric"]
-    with pytest.raises(RecordError, match=r"in.jsonl:1: missing field 'metric'"):
+    with pytest.raises(RecordError, match=r"in.jsonl, line 1: missing field 'metric'"):
         read_jsonl(json.dumps(bad), "in.jsonl")
 
 
 def test_non_numeric_csv_value_names_line_and_field() -> None:
     text = write_csv([ResultRecord.model_validate(GOOD)]).replace("4068.22", "n/a")
-    with pytest.raises(RecordError, match=r"x.csv:2: field 'value'"):
+    with pytest.raises(RecordError, match=r"x.csv, line 2: field 'value'"):
         read_csv(text, "x.csv")
 
 

@@ -1,0 +1,191 @@
+"""Golden analysis: the published Time and σ columns reproduce the published σ%, Data Δ, Time Δ.
+
+Each published cell becomes three repetitions m−σ, m, m+σ (their sample σ is exactly σ),
+imported with `benchcamp import` (load → GX validation → dbt build) into a fresh warehouse.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from benchcamp import report
+from benchcamp.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
+
+# (workload, data GB, processed GB or None, Time s, σ s, σ %, Data Δ %, Time Δ %)
+TABLE_9 = [
+    ("wordcount", 240, None, 4068.22, 57.18, 1.41, None, None),
+    ("wordcount", 340, None, 5785.47, 17.36, 0.30, 41.67, 42.21),
+    ("wordcount", 440, None, 7471.23, 34.55, 0.46, 83.33, 83.65),
+]
+TABLE_17 = [
+    ("hive_aggregation", 240, 180.20, 1837.43, 5.52, 0.30, None, None),
+    ("hive_aggregation", 340, 278.50, 2699.84, 10.81, 0.40, 41.67, 46.94),
+    ("hive_aggregation", 440, 360.40, 3471.84, 20.24, 0.58, 83.33, 88.95),
+    ("hive_join", 240, 188.68, 1486.23, 25.56, 1.72, None, None),
+    ("hive_join", 340, 291.60, 2106.86, 10.75, 0.51, 41.67, 41.76),
+    ("hive_join", 440, 377.35, 2646.29, 3.01, 0.11, 83.33, 78.05),
+]
+CAMPAIGN = "published_dse_2016"
+
+
+def published_records() -> list[dict[str, object]]:
+    rows = []
+    for workload, size, processed, mean, sigma, *_ in TABLE_9 + TABLE_17:
+        params: dict[str, object] = {"data_size_gb": size}
+        if workload == "wordcount":
+            params |= {"maps": 4, "reduces": 2}
+        for repetition, value in enumerate((mean - sigma, mean, mean + sigma), start=1):
+            base = {
+                "study": "hibench_dse",
+                "campaign": CAMPAIGN,
+                "environment": "dse_cluster",
+                "workload": workload,
+                "params": params,
+                "repetition": repetition,
+                "status": "ok",
+            }
+            rows.append({**base, "metric": "duration_s", "value": round(value, 2), "unit": "s"})
+            if processed is not None:
+                rows.append({**base, "metric": "processed_gb", "value": processed, "unit": "GB"})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("golden")
+    source = tmp / "published.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))
+    target = tmp / "warehouse.duckdb"
+    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_OK
+    # Importing the same file again changes nothing.
+    with duckdb.connect(str(target), read_only=True) as con:
+        before = con.execute("select count(*), sum(value) from raw.results").fetchone()
+    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_OK
+    with duckdb.connect(str(target), read_only=True) as con:
+        assert con.execute("select count(*), sum(value) from raw.results").fetchone() == before
+    return target
+
+
+@pytest.mark.parametrize("row", TABLE_9 + TABLE_17, ids=lambda row: f"{row[0]}-{row[1]}")
+def test_published_columns_are_reproduced(warehouse: Path, row: tuple) -> None:  # type: ignore[type-arg]
+    workload, size, processed, mean, sigma, sigma_pct, data_delta, time_delta = row
+    scaling = report.read_tables(warehouse, "hibench_dse", CAMPAIGN)["scaling"]
+    (cell,) = [r for r in scaling if r["workload"] == workload and r["data_size_gb"] == size]
+    assert cell["n"] == 3 and cell["n_failed"] == 0
+    assert cell["mean_s"] == pytest.approx(mean, abs=0.005)
+    assert cell["stddev_s"] == pytest.approx(sigma, abs=0.005)
+    assert round(cell["stddev_pct"], 2) == sigma_pct
+    if data_delta is None:
+        assert cell["data_delta_pct"] is None and cell["time_delta_pct"] is None
+    else:
+        assert round(cell["data_delta_pct"], 2) == data_delta
+        assert round(cell["time_delta_pct"], 2) == time_delta
+    assert cell["throughput_mb_s"] == pytest.approx(size * 1024 / mean)
+    assert cell["within_threshold"] is True and cell["passed_validation"] is True
+    if processed is not None:
+        assert cell["processed_gb"] == pytest.approx(processed)
+
+
+def test_linear_projection_reading(warehouse: Path) -> None:
+    """The study's reading: WordCount scales about linearly (Time Δ within 1 point of Data Δ)."""
+    scaling = report.read_tables(warehouse, "hibench_dse", CAMPAIGN)["scaling"]
+    for cell in (r for r in scaling if r["workload"] == "wordcount" and r["data_size_gb"] != 240):
+        assert cell["linear_projection_s"] == pytest.approx(4068.22 * cell["data_size_gb"] / 240, abs=0.01)
+        assert abs(cell["time_delta_pct"] - cell["data_delta_pct"]) < 1
+
+
+def test_report_formats(warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            [
+                "report",
+                "hibench_dse",
+                "--campaign",
+                CAMPAIGN,
+                "--format",
+                "json",
+                "--warehouse",
+                str(warehouse),
+            ]
+        )
+        == 0
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["study"] == "hibench_dse" and set(payload["tables"]) == {
+        "scaling",
+        "dfsio_read_write",
+        "validation",
+    }
+    assert {"n", "mean_s", "stddev_s", "stddev_pct", "data_delta_pct", "time_delta_pct", "throughput_mb_s",
+            "linear_projection_s", "within_threshold"} <= set(payload["tables"]["scaling"][0])  # fmt: skip
+    assert main(["report", "hibench_dse", "--campaign", CAMPAIGN, "--warehouse", str(warehouse)]) == 0
+    table = capsys.readouterr().out
+    assert "| 340 |" in table.replace("  ", " ") or "340" in table
+    assert "+41.67" in table and "+42.21" in table and "baseline" in table and "1.41" in table
+    assert (
+        main(
+            [
+                "report",
+                "hibench_dse",
+                "--campaign",
+                CAMPAIGN,
+                "--format",
+                "csv",
+                "--warehouse",
+                str(warehouse),
+            ]
+        )
+        == 0
+    )
+    assert "# scaling" in capsys.readouterr().out
+
+
+def test_failing_expectations_are_loaded_marked_and_exit_3(
+    warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    noisy = [
+        {**row, "campaign": "noisy", "value": value}
+        for row, value in zip(
+            [r for r in published_records() if r["workload"] == "wordcount" and r["metric"] == "duration_s"][
+                :3
+            ],
+            (100.0, 150.0, 200.0),
+            strict=True,
+        )
+    ]
+    source = tmp_path / "noisy.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in noisy))
+    assert main(["import", str(source), "--warehouse", str(warehouse)]) == EXIT_EXPECTATIONS_FAILED
+    assert "stddev_within_threshold" in capsys.readouterr().out
+    tables = report.read_tables(warehouse, "hibench_dse", "noisy")
+    (cell,) = tables["scaling"]
+    assert cell["n"] == 3 and cell["within_threshold"] is False and cell["passed_validation"] is False
+    assert [row["expectation"] for row in tables["validation"]] == ["stddev_within_threshold"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"value": "fast"}, "line 2: field 'value'"),
+        ({"workload": "sort"}, "no workload 'sort'"),
+        ({"study": "nope"}, "unknown study 'nope'"),
+        ({"params": {"data_size_gb": -1}}, "must be greater than 0"),
+        ({"params": {"data_size_gb": 240, "colour": "red"}}, "no axis 'colour'"),
+        ({"repetition": 0}, "field 'repetition'"),
+    ],
+)
+def test_bad_input_exits_2_and_loads_nothing(
+    tmp_path: Path, change: dict[str, object], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = published_records()[:2]
+    rows[1] = {**rows[1], **change}
+    source = tmp_path / "bad.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    target = tmp_path / "untouched.duckdb"
+    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert message in err and "nothing was loaded" in err
+    assert not target.exists()
