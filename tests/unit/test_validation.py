@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from benchcamp.records import ResultRecord
 from benchcamp.validation import validate_campaign
 

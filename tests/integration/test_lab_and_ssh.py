@@ -1,0 +1,107 @@
+"""The lab's sshd through Airflow's own SSH hook: host key verified, Hadoop on the target, errors clear."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from benchcamp import lab
+from benchcamp.campaign import context_for, run_execute
+from benchcamp.targets import ssh
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def running_lab() -> Iterator[lab.LabStatus]:
+    status = lab.lab_up()
+    yield status
+    lab.lab_down()
+    assert not lab.lab_status().services[0].alive
+
+
+def _use_connection(monkeypatch: pytest.MonkeyPatch, **changes: object) -> None:
+    ((name, value),) = lab.airflow_connection_env().items()
+    connection = json.loads(value)
+    extra = connection["extra"]
+    extra.update(changes.pop("extra", {}))  # type: ignore[call-overload]
+    connection.update(changes)
+    monkeypatch.setenv(name, json.dumps(connection))
+
+
+def test_lab_is_healthy_and_reports_memory(running_lab: lab.LabStatus) -> None:
+    (sshd,) = running_lab.services
+    assert sshd.healthy and sshd.pid and sshd.rss_mb > 0
+    assert "sshd" in running_lab.format() and "total RSS" in running_lab.format()
+    assert lab.lab_up().services[0].pid == sshd.pid  # starting twice is harmless
+
+
+def test_ssh_hook_reaches_hadoop_on_the_target(
+    running_lab: lab.LabStatus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from airflow.providers.ssh.hooks.ssh import SSHHook
+
+    _use_connection(monkeypatch)
+    hook = SSHHook(ssh_conn_id=lab.LAB_CONNECTION_ID)
+    code, out, _ = hook.exec_ssh_client_command(hook.get_conn(), "hadoop version | head -n 1", False, None)
+    assert code == 0 and out.decode().strip() == "Hadoop 3.4.2"
+
+
+def test_wrong_host_key_is_refused(
+    running_lab: lab.LabStatus, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from airflow.providers.ssh.hooks.ssh import SSHHook
+
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "other")], check=True)
+    wrong = " ".join((tmp_path / "other.pub").read_text().split()[:2])
+    _use_connection(monkeypatch, extra={"host_key": wrong})
+    with pytest.raises(Exception, match="(?i)host key|BadHostKey|not found in known_hosts"):
+        SSHHook(ssh_conn_id=lab.LAB_CONNECTION_ID, conn_retry_attempts=1).get_conn()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_unreachable_target_fails_naming_host_and_port(
+    running_lab: lab.LabStatus, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    port = _free_port()
+    _use_connection(monkeypatch, port=port)
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
+    unit = {
+        "study": "hibench_dse", "campaign": "unreachable", "environment": "local_lab", "workload": "wordcount",
+        "params": {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, "repetition": 1, "ladder": "tiny",
+    }  # fmt: skip
+    with pytest.raises(ssh.TargetUnreachable, match=f"127.0.0.1:{port}"):
+        ssh.run_step(context_for(unit), lab.LAB_CONNECTION_ID, "clean", "true\n", tmp_path / "x")
+
+
+def test_failing_command_fails_the_task_with_stderr_and_keeps_a_failed_record(
+    running_lab: lab.LabStatus, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Execute without generated input: Hadoop exits non-zero; the repetition is recorded as failed."""
+    _use_connection(monkeypatch)
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
+    unit = {
+        "study": "hibench_dse", "campaign": "broken", "environment": "local_lab", "workload": "dfsio_write",
+        "params": {"data_size_gb": 0.012}, "repetition": 1, "ladder": "tiny",
+    }  # fmt: skip
+    rep_dir = tmp_path / "hibench_dse" / "broken" / "dfsio_write_data_size_gb=0.012" / "rep1"
+    (rep_dir / "clean" / "try1").mkdir(parents=True)
+    (rep_dir / "clean" / "try1" / "meta.json").write_text('{"exit_code": 0}')
+    ctx = context_for(unit)
+    body = ssh.commands_body([["hadoop", "jar", "/nonexistent/tests.jar", "TestDFSIO", "-write"]])
+    step = ssh.run_step(ctx, lab.LAB_CONNECTION_ID, "execute", body, rep_dir / "execute" / "try1")
+    assert step.exit_code != 0 and (step.directory / "stderr.log").exists()
+    with pytest.raises(
+        ssh.StepFailed, match="(?s)exited 255 .* raw outputs archived in .*--- stderr.*JAR does not exist"
+    ):
+        ssh.raise_if_failed("execute", step)
+    assert run_execute  # the DAG's execute wraps the same path and writes the failed record first
