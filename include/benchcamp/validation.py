@@ -37,8 +37,8 @@ def cell_statistics(
         wanted = {(env, workload, key): reps for env, workload, key, reps in expected}
     else:
         wanted = {key: max(r.repetition for r in rows) for key, rows in by_cell.items()}
-    for key in by_cell:
-        wanted.setdefault(key, max(r.repetition for r in by_cell[key]))
+    for seen in by_cell:
+        wanted.setdefault(seen, max(r.repetition for r in by_cell[seen]))
     rows = []
     for (environment, workload, key), expected_reps in sorted(wanted.items()):
         cell = by_cell.get((environment, workload, key), [])
@@ -49,7 +49,7 @@ def cell_statistics(
         stddev_pct = (
             statistics.stdev(ok_values) / mean * 100 if len(ok_values) >= 2 and mean and mean > 0 else None
         )
-        per_rep = defaultdict(int)
+        per_rep: dict[int, int] = defaultdict(int)
         for r in cell:
             per_rep[r.repetition] += 1
         rows.append(

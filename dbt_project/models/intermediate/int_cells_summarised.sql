@@ -1,11 +1,14 @@
--- Per cell and metric: statistics over the ok repetitions (failed ones are counted, not averaged).
--- σ is the sample standard deviation (n − 1), as the studies report it.
+-- Per cell and metric, the statistics every study reports: n ok repetitions (failed ones
+-- are counted in n_failed, never averaged), their mean, the sample standard deviation
+-- (n − 1, as the studies use; NULL with fewer than two ok repetitions) and σ% = σ / mean × 100.
+-- passed_validation: no failed expectation names this cell in this campaign and environment.
 with results as (
     select * from {{ ref('stg_results') }}
 ),
 
-failures as (
-    select distinct study, campaign, cell_key from {{ ref('stg_validation_failures') }}
+failed_cells as (
+    select distinct study, campaign, environment, cell_key
+    from {{ ref('stg_validation_failures') }}
 ),
 
 summarised as (
@@ -15,10 +18,12 @@ summarised as (
         environment,
         workload,
         cell_key,
+        metric,
         any_value(params) as params,
         any_value(data_size_gb) as data_size_gb,
+        any_value(maps) as maps,
+        any_value(reduces) as reduces,
         any_value(series_params) as series_params,
-        metric,
         any_value(unit) as unit,
         count(*) filter (where is_ok) as n,
         count(*) filter (where not is_ok) as n_failed,
@@ -31,9 +36,29 @@ summarised as (
 )
 
 select
-    s.*,
+    s.study,
+    s.campaign,
+    s.environment,
+    s.workload,
+    s.cell_key,
+    s.metric,
+    s.params,
+    s.data_size_gb,
+    s.maps,
+    s.reduces,
+    s.series_params,
+    s.unit,
+    s.n,
+    s.n_failed,
+    s.mean,
+    s.stddev,
     case when s.mean > 0 then s.stddev / s.mean * 100 end as stddev_pct,
-    f.cell_key is null as passed_validation
+    f.cell_key is null as passed_validation,
+    s.first_started_at,
+    s.last_finished_at
 from summarised as s
-left join failures as f
-    on s.study = f.study and s.campaign = f.campaign and s.cell_key = f.cell_key
+left join failed_cells as f
+    on s.study = f.study
+    and s.campaign = f.campaign
+    and s.environment = f.environment
+    and s.cell_key = f.cell_key

@@ -1,6 +1,9 @@
--- TestDFSIO read vs write per data size: host-timed durations, Read/Write Δ (%) =
--- (write − read) / read × 100, and TestDFSIO's own figures over the N map tasks:
--- Throughput = Σ size / Σ time, Average I/O rate = Σ(size / time) / N (means over repetitions).
+-- TestDFSIO read against write per data size: the mean host-timed durations, the
+-- study's Read/Write Δ (%) = (write − read) / read × 100, and TestDFSIO's own figures
+-- over its N map tasks, averaged over the repetitions: Throughput = Σ size / Σ time and
+-- Average I/O rate = Σ(size / time) / N, both MB/s as TestDFSIO prints them.
+-- Grouping also by series_params makes a second DFSIO series (another file size, say)
+-- fail the uniqueness test instead of being silently merged.
 with cells as (
     select * from {{ ref('int_cells_summarised') }}
     where workload in ('dfsio_read', 'dfsio_write') and data_size_gb is not null
@@ -12,17 +15,35 @@ pivoted as (
         campaign,
         environment,
         data_size_gb,
-        max(mean) filter (where workload = 'dfsio_read' and metric = 'duration_s') as read_s,
-        max(mean) filter (where workload = 'dfsio_write' and metric = 'duration_s') as write_s,
-        max(mean) filter (where workload = 'dfsio_read' and metric = 'throughput_mb_s') as read_throughput_mb_s,
-        max(mean) filter (where workload = 'dfsio_write' and metric = 'throughput_mb_s') as write_throughput_mb_s,
-        max(mean) filter (where workload = 'dfsio_read' and metric = 'avg_io_rate_mb_s') as read_avg_io_rate_mb_s,
-        max(mean) filter (where workload = 'dfsio_write' and metric = 'avg_io_rate_mb_s') as write_avg_io_rate_mb_s
+        series_params,
+        any_value(mean) filter (where workload = 'dfsio_read' and metric = 'duration_s') as read_s,
+        any_value(mean) filter (where workload = 'dfsio_write' and metric = 'duration_s') as write_s,
+        any_value(mean) filter (
+            where workload = 'dfsio_read' and metric = 'throughput_mb_s'
+        ) as read_throughput_mb_s,
+        any_value(mean) filter (
+            where workload = 'dfsio_write' and metric = 'throughput_mb_s'
+        ) as write_throughput_mb_s,
+        any_value(mean) filter (
+            where workload = 'dfsio_read' and metric = 'avg_io_rate_mb_s'
+        ) as read_avg_io_rate_mb_s,
+        any_value(mean) filter (
+            where workload = 'dfsio_write' and metric = 'avg_io_rate_mb_s'
+        ) as write_avg_io_rate_mb_s
     from cells
-    group by study, campaign, environment, data_size_gb
+    group by study, campaign, environment, data_size_gb, series_params
 )
 
 select
-    *,
-    case when read_s > 0 then (write_s - read_s) / read_s * 100 end as read_write_delta_pct
+    study,
+    campaign,
+    environment,
+    data_size_gb,
+    read_s,
+    write_s,
+    case when read_s > 0 then (write_s - read_s) / read_s * 100 end as read_write_delta_pct,
+    read_throughput_mb_s,
+    write_throughput_mb_s,
+    read_avg_io_rate_mb_s,
+    write_avg_io_rate_mb_s
 from pivoted

@@ -1,30 +1,41 @@
--- The scaling table of every study that varies data size (e.g. HiBench Tables 9 and 17):
--- per cell Time (mean), σ, σ%, Data Δ and Time Δ against the smallest size of the same
--- workload, environment and other axes, throughput and the linear-scaling projection.
--- Sizes are GiB; throughput is MiB/s (data_size_gb × 1024 / mean_s).
-with durations as (
+-- The scaling table of every study that varies the data size (HiBench Tables 9 and 17):
+-- per cell of metric duration_s, Time (mean), σ, σ%, Data Δ and Time Δ against the
+-- smallest size of the same study, campaign, environment, workload and other axes
+-- (series_params), the throughput and the linear-scaling projection.
+-- Sizes are GiB and throughput is MiB/s: data_size_gb × 1024 / mean_s.
+with cells as (
     select * from {{ ref('int_cells_summarised') }}
+),
+
+durations as (
+    select * from cells
     where metric = 'duration_s' and data_size_gb is not null
 ),
 
 processed as (
-    select study, campaign, cell_key, mean as processed_gb
-    from {{ ref('int_cells_summarised') }}
+    select study, campaign, environment, cell_key, mean as processed_gb
+    from cells
     where metric = 'processed_gb'
 ),
 
-baselines as (
+smallest_sizes as (
     select study, campaign, environment, workload, series_params, min(data_size_gb) as baseline_gb
     from durations
     group by study, campaign, environment, workload, series_params
 ),
 
-baseline_times as (
-    select d.study, d.campaign, d.environment, d.workload, d.series_params, b.baseline_gb, d.mean as baseline_s
-    from durations as d
-    inner join baselines as b
-        on d.study = b.study and d.campaign = b.campaign and d.environment = b.environment
-        and d.workload = b.workload and d.series_params = b.series_params and d.data_size_gb = b.baseline_gb
+baselines as (
+    -- baseline_s is NULL when every repetition of the smallest size failed: the time deltas
+    -- are then unknown, while Data Δ still holds.
+    select s.*, d.mean as baseline_s
+    from smallest_sizes as s
+    left join durations as d
+        on s.study = d.study
+        and s.campaign = d.campaign
+        and s.environment = d.environment
+        and s.workload = d.workload
+        and s.series_params = d.series_params
+        and s.baseline_gb = d.data_size_gb
 ),
 
 thresholds as (
@@ -38,25 +49,33 @@ select
     d.workload,
     d.data_size_gb,
     d.series_params,
-    d.cell_key,
     d.n,
     d.n_failed,
     d.mean as mean_s,
     d.stddev as stddev_s,
     d.stddev_pct,
-    case when d.data_size_gb <> bt.baseline_gb
-        then (d.data_size_gb - bt.baseline_gb) / bt.baseline_gb * 100 end as data_delta_pct,
-    case when d.data_size_gb <> bt.baseline_gb
-        then (d.mean - bt.baseline_s) / bt.baseline_s * 100 end as time_delta_pct,
+    case when d.data_size_gb <> b.baseline_gb
+        then (d.data_size_gb - b.baseline_gb) / b.baseline_gb * 100
+    end as data_delta_pct,
+    case when d.data_size_gb <> b.baseline_gb
+        then (d.mean - b.baseline_s) / b.baseline_s * 100
+    end as time_delta_pct,
     case when d.mean > 0 then d.data_size_gb * 1024 / d.mean end as throughput_mb_s,
-    bt.baseline_s * d.data_size_gb / bt.baseline_gb as linear_projection_s,
+    b.baseline_s * d.data_size_gb / b.baseline_gb as linear_projection_s,
     d.stddev_pct <= coalesce(t.max_stddev_pct, 10) as within_threshold,
     d.passed_validation,
-    p.processed_gb,
-    d.last_finished_at
+    p.processed_gb
 from durations as d
-left join baseline_times as bt
-    on d.study = bt.study and d.campaign = bt.campaign and d.environment = bt.environment
-    and d.workload = bt.workload and d.series_params = bt.series_params
-left join thresholds as t on d.study = t.study
-left join processed as p on d.study = p.study and d.campaign = p.campaign and d.cell_key = p.cell_key
+inner join baselines as b
+    on d.study = b.study
+    and d.campaign = b.campaign
+    and d.environment = b.environment
+    and d.workload = b.workload
+    and d.series_params = b.series_params
+left join thresholds as t
+    on d.study = t.study
+left join processed as p
+    on d.study = p.study
+    and d.campaign = p.campaign
+    and d.environment = p.environment
+    and d.cell_key = p.cell_key

@@ -1,6 +1,7 @@
--- One row per result record, with the matrix axes extracted from params.
--- series_params: the cell's axes other than data_size_gb (e.g. 'maps=4|reduces=2'),
--- so that scaling deltas compare like with like.
+-- Result records with the matrix axes pulled out of params, so that later models can
+-- group and order by them. series_params is the cell's axes other than data_size_gb
+-- ('maps=4|reduces=2', '' when there are none), taken from the canonical cell_key, so a
+-- scaling series compares like with like.
 select
     study,
     campaign,
@@ -11,9 +12,12 @@ select
     try_cast(json_extract_string(params, '$.data_size_gb') as double) as data_size_gb,
     try_cast(json_extract_string(params, '$.maps') as integer) as maps,
     try_cast(json_extract_string(params, '$.reduces') as integer) as reduces,
-    regexp_replace(
-        regexp_replace(cell_key, '\|data_size_gb=[^|]*', ''),
-        '^[^|]*\|?', ''
+    array_to_string(
+        list_filter(
+            string_split(substr(cell_key, length(workload) + 2), '|'),
+            lambda axis: axis <> '' and not starts_with(axis, 'data_size_gb=')
+        ),
+        '|'
     ) as series_params,
     repetition,
     metric,

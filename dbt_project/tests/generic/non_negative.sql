@@ -1,3 +1,4 @@
 {% test non_negative(model, column_name) %}
+-- Rows where the column is below zero (NULL passes: use not_null for that).
 select * from {{ model }} where {{ column_name }} < 0
 {% endtest %}

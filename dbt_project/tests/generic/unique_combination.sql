@@ -1,5 +1,5 @@
 {% test unique_combination(model, columns) %}
--- Rows whose combination of `columns` occurs more than once.
+-- Combinations of `columns` that occur more than once (NULLs compare equal here).
 select {{ columns | join(', ') }}, count(*) as occurrences
 from {{ model }}
 group by {{ columns | join(', ') }}
