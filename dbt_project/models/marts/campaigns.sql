@@ -1,0 +1,27 @@
+-- One row per campaign that has results: when it ran and how it went. Reports pick
+-- "the latest campaign of a study" here (by last_finished_at), so they read marts only.
+with cells as (
+    select * from {{ ref('int_cells_summarised') }}
+),
+
+failures as (
+    select study, campaign, count(*) as failed_expectations
+    from {{ ref('stg_validation_failures') }}
+    group by study, campaign
+)
+
+select
+    c.study,
+    c.campaign,
+    string_agg(distinct c.environment, ',' order by c.environment) as environments,
+    count(distinct c.environment || '/' || c.cell_key) as cells,
+    sum(c.n + c.n_failed) as records,
+    sum(c.n_failed) as failed_records,
+    coalesce(any_value(f.failed_expectations), 0) as failed_expectations,
+    min(c.first_started_at) as first_started_at,
+    max(c.last_finished_at) as last_finished_at
+from cells as c
+left join failures as f
+    on c.study = f.study
+    and c.campaign = f.campaign
+group by c.study, c.campaign
