@@ -40,7 +40,7 @@ def _unit(campaign: str, repetition: int) -> dict[str, object]:
         "campaign": campaign,
         "environment": "local_lab",
         "workload": "wordcount",
-        "params": {"data_size_gb": 0.048, "maps": 4, "reduces": 2},
+        "params": {"data_size_gb": 0.044, "maps": 4, "reduces": 2},
         "repetition": repetition,
         "ladder": "small",
     }
@@ -186,7 +186,7 @@ def main() -> None:
     finally:
         lab.lab_down()
     p = results["perturbation"]
-    print(f"(a) harness perturbation, WordCount 0.048 GiB, median of {args.pairs} pairs:")
+    print(f"(a) harness perturbation, WordCount 0.044 GiB, median of {args.pairs} pairs:")
     print(
         f"    pipeline {p['pipeline_median_s']:.2f} s vs direct {p['direct_median_s']:.2f} s -> ratio {p['ratio']:.3f}"
     )

@@ -1,4 +1,10 @@
-"""Reports read the marts only (never recompute statistics) and print them as the study does."""
+"""Campaign reports: the marts printed as the study prints them, or as CSV / JSON.
+
+Reports read the dbt marts only and never recompute a statistic, so the CLI, the
+DAG's report task and the results page always agree with the warehouse. The
+DuckDB file is opened read-only and closed before returning: a report never
+holds the single-writer lock that loads and dbt need.
+"""
 
 from __future__ import annotations
 
@@ -6,203 +12,293 @@ import csv
 import io
 import json
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 MARTS = ("scaling", "dfsio_read_write", "validation")
 Format = Literal["table", "csv", "json"]
+Tables = dict[str, list[dict[str, Any]]]
+
+_ORDER = {
+    "scaling": "environment, workload, series_params, data_size_gb",
+    "dfsio_read_write": "environment, data_size_gb",
+    "validation": "environment, workload, cell_key, expectation",
+}
+_LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
 
 
 class ReportError(LookupError):
-    """Nothing to report (no warehouse, no marts, or no campaign of that study)."""
+    """Nothing to report: no warehouse, marts not built, or no rows for that study or campaign."""
 
 
-def _connect(warehouse: Path) -> Any:
+@contextmanager
+def _read_only(warehouse: Path) -> Iterator[Any]:
+    """A read-only connection, retried while a writer holds the lock, always closed afterwards."""
     import duckdb
 
     if not warehouse.exists():
-        raise ReportError(f"no warehouse at {warehouse}")
+        raise ReportError(f"no warehouse at {warehouse} (run a campaign or `benchcamp import` first)")
+    deadline = time.monotonic() + _LOCK_WAIT_S
+    while True:
+        try:
+            con = duckdb.connect(str(warehouse), read_only=True)
+            break
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
     try:
-        return duckdb.connect(str(warehouse), read_only=True)
-    except duckdb.ConnectionException:
-        # This process already holds the file read-write (dbt run in-process by Cosmos):
-        # share that instance; we still only run selects.
-        return duckdb.connect(str(warehouse))
+        yield con
+    finally:
+        con.close()
 
 
-def latest_campaign(con: Any, study: str) -> str | None:
-    row = con.execute(
-        """
-        select campaign from main.scaling where study = ?
-        group by campaign order by max(last_finished_at) desc nulls last, campaign desc limit 1
-        """,
-        [study],
-    ).fetchone()
-    return row[0] if row else None
-
-
-def _rows(con: Any, sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
-    cursor = con.execute(sql, list(params))
+def _rows(con: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, params)
     names = [column[0] for column in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> dict[str, Any]:
-    """The study's marts for one campaign (default: the latest), opened read-only and released."""
-    with _connect(warehouse) as con:
-        try:
-            chosen = campaign or latest_campaign(con, study)
-        except Exception as exc:  # marts not built yet
-            raise ReportError(f"the marts are not built in {warehouse}: {exc}") from exc
-        tables: dict[str, Any] = {"study": study, "campaign": chosen}
-        order = {
-            "scaling": "environment, workload, series_params, data_size_gb",
-            "dfsio_read_write": "environment, data_size_gb",
-            "validation": "environment, workload, cell_key, expectation",
-        }
-        for mart in MARTS:
-            tables[mart] = _rows(
+def _check_marts(con: Any, warehouse: Path) -> None:
+    built = {
+        name
+        for (name,) in con.execute(
+            "select table_name from information_schema.tables where table_schema = 'main'"
+        ).fetchall()
+    }
+    missing = [name for name in (*MARTS, "campaigns") if name not in built]
+    if missing:
+        raise ReportError(
+            f"the marts {', '.join(missing)} are not built in {warehouse} (run dbt: `benchcamp import` "
+            "or the DAG's dbt tasks build them)"
+        )
+
+
+def latest_campaign(warehouse: Path, study: str) -> str:
+    """The study's campaign with the latest finished repetition (ties: the greatest name)."""
+    with _read_only(warehouse) as con:
+        _check_marts(con, warehouse)
+        return _latest_campaign(con, study)
+
+
+def _latest_campaign(con: Any, study: str) -> str:
+    row = con.execute(
+        """
+        select campaign from main.campaigns where study = ?
+        order by last_finished_at desc nulls last, campaign desc
+        limit 1
+        """,
+        [study],
+    ).fetchone()
+    if row is None:
+        raise ReportError(f"no campaign of study '{study}' in the marts")
+    return str(row[0])
+
+
+def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tables:
+    """The rows of the scaling, dfsio_read_write and validation marts for one campaign.
+
+    `campaign` None means the study's latest campaign. Rows keep the marts' column names.
+    """
+    with _read_only(warehouse) as con:
+        _check_marts(con, warehouse)
+        chosen = campaign or _latest_campaign(con, study)
+        tables = {
+            mart: _rows(
                 con,
-                f"select * exclude (study) from main.{mart} where study = ? and campaign = ? order by {order[mart]}",
+                f"select * from main.{mart} where study = ? and campaign = ? order by {_ORDER[mart]}",
                 [study, chosen],
             )
+            for mart in MARTS
+        }
+    if not any(tables.values()):
+        raise ReportError(f"no rows for campaign '{chosen}' of study '{study}' in the marts")
     return tables
 
 
+def campaign_of(tables: Tables) -> str | None:
+    """The campaign the rows belong to (read_tables returns one campaign's rows)."""
+    for mart in MARTS:
+        for row in tables.get(mart, []):
+            return str(row["campaign"])
+    return None
+
+
+# -- rendering -------------------------------------------------------------------------
+
+
 def _plain(value: Any) -> Any:
+    """JSON/CSV-safe scalars: ISO timestamps, NaN/inf as null."""
     if isinstance(value, datetime | date):
         return value.isoformat()
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 
 
-def _fmt(value: Any, digits: int = 2) -> str:
+def _number(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _size(value: Any) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def _delta(value: Any, baseline: bool) -> str:
     if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "NO"
-    if isinstance(value, float):
-        return f"{value:,.{digits}f}"
-    return str(value)
+        return "baseline" if baseline else "-"
+    return f"{value:+.2f}"
 
 
-def _delta(value: Any) -> str:
-    return "baseline" if value is None else f"{value:+.2f}"
+def _verdict(row: dict[str, Any]) -> str:
+    """`yes`, or `no: ` and why: σ% above the study's threshold, failed expectations, failed runs."""
+    reasons = []
+    if row["within_threshold"] is False:
+        reasons.append("σ% above threshold")
+    if not row["passed_validation"]:
+        reasons.append("failed validation")
+    if row["n_failed"]:
+        reasons.append(f"{row['n_failed']} failed run(s)")
+    if not row["n"]:
+        reasons.append("no ok run")
+    return "no: " + ", ".join(reasons) if reasons else "yes"
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [
-        max(len(header), *(len(row[i]) for row in rows)) if rows else len(header)
-        for i, header in enumerate(headers)
+def _grid(headers: list[str], body: list[list[str]], text_columns: int = 0) -> str:
+    """A pipe table, numbers right-aligned; the last `text_columns` columns are left-aligned text."""
+    widths = [max([len(header), *(len(row[i]) for row in body)]) for i, header in enumerate(headers)]
+    first_text = len(headers) - text_columns
+    lines = [
+        "| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)) + " |",
+        "|" + "|".join("-" * (w + 2) for w in widths) + "|",
     ]
-    line = "| " + " | ".join(header.ljust(widths[i]) for i, header in enumerate(headers)) + " |"
-    rule = "|" + "|".join("-" * (width + 2) for width in widths) + "|"
-    body = ["| " + " | ".join(cell.rjust(widths[i]) for i, cell in enumerate(row)) + " |" for row in rows]
-    return "\n".join([line, rule, *body])
-
-
-def _size(value: float) -> str:
-    return f"{value:g}"
-
-
-def render_table(tables: dict[str, Any]) -> str:
-    out = [f"Study {tables['study']} — campaign {tables['campaign']}"]
-    scaling = tables["scaling"]
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for row in scaling:
-        groups.setdefault((row["environment"], row["workload"], row["series_params"]), []).append(row)
-    for (environment, workload, series), rows in groups.items():
-        title = f"\n{workload} on {environment}" + (f" ({series})" if series else "")
-        headers = [
-            "Data (GB)",
-            "Time (s)",
-            "σ (s)",
-            "σ (%)",
-            "Data Δ (%)",
-            "Time Δ (%)",
-            "MB/s",
-            "Linear (s)",
-            "n",
-            "ok",
+    for row in body:
+        cells = [
+            cell.ljust(width) if index >= first_text else cell.rjust(width)
+            for index, (cell, width) in enumerate(zip(row, widths, strict=True))
         ]
-        has_processed = any(row.get("processed_gb") is not None for row in rows)
-        if has_processed:
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _scaling_section(rows: list[dict[str, Any]]) -> list[str]:
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["workload"], row["environment"], row["series_params"]), []).append(row)
+    out = []
+    for (workload, environment, series), cells in groups.items():
+        processed = any(cell.get("processed_gb") is not None for cell in cells)
+        headers = ["Data (GB)", "Time (s)", "σ (s)", "σ (%)", "Data Δ (%)", "Time Δ (%)"]
+        headers += ["Throughput (MB/s)", "Linear (s)", "ok"]
+        if processed:
             headers.insert(1, "Processed (GB)")
         body = []
-        for row in rows:
-            cells = [
-                _size(row["data_size_gb"]),
-                _fmt(row["mean_s"]),
-                _fmt(row["stddev_s"]),
-                _fmt(row["stddev_pct"]),
-                _delta(row["data_delta_pct"]),
-                _delta(row["time_delta_pct"]),
-                _fmt(row["throughput_mb_s"]),
-                _fmt(row["linear_projection_s"]),
-                f"{row['n']}" + (f" (+{row['n_failed']} failed)" if row["n_failed"] else ""),
-                "yes" if row["passed_validation"] and row["within_threshold"] is not False else "NO",
+        for cell in cells:
+            baseline = cell["data_delta_pct"] is None
+            line = [
+                _size(cell["data_size_gb"]),
+                _number(cell["mean_s"]),
+                _number(cell["stddev_s"]),
+                _number(cell["stddev_pct"]),
+                _delta(cell["data_delta_pct"], baseline),
+                _delta(cell["time_delta_pct"], baseline),
+                _number(cell["throughput_mb_s"]),
+                _number(cell["linear_projection_s"]),
+                _verdict(cell),
             ]
-            if has_processed:
-                cells.insert(1, _fmt(row.get("processed_gb")))
-            body.append(cells)
-        out += [title, _table(headers, body)]
-    if tables["dfsio_read_write"]:
-        out.append("\nTestDFSIO read vs write")
-        headers = [
-            "Data (GB)",
-            "Read (s)",
-            "Write (s)",
-            "R/W Δ (%)",
-            "Read MB/s",
-            "Write MB/s",
-            "Read IO rate",
-            "Write IO rate",
-        ]
+            if processed:
+                line.insert(1, _number(cell.get("processed_gb")))
+            body.append(line)
+        title = f"{workload} on {environment}" + (f" ({series.replace('|', ', ')})" if series else "")
+        out += ["", title, _grid(headers, body, text_columns=1)]
+    return out
+
+
+def _dfsio_section(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    headers = ["Data (GB)", "Read (s)", "Write (s)", "Read/Write Δ (%)", "Read (MB/s)", "Write (MB/s)"]
+    headers += ["Read avg IO (MB/s)", "Write avg IO (MB/s)"]
+    out = []
+    for environment in dict.fromkeys(row["environment"] for row in rows):
         body = [
             [
                 _size(row["data_size_gb"]),
-                _fmt(row["read_s"]),
-                _fmt(row["write_s"]),
-                _delta(row["read_write_delta_pct"]) if row["read_write_delta_pct"] is not None else "-",
-                _fmt(row["read_throughput_mb_s"]),
-                _fmt(row["write_throughput_mb_s"]),
-                _fmt(row["read_avg_io_rate_mb_s"]),
-                _fmt(row["write_avg_io_rate_mb_s"]),
+                _number(row["read_s"]),
+                _number(row["write_s"]),
+                _delta(row["read_write_delta_pct"], baseline=False),
+                _number(row["read_throughput_mb_s"]),
+                _number(row["write_throughput_mb_s"]),
+                _number(row["read_avg_io_rate_mb_s"]),
+                _number(row["write_avg_io_rate_mb_s"]),
             ]
-            for row in tables["dfsio_read_write"]
+            for row in rows
+            if row["environment"] == environment
         ]
-        out += [_table(headers, body)]
-    failures = tables["validation"]
-    if failures:
-        out.append(f"\nValidation: {len(failures)} failed expectation(s) (results kept and marked)")
-        out += [f"- {row['cell_key']}: {row['expectation']}: {row['details']}" for row in failures]
-    else:
-        out.append("\nValidation: all expectations passed")
-    return "\n".join(out)
+        out += ["", f"TestDFSIO read vs write on {environment}", _grid(headers, body)]
+    return out
 
 
-def render(tables: dict[str, Any], fmt: Format, study: str | None = None) -> str:
-    if fmt == "json":
-        payload = {
-            "study": tables["study"],
-            "campaign": tables["campaign"],
-            "tables": {
-                mart: [{k: _plain(v) for k, v in row.items()} for row in tables[mart]] for mart in MARTS
-            },
-        }
-        return json.dumps(payload, indent=2)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        for mart in MARTS:
-            rows = tables[mart]
-            buffer.write(f"# {mart}\n")
-            if rows:
-                writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-                writer.writeheader()
-                writer.writerows({k: _plain(v) for k, v in row.items()} for row in rows)
-            buffer.write("\n")
-        return buffer.getvalue()
-    return render_table(tables)
+def _validation_section(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return ["", "Validation: all expectations passed"]
+    out = ["", f"Validation: {len(rows)} failed expectation(s); the results are kept and marked ok = no"]
+    for row in rows:
+        where = row["cell_key"] or "whole campaign"
+        out.append(f"- {row['environment']} {where}: {row['expectation']}: {row['details']}")
+    return out
+
+
+def render_table(tables: Tables, study: str) -> str:
+    lines = [f"Study {study}, campaign {campaign_of(tables)}"]
+    lines += _scaling_section(tables.get("scaling", []))
+    lines += _dfsio_section(tables.get("dfsio_read_write", []))
+    lines += _validation_section(tables.get("validation", []))
+    return "\n".join(lines)
+
+
+def render_csv(tables: Tables) -> str:
+    """One CSV block per mart, each after a `# <mart>` line, separated by a blank line."""
+    buffer = io.StringIO()
+    for mart in MARTS:
+        rows = tables.get(mart, [])
+        buffer.write(f"# {mart}\n")
+        if rows:
+            writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows({name: _plain(value) for name, value in row.items()} for row in rows)
+        buffer.write("\n")
+    return buffer.getvalue()
+
+
+def render_json(tables: Tables, study: str) -> str:
+    """`{"study", "campaign", "tables": {mart: [rows with the mart's column names]}}`."""
+    payload = {
+        "study": study,
+        "campaign": campaign_of(tables),
+        "tables": {
+            mart: [{name: _plain(value) for name, value in row.items()} for row in tables.get(mart, [])]
+            for mart in MARTS
+        },
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+_RENDERERS: dict[str, Callable[[Tables, str], str]] = {
+    "table": render_table,
+    "csv": lambda tables, _study: render_csv(tables),
+    "json": render_json,
+}
+
+
+def render(tables: Tables, fmt: Format, study: str) -> str:
+    """The report in one format: `table` (as the study prints it), `csv` or `json`."""
+    try:
+        renderer = _RENDERERS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown report format {fmt!r} (table, csv, json)") from None
+    return renderer(tables, study)
