@@ -1,0 +1,237 @@
+"""The DuckDB warehouse on real files: schema, idempotent keyed loads, replacements, speed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from benchcamp import warehouse as wh
+from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure
+
+START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def record(**changes: Any) -> ResultRecord:
+    fields: dict[str, Any] = {
+        "study": "hibench_dse",
+        "campaign": "c1",
+        "environment": "local_lab",
+        "workload": "wordcount",
+        "params": {"data_size_gb": 240, "maps": 4, "reduces": 2},
+        "repetition": 1,
+        "metric": "duration_s",
+        "value": 4068.22,
+        "unit": "s",
+        "status": "ok",
+        "started_at": START,
+        "finished_at": START + timedelta(seconds=4068),
+        "artifact": "results/hibench_dse/c1/wordcount/rep1",
+    }
+    return ResultRecord.model_validate(fields | changes)
+
+
+def campaign(size_gb: float = 240, repetitions: int = 3) -> list[ResultRecord]:
+    return [
+        record(params={"data_size_gb": size_gb, "maps": 4, "reduces": 2}, repetition=rep, metric=metric)
+        for rep in range(1, repetitions + 1)
+        for metric in ("duration_s", "throughput_mb_s")
+    ]
+
+
+def rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "nested" / "folder" / "benchcamp.duckdb"
+
+
+def test_default_warehouse_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(tmp_path / "w.duckdb"))
+    assert wh.default_warehouse() == tmp_path / "w.duckdb"
+    monkeypatch.delenv("BENCHCAMP_WAREHOUSE")
+    repo = Path(wh.__file__).resolve().parents[2]
+    assert wh.default_warehouse() == repo / "warehouse" / "benchcamp.duckdb"
+    assert (repo / "pyproject.toml").exists()
+
+
+def test_connect_creates_the_folder_and_the_raw_schema(path: Path) -> None:
+    wh.connect(path).close()
+    tables = rows(path, "select table_name from information_schema.tables where table_schema = 'raw'")
+    assert {name for (name,) in tables} == {
+        "results",
+        "validation_failures",
+        "environments",
+        "study_thresholds",
+    }
+    with wh.connect(path) as con:  # ensure_schema twice is harmless
+        wh.ensure_schema(con)
+    with wh.connect(path, read_only=True) as con, pytest.raises(duckdb.Error):
+        con.execute("create table raw.nope (x int)")
+
+
+def test_loading_the_same_records_twice_changes_nothing(path: Path) -> None:
+    records = campaign()
+    assert wh.load_records(path, records) == wh.LoadSummary(inserted=6, replaced=0)
+    before = rows(path, "select * from raw.results order by all")
+    assert wh.load_records(path, records) == wh.LoadSummary(inserted=0, replaced=6)
+    assert rows(path, "select * from raw.results order by all") == before
+    assert len(before) == 6
+
+
+def test_columns_are_stored_typed(path: Path) -> None:
+    wh.load_records(path, [record()])
+    ((cell_key, params, repetition, value, started, finished, artifact),) = rows(
+        path, "select cell_key, params, repetition, value, started_at, finished_at, artifact from raw.results"
+    )
+    assert cell_key == "wordcount|data_size_gb=240|maps=4|reduces=2"
+    assert json.loads(params) == {"data_size_gb": 240, "maps": 4, "reduces": 2}
+    assert (repetition, value, artifact) == (1, 4068.22, "results/hibench_dse/c1/wordcount/rep1")
+    assert started == START and finished - started == timedelta(seconds=4068)
+
+
+def test_a_reloaded_repetition_replaces_its_row(path: Path) -> None:
+    wh.load_records(path, campaign())
+    summary = wh.load_records(path, [record(repetition=2, value=4100.5, status="failed")])
+    assert summary == wh.LoadSummary(inserted=0, replaced=1)
+    assert rows(
+        path, "select repetition, value, status from raw.results where metric = 'duration_s' order by 1"
+    ) == [(1, 4068.22, "ok"), (2, 4100.5, "failed"), (3, 4068.22, "ok")]
+
+
+def test_keys_are_per_campaign_environment_cell_repetition_and_metric(path: Path) -> None:
+    base = record()
+    variants = [
+        base,
+        record(campaign="c2"),
+        record(environment="dse_cluster"),
+        record(params={"data_size_gb": 340, "maps": 4, "reduces": 2}),
+        record(repetition=2),
+        record(metric="throughput_mb_s"),
+        record(study="other_study"),
+    ]
+    assert wh.load_records(path, variants).inserted == len(variants)
+    assert rows(path, "select count(*) from raw.results") == [(len(variants),)]
+
+
+def test_a_key_repeated_in_one_load_keeps_the_last_record(path: Path) -> None:
+    summary = wh.load_records(path, [record(value=1.0), record(value=2.0), record(value=3.0)])
+    assert summary == wh.LoadSummary(inserted=1, replaced=0)
+    assert rows(path, "select value from raw.results") == [(3.0,)]
+
+
+def test_a_failed_load_leaves_the_warehouse_as_it_was(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wh.load_records(path, campaign())
+    before = rows(path, "select * from raw.results order by all")
+    monkeypatch.setattr(wh, "_RESULT_COLUMNS", (*wh._RESULT_COLUMNS[:-1], "no_such_column"))
+    with pytest.raises(duckdb.Error):
+        wh.load_records(path, [record(value=1.0), record(repetition=9)])
+    monkeypatch.undo()
+    assert rows(path, "select * from raw.results order by all") == before
+
+
+def test_nothing_to_load_touches_nothing(path: Path) -> None:
+    assert wh.load_records(path, []) == wh.LoadSummary(0, 0)
+    assert not path.exists()
+
+
+def test_validation_failures_of_a_campaign_are_replaced(path: Path) -> None:
+    def failure(campaign: str, expectation: str) -> ValidationFailure:
+        return ValidationFailure(
+            study="hibench_dse",
+            campaign=campaign,
+            environment="local_lab",
+            workload="wordcount",
+            cell_key="wordcount|data_size_gb=240",
+            expectation=expectation,
+            details="σ 12.3% > 10%",
+            observed=12.3,
+            threshold=10.0,
+        )
+
+    wh.replace_validation_failures(path, "hibench_dse", "c1", [failure("c1", "a"), failure("c1", "b")])
+    wh.replace_validation_failures(path, "hibench_dse", "c2", [failure("c2", "a")])
+    wh.replace_validation_failures(path, "hibench_dse", "c1", [failure("c1", "c")])
+    assert rows(
+        path, "select campaign, expectation, observed, threshold from raw.validation_failures order by 1"
+    ) == [
+        ("c1", "c", 12.3, 10.0),
+        ("c2", "a", 12.3, 10.0),
+    ]
+    wh.replace_validation_failures(path, "hibench_dse", "c1", [])
+    assert rows(path, "select campaign from raw.validation_failures") == [("c2",)]
+    with pytest.raises(ValueError, match="c2"):
+        wh.replace_validation_failures(path, "hibench_dse", "c1", [failure("c2", "x")])
+
+
+def test_environment_snapshots_are_upserted_per_host(path: Path) -> None:
+    def snapshot(fingerprint: str) -> EnvironmentSnapshot:
+        return EnvironmentSnapshot(
+            study="hibench_dse",
+            campaign="c1",
+            environment="local_lab",
+            host="127.0.0.1",
+            fingerprint=fingerprint,
+            facts={"cpu_cores": 2, "hadoop_version": "3.4.2"},
+            captured_at=START,
+        )
+
+    wh.load_environment(path, snapshot("aaaa"))
+    wh.load_environment(path, snapshot("bbbb"))
+    ((fingerprint, facts, captured),) = rows(
+        path, "select fingerprint, facts, captured_at from raw.environments"
+    )
+    assert fingerprint == "bbbb" and json.loads(facts)["cpu_cores"] == 2 and captured == START
+
+
+def test_study_thresholds_are_upserted(path: Path) -> None:
+    wh.upsert_study_thresholds(path, "hibench_dse", 10)
+    wh.upsert_study_thresholds(path, "hibench_dse", 5.5)
+    assert rows(path, "select * from raw.study_thresholds") == [("hibench_dse", 5.5)]
+    with pytest.raises(ValueError):
+        wh.upsert_study_thresholds(path, "hibench_dse", 0)
+
+
+def test_writers_release_the_file(path: Path) -> None:
+    """Another process can write right after a load: nothing here keeps the lock."""
+    wh.load_records(path, campaign())
+    probe = f"import duckdb; duckdb.connect({str(path)!r}).execute('select 1').close()"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
+
+
+def test_a_large_load_is_bulk_not_row_by_row(path: Path) -> None:
+    """200,000 records (a row-by-row insert would take minutes); 1,000,000 take about 10 s."""
+    records = [
+        ResultRecord.model_construct(
+            study="hibench_dse",
+            campaign="big",
+            environment="local_lab",
+            workload="wordcount",
+            params={"data_size_gb": 1 + cell % 100, "maps": 4, "reduces": cell // 100},
+            repetition=1 + rep,
+            metric=f"metric_{metric}",
+            value=float(cell),
+            unit="s",
+            status="ok",
+            started_at=START,
+            finished_at=START,
+            artifact=None,
+        )
+        for cell in range(2_000)
+        for rep in range(10)
+        for metric in range(10)
+    ]
+    started = time.perf_counter()
+    assert wh.load_records(path, records).inserted == 200_000
+    assert wh.load_records(path, records).replaced == 200_000
+    assert time.perf_counter() - started < 30
+    assert rows(path, "select count(*), count(distinct cell_key) from raw.results") == [(200_000, 2_000)]
