@@ -52,7 +52,7 @@ select
     s.n_failed,
     s.mean,
     s.stddev,
-    case when s.mean > 0 then s.stddev / s.mean * 100 end as stddev_pct,
+    {{ percent_of('s.stddev', 's.mean') }} as stddev_pct,
     f.cell_key is null as passed_validation,
     s.first_started_at,
     s.last_finished_at

@@ -41,7 +41,7 @@ select
     data_size_gb,
     read_s,
     write_s,
-    case when read_s > 0 then (write_s - read_s) / read_s * 100 end as read_write_delta_pct,
+    {{ percent_of('write_s - read_s', 'read_s') }} as read_write_delta_pct,
     read_throughput_mb_s,
     write_throughput_mb_s,
     read_avg_io_rate_mb_s,

@@ -2,6 +2,8 @@
 -- per cell of metric duration_s, Time (mean), σ, σ%, Data Δ and Time Δ against the
 -- smallest size of the same study, campaign, environment, workload and other axes
 -- (series_params), the throughput and the linear-scaling projection.
+-- σ% is recomputed here from mean and σ (the same macro as int_cells_summarised) so
+-- that the mart's unit test reproduces the published σ% from the published Time and σ.
 -- Sizes are GiB and throughput is MiB/s: data_size_gb × 1024 / mean_s.
 with cells as (
     select * from {{ ref('int_cells_summarised') }}
@@ -53,16 +55,16 @@ select
     d.n_failed,
     d.mean as mean_s,
     d.stddev as stddev_s,
-    d.stddev_pct,
+    {{ percent_of('d.stddev', 'd.mean') }} as stddev_pct,
     case when d.data_size_gb <> b.baseline_gb
-        then (d.data_size_gb - b.baseline_gb) / b.baseline_gb * 100
+        then {{ percent_of('d.data_size_gb - b.baseline_gb', 'b.baseline_gb') }}
     end as data_delta_pct,
     case when d.data_size_gb <> b.baseline_gb
-        then (d.mean - b.baseline_s) / b.baseline_s * 100
+        then {{ percent_of('d.mean - b.baseline_s', 'b.baseline_s') }}
     end as time_delta_pct,
     case when d.mean > 0 then d.data_size_gb * 1024 / d.mean end as throughput_mb_s,
     b.baseline_s * d.data_size_gb / b.baseline_gb as linear_projection_s,
-    d.stddev_pct <= coalesce(t.max_stddev_pct, 10) as within_threshold,
+    {{ percent_of('d.stddev', 'd.mean') }} <= coalesce(t.max_stddev_pct, 10) as within_threshold,
     d.passed_validation,
     p.processed_gb
 from durations as d
