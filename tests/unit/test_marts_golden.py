@@ -2,17 +2,24 @@
 
 Each published cell becomes three repetitions m−σ, m, m+σ (their sample σ is exactly σ),
 imported with `benchcamp import` (load → GX validation → dbt build) into a fresh warehouse.
+The second part loads records directly (as the DAG's load task does) into another
+warehouse and builds the marts once: idempotent loads, a re-run repetition, failed
+repetitions, environments kept apart, TestDFSIO read/write, and the committed manifest.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
 from benchcamp import report
+from benchcamp import warehouse as wh
 from benchcamp.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
+from benchcamp.records import ResultRecord
+from benchcamp.transform import build_marts, stale_manifest_entries
 
 # (workload, data GB, processed GB or None, Time s, σ s, σ %, Data Δ %, Time Δ %)
 TABLE_9 = [
@@ -189,3 +196,133 @@ def test_bad_input_exits_2_and_loads_nothing(
     err = capsys.readouterr().err
     assert message in err and "nothing was loaded" in err
     assert not target.exists()
+
+
+# -- marts from records loaded directly (warehouse.load_records + one dbt build) ---------------
+
+SCENARIO = "scenarios"
+
+
+def scenario_records() -> list[ResultRecord]:
+    """WordCount on two environments (one repetition failed), TestDFSIO write/read, loaded as a task would."""
+    out = []
+
+    def add(
+        environment: str, workload: str, size: int, rep: int, metric: str, value: float, ok: bool = True
+    ) -> None:
+        params: dict[str, int] = {"data_size_gb": size} | (
+            {"maps": 4, "reduces": 2} if workload == "wordcount" else {}
+        )
+        out.append(
+            ResultRecord(
+                study="hibench_dse",
+                campaign=SCENARIO,
+                environment=environment,
+                workload=workload,
+                params=params,  # type: ignore[arg-type]
+                repetition=rep,
+                metric=metric,
+                value=value,
+                unit="s" if metric == "duration_s" else "MB/s",
+                status="ok" if ok else "failed",
+            )
+        )
+
+    for rep, value in enumerate((10.0, 99.0, 14.0), start=1):  # repetition 2 is re-run below: 12.0
+        add("local_lab", "wordcount", 1, rep, "duration_s", value)
+    for rep, value in enumerate((20.0, 22.0, 24.0), start=1):
+        add("local_lab", "wordcount", 2, rep, "duration_s", value)
+    add("local_lab", "wordcount", 2, 4, "duration_s", 1000.0, ok=False)
+    for rep, value in enumerate((30.0, 31.0, 32.0), start=1):  # the same cells on another target
+        add("dse_cluster", "wordcount", 1, rep, "duration_s", value)
+        add("dse_cluster", "wordcount", 2, rep, "duration_s", 2 * value)
+    for rep in (1, 2, 3):
+        add("local_lab", "dfsio_read", 1, rep, "duration_s", 98.0 + rep)
+        add("local_lab", "dfsio_write", 1, rep, "duration_s", 118.0 + rep)
+        add("local_lab", "dfsio_read", 1, rep, "throughput_mb_s", 40.0 + rep)
+        add("local_lab", "dfsio_write", 1, rep, "throughput_mb_s", 30.0 + rep)
+        add("local_lab", "dfsio_read", 1, rep, "avg_io_rate_mb_s", 42.0)
+        add("local_lab", "dfsio_write", 1, rep, "avg_io_rate_mb_s", 33.0)
+    return out
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    target = tmp_path_factory.mktemp("scenario") / "benchcamp.duckdb"
+    records = scenario_records()
+    first = wh.load_records(target, records)
+    again = wh.load_records(target, records)
+    rerun = next(r for r in records if r.environment == "local_lab" and r.repetition == 2 and r.value == 99.0)
+    replaced = wh.load_records(target, [rerun.model_copy(update={"value": 12.0})])
+    wh.upsert_study_thresholds(target, "hibench_dse", 20)
+    build_marts(target)
+    with duckdb.connect(str(target), read_only=True) as con:
+        (raw_rows,) = con.execute("select count(*) from raw.results").fetchone() or (0,)
+    tables = report.read_tables(target, "hibench_dse", SCENARIO)
+    return {"loads": (first, again, replaced), "raw_rows": raw_rows, "records": len(records), **tables}
+
+
+def cell(scenario: dict[str, Any], environment: str, workload: str, size: float) -> dict[str, Any]:
+    (row,) = [
+        r
+        for r in scenario["scaling"]
+        if (r["environment"], r["workload"], r["data_size_gb"]) == (environment, workload, size)
+    ]
+    return row
+
+
+def test_loading_twice_then_a_rerun_replaces_rows_never_adds(scenario: dict[str, Any]) -> None:
+    first, again, replaced = scenario["loads"]
+    total = scenario["records"]
+    assert (first.inserted, first.replaced) == (total, 0)
+    assert (again.inserted, again.replaced) == (0, total)
+    assert (replaced.inserted, replaced.replaced) == (0, 1)
+    assert scenario["raw_rows"] == total
+    assert len(scenario["scaling"]) == 6  # 2 sizes × 2 environments of WordCount + DFSIO read and write
+
+
+def test_the_replaced_repetition_value_is_the_one_in_the_marts(scenario: dict[str, Any]) -> None:
+    row = cell(scenario, "local_lab", "wordcount", 1)
+    assert (row["n"], row["n_failed"]) == (3, 0)
+    assert row["mean_s"] == pytest.approx(12.0) and row["stddev_s"] == pytest.approx(2.0)
+    # σ% 16.67 is above the default 10 but within this study's threshold of 20
+    assert round(row["stddev_pct"], 2) == 16.67 and row["within_threshold"] is True
+
+
+def test_failed_repetitions_are_counted_not_averaged(scenario: dict[str, Any]) -> None:
+    row = cell(scenario, "local_lab", "wordcount", 2)
+    assert (row["n"], row["n_failed"]) == (3, 1)
+    assert row["mean_s"] == pytest.approx(22.0)
+    assert row["data_delta_pct"] == pytest.approx(100.0)
+    assert row["time_delta_pct"] == pytest.approx((22.0 - 12.0) / 12.0 * 100)
+    assert row["linear_projection_s"] == pytest.approx(24.0)
+
+
+def test_environments_are_never_pooled(scenario: dict[str, Any]) -> None:
+    small, large = (
+        cell(scenario, "dse_cluster", "wordcount", 1),
+        cell(scenario, "dse_cluster", "wordcount", 2),
+    )
+    assert (small["mean_s"], small["n"], small["data_delta_pct"]) == (pytest.approx(31.0), 3, None)
+    assert large["time_delta_pct"] == pytest.approx(100.0)
+
+
+def test_dfsio_read_write_delta(scenario: dict[str, Any]) -> None:
+    (row,) = scenario["dfsio_read_write"]
+    assert (row["environment"], row["data_size_gb"]) == ("local_lab", 1)
+    assert (row["read_s"], row["write_s"]) == (pytest.approx(100.0), pytest.approx(120.0))
+    assert row["read_write_delta_pct"] == pytest.approx(20.0)
+    assert (row["read_throughput_mb_s"], row["write_throughput_mb_s"]) == (
+        pytest.approx(42.0),
+        pytest.approx(32.0),
+    )
+    assert (row["read_avg_io_rate_mb_s"], row["write_avg_io_rate_mb_s"]) == (
+        pytest.approx(42.0),
+        pytest.approx(33.0),
+    )
+    assert scenario["validation"] == []
+
+
+def test_committed_manifest_matches_the_dbt_project() -> None:
+    """Cosmos renders the DAG from dbt_project/manifest/manifest.json: regenerate with `make manifest`."""
+    assert stale_manifest_entries() == [], "dbt_project/manifest/manifest.json is stale: run `make manifest`"
