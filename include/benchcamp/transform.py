@@ -43,14 +43,13 @@ def manifest_path() -> Path:
 
 
 def _run_dir(warehouse: Path) -> Path:
-    """dbt's target and log folder for one warehouse: git-ignored, kept for partial parsing."""
-    digest = hashlib.sha1(str(warehouse).encode()).hexdigest()[:12]
-    folder = project_dir() / "target" / "runs" / f"{warehouse.stem}-{digest}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:  # a read-only checkout (e.g. a mounted image): fall back to the temp dir
-        folder = Path(tempfile.gettempdir()) / "benchcamp-dbt" / f"{warehouse.stem}-{digest}"
-        folder.mkdir(parents=True, exist_ok=True)
+    """dbt's target and log folder, beside the warehouse (`<dir>/.dbt/<name>/`).
+
+    It lives and dies with the warehouse (git-ignored `warehouse/` by default, a test's
+    tmp_path in tests) and is kept between builds, so dbt parses partially.
+    """
+    folder = warehouse.parent / ".dbt" / warehouse.stem
+    folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 
@@ -72,14 +71,15 @@ def _release_duckdb() -> None:
 
     Without this the process keeps the file open: other processes cannot open it, and
     this one cannot open it read-only ("different configuration than existing connections").
+    dbt-duckdb has no public call that closes it, hence the class attributes.
     """
-    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager as manager
 
-    with DuckDBConnectionManager._LOCK:
-        environment = DuckDBConnectionManager._ENV
+    with manager._LOCK:
+        environment = getattr(manager, "_ENV", None)
         if environment is not None:
             environment.close()
-        DuckDBConnectionManager._ENV = None
+        manager._ENV = None
 
 
 def _invoke(args: list[str], warehouse: Path, run_dir: Path) -> Any:

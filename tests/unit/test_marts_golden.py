@@ -19,7 +19,7 @@ from benchcamp import report
 from benchcamp import warehouse as wh
 from benchcamp.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
 from benchcamp.records import ResultRecord
-from benchcamp.transform import build_marts, stale_manifest_entries
+from benchcamp.transform import DbtBuildError, build_marts, stale_manifest_entries
 
 # (workload, data GB, processed GB or None, Time s, σ s, σ %, Data Δ %, Time Δ %)
 TABLE_9 = [
@@ -326,3 +326,16 @@ def test_dfsio_read_write_delta(scenario: dict[str, Any]) -> None:
 def test_committed_manifest_matches_the_dbt_project() -> None:
     """Cosmos renders the DAG from dbt_project/manifest/manifest.json: regenerate with `make manifest`."""
     assert stale_manifest_entries() == [], "dbt_project/manifest/manifest.json is stale: run `make manifest`"
+
+
+def test_a_failing_build_names_the_failed_node_and_releases_the_file(tmp_path: Path) -> None:
+    target = tmp_path / "broken.duckdb"
+    wh.load_records(target, scenario_records()[:1])
+    with duckdb.connect(str(target)) as con:  # what no ResultRecord allows: repetition 0
+        con.execute("update raw.results set repetition = 0")
+    with pytest.raises(DbtBuildError) as failure:
+        build_marts(target, select="stg_results")
+    assert any("positive_stg_results_repetition" in node for node in failure.value.failed_nodes)
+    assert "positive_stg_results_repetition" in str(failure.value)
+    with duckdb.connect(str(target), read_only=True) as con:  # dbt let go of the file
+        assert con.execute("select count(*) from raw.results").fetchone() == (1,)
