@@ -96,7 +96,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             f"error: no warehouse at {target} (run a campaign or `benchcamp import` first)", file=sys.stderr
         )
         return EXIT_BAD_INPUT
-    tables = report.read_tables(target, args.study, args.campaign)
+    try:
+        tables = report.read_tables(target, args.study, args.campaign)
+    except report.ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     print(report.render(tables, args.format, args.study))
     return EXIT_OK
 
