@@ -47,6 +47,11 @@ def _read_only(warehouse: Path) -> Iterator[Any]:
         try:
             con = duckdb.connect(str(warehouse), read_only=True)
             break
+        except duckdb.ConnectionException:
+            # This process already holds the file read-write (Cosmos runs dbt in-process,
+            # e.g. under `airflow dags test`): share that instance; we only run selects.
+            con = duckdb.connect(str(warehouse))
+            break
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower() or time.monotonic() > deadline:
                 raise
