@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from benchcamp import lab
-from benchcamp.campaign import context_for, rep_dir_for
+from benchcamp.campaign import clean_body, context_for, rep_dir_for
 from benchcamp.paths import repo_root
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload
@@ -57,6 +57,8 @@ def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
         ctx = context_for(_unit("bench_perturbation", index))
         rep_dir = rep_dir_for(ctx)
         conn = ctx.environment.connection
+        clean = ssh.run_step(ctx, conn, "clean", clean_body(ctx), rep_dir / "clean" / "try1")
+        ssh.raise_if_failed("clean", clean)
         gen = ssh.commands_body(workload.generate(ctx))
         ssh.raise_if_failed(
             "generate", ssh.run_step(ctx, conn, "generate", gen, rep_dir / "generate" / "try1")
