@@ -1,200 +1,300 @@
 """Validate a campaign's repetitions with Great Expectations 1.x before they are loaded.
 
-Per-cell statistics are computed first (one row per cell), then an expectation
-suite runs on that frame with an ephemeral GX context (the pandas route: GX's SQL
-route on DuckDB does not work). The failures come from GX's own results
-(unexpected row indices), so the suite is the single source of truth. Nothing
-is removed: failures are reported, and the records are loaded marked.
-GX is imported inside the functions: importing it takes seconds, never at DAG parse time.
+Per-cell statistics are computed first with pandas (one row per cell), then one
+expectation suite runs on that frame in an ephemeral GX context (the pandas route:
+GX's SQL route on DuckDB does not work, see LAB.md). Failures are built from GX's
+own results (unexpected row indices and values, resolved thresholds), so the suite
+is the single source of truth. Nothing is removed: failures are only reported.
+GX and pandas are imported inside the functions: importing GX takes 5-8 s and must
+never happen at DAG parse time.
 """
 
 from __future__ import annotations
 
 import json
-import statistics
-from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchcamp.records import ResultRecord, ValidationFailure
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from great_expectations.expectations import Expectation
+
 SUITE_NAME = "benchcamp_campaign"
 DURATION_METRIC = "duration_s"
+THRESHOLD_PARAMETER = "max_stddev_pct"
+ID_KEY = "benchcamp_id"  # the expectation id carried in each expectation's meta
+EXPECTATION_IDS: tuple[str, ...] = (
+    "repetitions_complete",
+    "repetitions_ok",
+    "duration_positive",
+    "stddev_within_threshold",
+    "stddev_uncheckable",
+    "record_count",
+)
+_CELL = ["environment", "workload", "cell_key"]
+
+ExpectedCells = list[tuple[str, str, str, int]]
 
 
 def cell_statistics(
     records: list[ResultRecord],
-    expected: list[tuple[str, str, str, int]] | None,
+    expected: ExpectedCells | None,
     duration_metric: str = DURATION_METRIC,
-) -> list[dict[str, Any]]:
-    """One row per cell: repetitions expected/present/ok, duration records, min duration, σ%."""
-    by_cell: dict[tuple[str, str, str], list[ResultRecord]] = defaultdict(list)
-    for record in records:
-        if record.metric == duration_metric:
-            by_cell[(record.environment, record.workload, record.cell_key)].append(record)
-    wanted: dict[tuple[str, str, str], int] = {}
+) -> pd.DataFrame:
+    """One row per cell: what the suite checks, plus the repetition lists its messages name.
+
+    Cells come from `expected` and from every record (a cell with records but no
+    duration record is reported incomplete). Without `expected` (imports), a cell
+    expects as many repetitions as the highest repetition number seen in it.
+    σ is the sample standard deviation (n−1) over the ok durations.
+    """
+    import pandas as pd
+
+    all_rows = pd.DataFrame(
+        [(r.environment, r.workload, r.cell_key, r.repetition) for r in records],
+        columns=[*_CELL, "repetition"],
+    )
+    seen = all_rows.groupby(_CELL, as_index=False)["repetition"].max()
+    seen = seen.rename(columns={"repetition": "expected_reps"})
     if expected is not None:
-        wanted = {(env, workload, key): reps for env, workload, key, reps in expected}
+        planned = pd.DataFrame(expected, columns=[*_CELL, "expected_reps"]).drop_duplicates(
+            _CELL, keep="last"
+        )
+        unplanned = seen.merge(planned[_CELL], on=_CELL, how="left", indicator=True)
+        seen = unplanned[unplanned["_merge"] == "left_only"].drop(columns="_merge")
+        cells = pd.concat([planned, seen], ignore_index=True)
     else:
-        wanted = {key: max(r.repetition for r in rows) for key, rows in by_cell.items()}
-    for seen in by_cell:
-        wanted.setdefault(seen, max(r.repetition for r in by_cell[seen]))
-    rows = []
-    for (environment, workload, key), expected_reps in sorted(wanted.items()):
-        cell = by_cell.get((environment, workload, key), [])
-        reps = {r.repetition for r in cell}
-        ok = [r for r in cell if r.status == "ok"]
-        ok_values = [r.value for r in ok]
-        mean = statistics.fmean(ok_values) if ok_values else None
-        stddev_pct = (
-            statistics.stdev(ok_values) / mean * 100 if len(ok_values) >= 2 and mean and mean > 0 else None
-        )
-        per_rep: dict[int, int] = defaultdict(int)
-        for r in cell:
-            per_rep[r.repetition] += 1
-        rows.append(
-            {
-                "environment": environment,
-                "workload": workload,
-                "cell_key": key,
-                "expected_reps": expected_reps,
-                "present_reps": len(reps & set(range(1, expected_reps + 1))),
-                "ok_reps": len({r.repetition for r in ok}),
-                "max_records_per_rep": max(per_rep.values(), default=0),
-                "min_duration": min((r.value for r in ok), default=None),
-                "stddev_pct": stddev_pct,
-                "stddev_checkable": expected_reps < 2 or len(ok_values) >= 2,
-            }
-        )
-    return rows
+        cells = seen
+    cells = cells.sort_values(_CELL, ignore_index=True)
+
+    durations = pd.DataFrame(
+        [
+            (r.environment, r.workload, r.cell_key, r.repetition, r.value, r.status == "ok")
+            for r in records
+            if r.metric == duration_metric
+        ],
+        columns=[*_CELL, "repetition", "value", "ok"],
+    ).astype({"repetition": "int64", "value": "float64", "ok": "bool"})
+    durations = durations.merge(cells, on=_CELL, how="inner")
+    in_plan = durations[durations["repetition"] <= durations["expected_reps"]]
+    ok = durations[durations["ok"]]
+
+    def per_cell(frame: pd.DataFrame, column: str, how: str | Callable[[pd.Series], Any]) -> pd.Series:
+        return frame.groupby(_CELL)[column].agg(how)
+
+    def rep_list(reps: pd.Series) -> str:
+        return ", ".join(str(rep) for rep in sorted(set(reps)))
+
+    stats = cells.set_index(_CELL)
+    stats["present_reps"] = per_cell(in_plan, "repetition", "nunique")
+    stats["failed_reps"] = per_cell(durations[~durations["ok"]], "repetition", "nunique")
+    stats["failed_list"] = per_cell(durations[~durations["ok"]], "repetition", rep_list)
+    stats["duration_records"] = per_cell(durations, "repetition", "size")
+    stats["ok_n"] = per_cell(ok, "value", "size")
+    stats["min_duration"] = per_cell(ok, "value", "min")
+    stats["mean_s"] = per_cell(ok, "value", "mean")
+    stats["stddev_s"] = per_cell(ok, "value", "std")  # pandas: ddof=1, the sample σ
+    for column in ("present_reps", "failed_reps", "duration_records", "ok_n"):
+        stats[column] = stats[column].fillna(0).astype(int)
+    stats["failed_list"] = stats["failed_list"].fillna("")
+    have = in_plan.groupby(_CELL)["repetition"].agg(set).reindex(stats.index)
+    stats["missing_list"] = [
+        ", ".join(str(rep) for rep in range(1, wanted + 1) if not isinstance(reps, set) or rep not in reps)
+        for wanted, reps in zip(stats["expected_reps"], have, strict=True)
+    ]
+    positive_mean = stats["mean_s"] > 0
+    stats["stddev_pct"] = (stats["stddev_s"] / stats["mean_s"] * 100).where(
+        positive_mean & (stats["ok_n"] >= 2)
+    )
+    stats["stddev_checkable"] = (stats["expected_reps"] < 2) | (stats["ok_n"] >= 2)
+    stats["surplus_records"] = stats["duration_records"] - stats["present_reps"]
+    return stats.reset_index()
 
 
-def _expectations(max_stddev_pct: float) -> list[tuple[str, Any]]:
+def _expectations() -> list[Expectation]:
+    """The suite, in report order; each expectation carries its id in `meta`."""
     import great_expectations as gx
 
     e = gx.expectations
+
+    def tagged(expectation_id: str, expectation: Expectation, notes: str) -> Expectation:
+        expectation.meta = {ID_KEY: expectation_id}
+        expectation.notes = notes
+        return expectation
+
     return [
-        (
+        tagged(
             "repetitions_complete",
             e.ExpectColumnPairValuesToBeEqual(column_A="present_reps", column_B="expected_reps"),
+            "every planned repetition left a duration record",
         ),
-        ("repetitions_ok", e.ExpectColumnPairValuesToBeEqual(column_A="ok_reps", column_B="expected_reps")),
-        (
+        tagged(
+            "repetitions_ok",
+            e.ExpectColumnValuesToBeBetween(column="failed_reps", min_value=0, max_value=0),
+            "no repetition failed (failed ones are loaded and counted, never averaged)",
+        ),
+        tagged(
             "duration_positive",
             e.ExpectColumnValuesToBeBetween(column="min_duration", min_value=0, strict_min=True),
+            "every ok duration is greater than 0 s",
         ),
-        (
+        tagged(
             "stddev_within_threshold",
-            e.ExpectColumnValuesToBeBetween(column="stddev_pct", min_value=0, max_value=max_stddev_pct),
+            e.ExpectColumnValuesToBeBetween(
+                column="stddev_pct", min_value=0, max_value={"$PARAMETER": THRESHOLD_PARAMETER}
+            ),
+            "σ% (sample σ over ok repetitions / mean × 100) within the study's threshold",
         ),
-        ("stddev_uncheckable", e.ExpectColumnValuesToBeInSet(column="stddev_checkable", value_set=[True])),
-        (
+        tagged(
+            "stddev_uncheckable",
+            e.ExpectColumnValuesToBeInSet(column="stddev_checkable", value_set=[True]),
+            "a cell planned with 2+ repetitions has 2+ ok ones, so its σ% can be checked",
+        ),
+        tagged(
             "record_count",
-            e.ExpectColumnValuesToBeBetween(column="max_records_per_rep", min_value=0, max_value=1),
+            e.ExpectColumnValuesToBeBetween(column="surplus_records", min_value=0, max_value=0),
+            "exactly one duration record per planned repetition (no duplicates, none unplanned)",
         ),
     ]
 
 
-def _details(
-    expectation: str, row: dict[str, Any], threshold: float
-) -> tuple[str, float | None, float | None]:
-    if expectation == "repetitions_complete":
+def _suite() -> Any:
+    import great_expectations as gx
+
+    suite = gx.ExpectationSuite(name=SUITE_NAME)
+    for expectation in _expectations():
+        suite.add_expectation(expectation)
+    return suite
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return None if value is None or value != value else float(value)  # NaN != NaN
+    except (TypeError, ValueError):
+        return None
+
+
+def _observed(frame: pd.DataFrame, index: int, kwargs: dict[str, Any]) -> Any:
+    """The value(s) the expectation judged in the row GX reported (a pair for pair expectations)."""
+    if "column_A" in kwargs:
+        return frame.at[index, kwargs["column_A"]], frame.at[index, kwargs["column_B"]]
+    return frame.at[index, kwargs["column"]]
+
+
+def _describe(expectation_id: str, observed: Any, kwargs: dict[str, Any], row: Any) -> tuple[str, Any, Any]:
+    """Details, observed and threshold of one failed row, from GX's unexpected value and kwargs."""
+    if expectation_id == "repetitions_complete":
+        present, wanted = observed
         return (
-            f"{row['present_reps']} of {row['expected_reps']} repetitions present",
-            row["present_reps"],
-            None,
+            f"{present} of {wanted} repetitions present (missing: {row['missing_list']})",
+            present,
+            wanted,
         )
-    if expectation == "repetitions_ok":
-        failed = row["present_reps"] - row["ok_reps"]
+    if expectation_id == "repetitions_ok":
         return (
-            f"{failed} failed repetition(s); {row['ok_reps']} of {row['expected_reps']} ok",
-            row["ok_reps"],
-            None,
+            f"{observed} of {row['expected_reps']} repetitions failed (repetition {row['failed_list']})",
+            observed,
+            kwargs["max_value"],
         )
-    if expectation == "duration_positive":
-        return f"smallest duration {row['min_duration']} s is not > 0", row["min_duration"], 0.0
-    if expectation == "stddev_within_threshold":
+    if expectation_id == "duration_positive":
         return (
-            f"σ% {row['stddev_pct']:.2f} > {threshold:g} (n={row['ok_reps']})",
-            row["stddev_pct"],
-            threshold,
+            f"smallest ok duration {observed:g} s is not > {kwargs['min_value']:g} s",
+            observed,
+            kwargs["min_value"],
         )
-    if expectation == "stddev_uncheckable":
-        return f"σ% cannot be checked: only {row['ok_reps']} ok repetition(s)", float(row["ok_reps"]), 2.0
+    if expectation_id == "stddev_within_threshold":
+        threshold = kwargs["max_value"]
+        return f"σ% {observed:.1f} > {threshold:g} (n={row['ok_n']})", observed, threshold
+    if expectation_id == "stddev_uncheckable":
+        return (
+            f"σ% cannot be checked: {row['ok_n']} ok repetition(s) of {row['expected_reps']} (needs 2)",
+            row["ok_n"],
+            2,
+        )
     return (
-        f"{row['max_records_per_rep']} duration records in one repetition (expected 1)",
-        row["max_records_per_rep"],
-        1.0,
+        f"{row['duration_records']} duration records for {row['expected_reps']} planned repetitions "
+        f"({observed:g} too many: duplicates or unplanned repetition numbers)",
+        observed,
+        kwargs["max_value"],
     )
 
 
 def validate_campaign(
     records: list[ResultRecord],
-    expected: list[tuple[str, str, str, int]] | None,
+    expected: ExpectedCells | None,
     max_stddev_pct: float,
     study: str,
     campaign: str,
     duration_metric: str = DURATION_METRIC,
 ) -> list[ValidationFailure]:
-    """Run the suite over the campaign's cells; one ValidationFailure per failed cell × expectation."""
-    import great_expectations as gx
-    import pandas as pd
+    """Run the suite over the campaign's cells: one ValidationFailure per failed cell × expectation.
 
-    rows = cell_statistics(records, expected, duration_metric)
-    if not rows:
+    `expected` lists (environment, workload, cell_key, repetitions) planned for the
+    campaign; None for imports. Records are only read, never filtered or changed.
+    """
+    if not records and not expected:
         return []
-    frame = pd.DataFrame(rows)
+    import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
+    frame = cell_statistics(records, expected, duration_metric)
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
-    source = context.data_sources.add_pandas(name="campaign")
-    asset = source.add_dataframe_asset(name="cells")
+    asset = context.data_sources.add_pandas(name="campaign").add_dataframe_asset(name="cells")
     batch = asset.add_batch_definition_whole_dataframe("all_cells").get_batch(
         batch_parameters={"dataframe": frame}
     )
-    suite = gx.ExpectationSuite(name=SUITE_NAME)
-    named = _expectations(max_stddev_pct)
-    for _, expectation in named:
-        suite.add_expectation(expectation)
-    result = batch.validate(suite, result_format={"result_format": "COMPLETE"})
-    failures: list[ValidationFailure] = []
-    for (name, _), outcome in zip(named, result.results, strict=True):
+    result = batch.validate(
+        _suite(),
+        result_format={"result_format": "COMPLETE"},
+        expectation_parameters={THRESHOLD_PARAMETER: max_stddev_pct},
+    )
+    found: list[tuple[int, int, ValidationFailure]] = []
+    for outcome in result.results:
         if outcome.success:
             continue
+        config = outcome.expectation_config
+        expectation_id = config.meta[ID_KEY]
+        # unexpected_list is capped at 200 values by GX; the index list is complete under COMPLETE
         indices = outcome.result.get("unexpected_index_list") or []
+        if len(indices) != outcome.result.get("unexpected_count"):
+            raise RuntimeError(f"GX could not evaluate '{expectation_id}': {outcome.exception_info}")
         for index in indices:
-            position = index if isinstance(index, int) else int(index.get("index", index))  # type: ignore[union-attr]
-            row = rows[position]
-            details, observed, threshold = _details(name, row, max_stddev_pct)
-            failures.append(
-                ValidationFailure(
-                    study=study,
-                    campaign=campaign,
-                    environment=row["environment"],
-                    workload=row["workload"],
-                    cell_key=row["cell_key"],
-                    expectation=name,
-                    details=details,
-                    observed=None if observed is None else float(observed),
-                    threshold=threshold,
-                )
+            observed = _observed(frame, index, config.kwargs)
+            row = frame.loc[index]
+            details, value, threshold = _describe(expectation_id, observed, config.kwargs, row)
+            failure = ValidationFailure(
+                study=study,
+                campaign=campaign,
+                environment=row["environment"],
+                workload=row["workload"],
+                cell_key=row["cell_key"],
+                expectation=expectation_id,
+                details=details,
+                observed=_number(value),
+                threshold=_number(threshold),
             )
-    return failures
+            found.append((int(index), EXPECTATION_IDS.index(expectation_id), failure))
+    return [failure for _, _, failure in sorted(found, key=lambda item: item[:2])]
 
 
-def suite_definition(max_stddev_pct: float = 10.0) -> dict[str, Any]:
+def suite_definition() -> dict[str, Any]:
+    """The suite as GX JSON; the σ% threshold stays a `$PARAMETER` each study fills in."""
     import great_expectations as gx
 
-    gx.get_context(mode="ephemeral")
-    suite = gx.ExpectationSuite(name=SUITE_NAME)
-    for _, expectation in _expectations(max_stddev_pct):
-        suite.add_expectation(expectation)
-    definition = suite.to_json_dict()
-    definition["meta"] = {"ids": [name for name, _ in _expectations(max_stddev_pct)]}
+    gx.get_context(mode="ephemeral")  # expectations need an active context to serialise
+    definition: dict[str, Any] = _suite().to_json_dict()
+    definition["meta"] = {
+        "description": "benchcamp per-cell campaign checks on the statistics of benchcamp.validation.cell_statistics",
+        "parameters": {THRESHOLD_PARAMETER: "thresholds.max_stddev_pct of the study spec"},
+    }
     return definition
 
 
 def export_suite(path: Path) -> Path:
-    path.write_text(json.dumps(suite_definition(), indent=2, default=str) + "\n", encoding="utf-8")
+    """Write the suite to `path` (expectations/campaign_suite.json) so it is reviewable in the repo."""
+    path.write_text(json.dumps(suite_definition(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
