@@ -176,32 +176,30 @@ def main() -> None:
     args = parser.parse_args()
     lab.ensure_installed()
     lab.lab_up()
-    results: dict[str, dict[str, float]] = {}
     try:
         with tempfile.TemporaryDirectory(prefix="benchcamp-bench-") as name:
             tmp = Path(name)
             os.environ["BENCHCAMP_RESULTS"] = str(tmp / "perturbation")
-            results["perturbation"] = perturbation(args.pairs, lab.airflow_connection_env())
+            p = perturbation(args.pairs, lab.airflow_connection_env())
+            print(f"(a) harness perturbation, WordCount 0.044 GiB, median of {args.pairs} pairs:")
+            print(
+                f"    pipeline {p['pipeline_median_s']:.2f} s vs direct {p['direct_median_s']:.2f} s"
+                f" -> ratio {p['ratio']:.3f}",
+                flush=True,
+            )
             if not args.skip_campaign:
-                results["campaign_tiny"] = campaign_wall_time(tmp)
-            results["import"] = import_million(args.records, tmp)
+                c = campaign_wall_time(tmp)
+                print("(b) tiny campaign through Airflow (27 repetitions):")
+                print(
+                    f"    wall {c['wall_s']:.0f} s vs sum of job durations {c['sum_job_durations_s']:.0f} s "
+                    f"-> ratio {c['ratio']:.2f}",
+                    flush=True,
+                )
+            i = import_million(args.records, tmp)
+            print(f"(c) benchcamp import of {i['records']:.0f} records (load + GX validation + dbt build):")
+            print(f"    {i['import_s']:.1f} s -> {i['records_per_s']:.0f} records/s", flush=True)
     finally:
         lab.lab_down()
-    p = results["perturbation"]
-    print(f"(a) harness perturbation, WordCount 0.044 GiB, median of {args.pairs} pairs:")
-    print(
-        f"    pipeline {p['pipeline_median_s']:.2f} s vs direct {p['direct_median_s']:.2f} s -> ratio {p['ratio']:.3f}"
-    )
-    if "campaign_tiny" in results:
-        c = results["campaign_tiny"]
-        print("(b) tiny campaign through Airflow (27 repetitions):")
-        print(
-            f"    wall {c['wall_s']:.0f} s vs sum of job durations {c['sum_job_durations_s']:.0f} s "
-            f"-> ratio {c['ratio']:.2f}"
-        )
-    i = results["import"]
-    print(f"(c) benchcamp import of {i['records']:.0f} records (load + GX validation + dbt build):")
-    print(f"    {i['import_s']:.1f} s -> {i['records_per_s']:.0f} records/s")
 
 
 if __name__ == "__main__":
