@@ -113,7 +113,7 @@ def campaign_wall_time(tmp: Path) -> dict[str, float]:
             "hibench_dse",
             "--ladder",
             "tiny",
-            "--run-id",
+            "--campaign",
             "bench_tiny",
             "--keep-lab",
         ],
