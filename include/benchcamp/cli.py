@@ -139,9 +139,22 @@ def airflow_environment() -> dict[str, str]:
     return env
 
 
-def _airflow(args: list[str], env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[bytes]:
+def _airflow(
+    args: list[str], env: dict[str, str], check: bool = True, log: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """The Airflow CLI with the project's environment; output to `log` when given (it is long)."""
     binary = Path(sys.executable).with_name("airflow")
-    return subprocess.run([str(binary), *args], env={**os.environ, **env}, check=check)
+    if log is None:
+        return subprocess.run([str(binary), *args], env={**os.environ, **env}, check=check)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as handle:
+        return subprocess.run(
+            [str(binary), *args],
+            env={**os.environ, **env},
+            check=check,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def prepare_airflow(env: dict[str, str]) -> None:
@@ -150,7 +163,7 @@ def prepare_airflow(env: dict[str, str]) -> None:
     from benchcamp.spec import load_spec, study_names
 
     Path(env["AIRFLOW_HOME"]).mkdir(parents=True, exist_ok=True)
-    _airflow(["db", "migrate"], env)
+    _airflow(["db", "migrate"], env, log=Path(env["AIRFLOW_HOME"]) / "migrate.log")
     pools = {WAREHOUSE_POOL: "DuckDB warehouse: one writer at a time"}
     for study in study_names():
         for environment in load_spec(study).environments:
@@ -164,7 +177,7 @@ def prepare_airflow(env: dict[str, str]) -> None:
             }
         )
     )
-    _airflow(["pools", "import", str(pool_file)], env)
+    _airflow(["pools", "import", str(pool_file)], env, log=Path(env["AIRFLOW_HOME"]) / "migrate.log")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -183,11 +196,20 @@ def cmd_run(args: argparse.Namespace) -> int:
             conf["workloads"] = args.workloads.split(",")
         campaign = args.campaign or f"run_{_now_tag()}"
         conf["campaign"] = campaign
-        result = _airflow(["dags", "test", args.study, "--conf", json.dumps(conf)], env, check=False)
-        report_file = results_root() / args.study / campaign / "report.txt"
+        campaign_dir = results_root() / args.study / campaign
+        log = campaign_dir / "airflow-dags-test.log"
+        print(f"running {args.study} through Airflow (airflow dags test), conf {json.dumps(conf)}")
+        print(f"Airflow's log: {log}", flush=True)
+        result = _airflow(["dags", "test", args.study, "--conf", json.dumps(conf)], env, check=False, log=log)
+        report_file = campaign_dir / "report.txt"
         print()
         if report_file.exists():
             print(report_file.read_text(encoding="utf-8"))
+        if result.returncode != 0:
+            tail = (
+                log.read_text(encoding="utf-8", errors="replace").splitlines()[-40:] if log.exists() else []
+            )
+            print("\nthe DAG run failed; the end of Airflow's log:\n" + "\n".join(tail), file=sys.stderr)
         print(f"campaign:     {campaign}")
         print(f"warehouse:    {default_warehouse()}")
         print(f"raw archive:  {results_root() / args.study / campaign}")
