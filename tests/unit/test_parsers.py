@@ -100,6 +100,21 @@ def test_testdfsio_read_exact_values(tmp_path: Path) -> None:
     }
 
 
+def test_testdfsio_zero_time_map_leaves_the_average_rate_undefined(tmp_path: Path) -> None:
+    """Recorded on the lab: a map read its cached 1 MB file in 0 ms, TestDFSIO printed '?' and NaN."""
+    step = archived(
+        tmp_path,
+        **{
+            "stderr__log": "dfsio_read_zero_time_map.stderr.log",
+            "dfsio_result__txt": "dfsio_read_zero_time_map.result.txt",
+        },
+    )
+    records = {r.metric: r for r in get_workload("dfsio_read").parse(context("dfsio_read", size=0.017), step)}
+    assert records["duration_s"].status == "ok"
+    assert records["throughput_mb_s"].value == 642.86 and records["files"].value == 18
+    assert "avg_io_rate_mb_s" not in records and "io_rate_stddev_mb_s" not in records
+
+
 def test_testdfsio_without_summary_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "stderr.log").write_text("nothing useful\n")
     step = ArchivedStep(directory=tmp_path, exit_code=0, started_at=START, finished_at=END)
