@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchcamp import archive
-from benchcamp.records import ResultRecord, ValidationFailure, cell_key
+from benchcamp.records import ValidationFailure, cell_key
 from benchcamp.spec import LADDERS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
@@ -236,22 +236,8 @@ def _latest_step_status(rep_dir: Path, step: str) -> tuple[int | None, Path | No
 def _failed_before_execute(ctx: RunContext, rep_dir: Path, reason: str, artifact: Path | None) -> None:
     """Mark the repetition failed in the archive: a repetition is never dropped silently."""
     now = datetime.now(UTC)
-    record = ResultRecord(
-        study=ctx.spec.study,
-        campaign=ctx.campaign,
-        environment=ctx.environment.name,
-        workload=ctx.workload,
-        params=dict(ctx.params),
-        repetition=ctx.repetition,
-        metric="duration_s",
-        value=0.0,
-        unit="s",
-        status="failed",
-        started_at=now,
-        finished_at=now,
-        artifact=str(artifact or rep_dir),
-    )
-    archive.save_records(rep_dir, [record])
+    never_ran = ArchivedStep(directory=artifact or rep_dir, exit_code=-1, started_at=now, finished_at=now)
+    archive.save_records(rep_dir, [get_workload(ctx.workload).duration_record(ctx, never_ran, ok=False)])
     raise ssh.StepFailed(f"repetition not executed: {reason}")
 
 

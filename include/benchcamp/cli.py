@@ -109,7 +109,6 @@ def cmd_lab(args: argparse.Namespace) -> int:
     from benchcamp import lab
 
     if args.action == "up":
-        lab.ensure_installed()
         print(lab.lab_up().format())
     elif args.action == "down":
         lab.lab_down()
@@ -184,7 +183,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab."""
     from benchcamp import lab
 
-    lab.ensure_installed()
     print(lab.lab_up().format())
     try:
         env = airflow_environment()

@@ -356,18 +356,10 @@ def lab_down(timeout_s: float = 10.0) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    action = (argv if argv is not None else sys.argv[1:] or ["status"])[0]
-    if action == "up":
-        print(lab_up().format())
-    elif action == "down":
-        lab_down()
-        print("lab stopped")
-    elif action == "status":
-        print(lab_status().format())
-    else:
-        print("usage: python -m benchcamp.lab up|down|status", file=sys.stderr)
-        return 2
-    return 0
+    """`python -m benchcamp.lab up|down|status`: the same as `benchcamp lab ...`."""
+    from benchcamp.cli import main as cli_main
+
+    return cli_main(["lab", *(argv if argv is not None else sys.argv[1:] or ["status"])])
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -189,10 +189,6 @@ def write_csv(records: Iterable[ResultRecord]) -> str:
         row.update({PARAM_COLUMN_PREFIX + axis: record.params.get(axis, "") for axis in axes})
         writer.writerow({key: "" if value is None else value for key, value in row.items()})
     return buffer.getvalue()
-
-
-def iter_failed(records: Iterable[ResultRecord]) -> Iterator[ResultRecord]:
-    return (record for record in records if record.status == "failed")
 
 
 class ValidationFailure(BaseModel):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure
+from benchcamp.records import RECORD_FIELDS, EnvironmentSnapshot, ResultRecord, ValidationFailure
 
 if TYPE_CHECKING:
     import duckdb
@@ -85,21 +85,9 @@ create table if not exists raw.study_thresholds (
 );
 """
 
-_RESULT_COLUMNS = (
-    "study",
-    "campaign",
-    "environment",
-    "workload",
-    "cell_key",
-    "params",
-    "repetition",
-    "metric",
-    "value",
-    "unit",
-    "status",
-    "started_at",
-    "finished_at",
-    "artifact",
+# The record's fields, with the derived cell key stored next to the workload.
+_RESULT_COLUMNS = tuple(
+    column for field in RECORD_FIELDS for column in ((field, "cell_key") if field == "workload" else (field,))
 )
 _FAILURE_COLUMNS = tuple(ValidationFailure.model_fields)
 

@@ -13,7 +13,6 @@ import json
 import secrets
 import shlex
 import stat
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,13 +35,6 @@ class TargetUnreachable(RuntimeError):
 
 class StepFailed(RuntimeError):
     """A command on the target exited non-zero; carries the archive path and stderr tail."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """How to reach an environment: its Airflow connection id."""
-
-    conn_id: str
 
 
 def _work_dir_expression(ctx: RunContext) -> str:
