@@ -25,9 +25,8 @@ def test_connection_pins_the_host_key(tmp_path: Path, monkeypatch: pytest.Monkey
     (tmp_path / "ssh" / "host_ed25519.pub").write_text(
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample benchcamp-lab\n"
     )
-    ((name, value),) = lab.airflow_connection_env().items()
-    assert name == "AIRFLOW_CONN_BENCHCAMP_LAB_SSH"
-    connection = json.loads(value)
+    connections = lab.airflow_connection_env()
+    connection = json.loads(connections["AIRFLOW_CONN_BENCHCAMP_LAB_SSH"])
     assert connection["host"] == "127.0.0.1" and connection["port"] == 2299
     assert connection["extra"]["host_key"] == "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample"
     assert connection["extra"]["no_host_key_check"] == "false"
@@ -37,4 +36,28 @@ def test_connection_pins_the_host_key(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_target_env_puts_the_lab_hadoop_first() -> None:
     env = lab.target_shell_env()
     assert env["PATH"].split(":")[0].endswith("lab/bin")
-    assert env["HADOOP_CONF_DIR"].endswith("lab/hadoop/conf")
+    assert env["HADOOP_CONF_DIR"] == str(lab.lab_dir() / "conf" / "hadoop")
+
+
+def test_hive_connection_points_at_the_lab_hiveserver2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCHCAMP_LAB_HIVESERVER2_PORT", "10099")
+    connection = json.loads(lab.airflow_connection_env()["AIRFLOW_CONN_BENCHCAMP_LAB_HIVE"])
+    assert connection["conn_type"] == "hiveserver2"
+    assert (connection["host"], connection["port"]) == ("127.0.0.1", 10099)
+
+
+def test_every_hadoop_and_hive_address_is_loopback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchcamp.targets.environment import parse_site_properties
+
+    monkeypatch.setenv("BENCHCAMP_LAB_NAMENODE_PORT", "18020")
+    files = lab.hadoop_site_files(tmp_path)
+    properties = parse_site_properties("".join(files.values()))
+    assert properties["fs.defaultFS"] == "hdfs://127.0.0.1:18020"
+    addresses = {name: value for name, value in properties.items() if "address" in name or "host" in name}
+    assert len(addresses) >= 8
+    assert all(value.startswith("127.0.0.1") for value in addresses.values()), addresses
+    assert properties["dfs.namenode.name.dir"] == str(tmp_path / "hdfs" / "name")
+    hive = parse_site_properties(lab.hive_site(tmp_path))
+    assert hive["hive.server2.thrift.bind.host"] == "127.0.0.1"
+    assert hive["hive.execution.engine"] == "mr"
+    assert str(tmp_path) in hive["javax.jdo.option.ConnectionURL"]

@@ -1,0 +1,217 @@
+"""The lab's generated configuration: Hadoop and Hive site files, sshd, Airflow connections.
+
+Every address is 127.0.0.1 (bind hosts too), so nothing of the lab is reachable
+from another machine. Files are rewritten on every `lab up`, so a changed port
+or lab directory takes effect without manual edits.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from benchcamp.lab.layout import (
+    LAB_CONNECTION_ID,
+    LAB_HIVE_CONNECTION_ID,
+    hadoop_conf_dir,
+    hadoop_home,
+    hive_conf_dir,
+    java_home,
+    lab_dir,
+    port,
+    ssh_port,
+)
+from benchcamp.paths import repo_root
+
+LOOPBACK = "127.0.0.1"
+
+
+def site_xml(properties: Mapping[str, str | int | bool], comment: str) -> str:
+    body = "\n".join(
+        f"  <property><name>{escape(name)}</name><value>{escape(_text(value))}</value></property>"
+        for name, value in properties.items()
+    )
+    return f'<?xml version="1.0"?>\n<!-- {escape(comment)} -->\n<configuration>\n{body}\n</configuration>\n'
+
+
+def _text(value: str | int | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def namenode_uri() -> str:
+    return f"hdfs://{LOOPBACK}:{port('namenode')}"
+
+
+def hadoop_site_files(directory: Path) -> dict[str, str]:
+    """core/hdfs/mapred-site.xml: HDFS on loopback, MapReduce in local mode (jobs in the client JVM)."""
+    core: dict[str, str | int | bool] = {
+        "fs.defaultFS": namenode_uri(),
+        "hadoop.tmp.dir": str(directory / "tmp" / "hadoop"),
+    }
+    hdfs: dict[str, str | int | bool] = {
+        "dfs.namenode.name.dir": str(directory / "hdfs" / "name"),
+        "dfs.datanode.data.dir": str(directory / "hdfs" / "data"),
+        "dfs.replication": 1,
+        "dfs.permissions.enabled": False,
+        "dfs.namenode.safemode.extension": 0,
+        "dfs.namenode.rpc-address": f"{LOOPBACK}:{port('namenode')}",
+        "dfs.namenode.rpc-bind-host": LOOPBACK,
+        "dfs.namenode.servicerpc-bind-host": LOOPBACK,
+        "dfs.namenode.lifeline.rpc-bind-host": LOOPBACK,
+        "dfs.namenode.http-address": f"{LOOPBACK}:{port('namenode_http')}",
+        "dfs.namenode.http-bind-host": LOOPBACK,
+        "dfs.namenode.https-bind-host": LOOPBACK,
+        "dfs.namenode.secondary.http-address": f"{LOOPBACK}:0",
+        "dfs.datanode.address": f"{LOOPBACK}:{port('datanode')}",
+        "dfs.datanode.http.address": f"{LOOPBACK}:{port('datanode_http')}",
+        "dfs.datanode.ipc.address": f"{LOOPBACK}:{port('datanode_ipc')}",
+        "dfs.datanode.hostname": LOOPBACK,
+        "dfs.http.policy": "HTTP_ONLY",
+    }
+    mapred: dict[str, str | int | bool] = {
+        "mapreduce.framework.name": "local",
+        "mapreduce.task.io.sort.mb": 100,
+        "mapreduce.cluster.local.dir": str(directory / "tmp" / "mapred-local"),
+    }
+    return {
+        "core-site.xml": site_xml(core, "benchcamp lab: HDFS on 127.0.0.1"),
+        "hdfs-site.xml": site_xml(hdfs, "benchcamp lab: one NameNode and one DataNode on 127.0.0.1"),
+        "mapred-site.xml": site_xml(mapred, "benchcamp lab: MapReduce in local mode (LocalJobRunner)"),
+    }
+
+
+def hive_site(directory: Path) -> str:
+    """HiveServer2 with an embedded Derby metastore, MapReduce engine, warehouse on the lab HDFS."""
+    hive = directory / "hive"
+    properties: dict[str, str | int | bool] = {
+        "hive.server2.thrift.bind.host": LOOPBACK,
+        "hive.server2.thrift.port": port("hiveserver2"),
+        "hive.server2.webui.port": 0,
+        "hive.server2.authentication": "NONE",  # lab only: the port is bound to loopback
+        "hive.server2.enable.doAs": False,
+        "hive.server2.support.dynamic.service.discovery": False,
+        "hive.server2.logging.operation.enabled": True,
+        "hive.server2.logging.operation.level": "EXECUTION",
+        "hive.server2.logging.operation.log.location": str(hive / "operation_logs"),
+        "hive.metastore.uris": "",
+        "javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={hive / 'metastore_db'};create=true",
+        "datanucleus.schema.autoCreateAll": True,
+        "hive.metastore.schema.verification": False,
+        "hive.metastore.warehouse.dir": "/user/hive/warehouse",
+        "hive.metastore.event.db.notification.api.auth": False,
+        "hive.execution.engine": "mr",
+        "hive.exec.submitviachild": False,
+        "hive.exec.scratchdir": "/tmp/hive",
+        "hive.exec.local.scratchdir": str(hive / "scratch"),
+        "hive.downloaded.resources.dir": str(hive / "resources"),
+        "hive.querylog.location": str(hive / "querylog"),
+        "hive.stats.autogather": False,
+        "hive.stats.column.autogather": False,
+        "hive.support.concurrency": False,
+        "hive.txn.manager": "org.apache.hadoop.hive.ql.lockmgr.DummyTxnManager",
+        "hive.compactor.initiator.on": False,
+        "hive.server2.active.passive.ha.enable": False,
+        "hive.server2.materializedviews.registry.impl": "DUMMY",
+        "hive.scheduled.queries.executor.enabled": False,
+        "hive.exec.mode.local.auto": False,
+    }
+    return site_xml(properties, "benchcamp lab: HiveServer2 on 127.0.0.1")
+
+
+def write_configuration(directory: Path) -> None:
+    hadoop_conf = hadoop_conf_dir()
+    hadoop_conf.mkdir(parents=True, exist_ok=True)
+    for name, text in hadoop_site_files(directory).items():
+        (hadoop_conf / name).write_text(text)
+    shutil.copyfile(repo_root() / "lab" / "hadoop" / "log4j.properties", hadoop_conf / "log4j.properties")
+    hive_conf = hive_conf_dir()
+    hive_conf.mkdir(parents=True, exist_ok=True)
+    (hive_conf / "hive-site.xml").write_text(hive_site(directory))
+    for sub in ("scratch", "resources", "querylog", "operation_logs"):
+        (directory / "hive" / sub).mkdir(parents=True, exist_ok=True)
+
+
+# -- sshd and the target's shell ------------------------------------------------------------
+
+
+def target_shell_env() -> dict[str, str]:
+    """What an SSH session on the lab sees (sshd SetEnv): Hadoop on PATH, the lab's conf, the work dir."""
+    java = java_home()
+    return {
+        "PATH": f"{repo_root() / 'lab' / 'bin'}:{java / 'bin'}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+        "JAVA_HOME": str(java),
+        "HADOOP_HOME": str(hadoop_home()),
+        "HADOOP_CONF_DIR": str(hadoop_conf_dir()),
+        "BENCHCAMP_WORK_DIR": str(lab_dir() / "work"),
+        "BENCHCAMP_HIVEBENCH_JAR": str(
+            repo_root() / "lab" / "hivebench" / "target" / "hivebench-datagen.jar"
+        ),
+    }
+
+
+def sshd_config_text(directory: Path, port_number: int, env: dict[str, str]) -> str:
+    set_env = " ".join(f'"{name}={value}"' for name, value in env.items())
+    return "\n".join(
+        [
+            f"Port {port_number}",
+            f"ListenAddress {LOOPBACK}",
+            f"HostKey {directory / 'ssh' / 'host_ed25519'}",
+            f"AuthorizedKeysFile {directory / 'ssh' / 'authorized_keys'}",
+            "PubkeyAuthentication yes",
+            "PasswordAuthentication no",
+            "KbdInteractiveAuthentication no",
+            "UsePAM no",
+            "PermitRootLogin prohibit-password",
+            "StrictModes no",
+            f"PidFile {directory / 'run' / 'sshd.pid'}",
+            "Subsystem sftp internal-sftp",
+            "PrintMotd no",
+            f"SetEnv {set_env}",
+            "",
+        ]
+    )
+
+
+def host_public_key(directory: Path | None = None) -> str:
+    return ((directory or lab_dir()) / "ssh" / "host_ed25519.pub").read_text().strip()
+
+
+def airflow_connection_env() -> dict[str, str]:
+    """The lab's Airflow connections as `AIRFLOW_CONN_*` variables.
+
+    SSH: key login, host key pinned (never auto-accepted). HiveServer2: the
+    lab's endpoint on loopback (authentication NONE, lab only).
+    """
+    directory = lab_dir()
+    host_key_file = directory / "ssh" / "host_ed25519.pub"
+    extra: dict[str, object] = {
+        "key_file": str(directory / "ssh" / "client_ed25519"),
+        "look_for_keys": "false",
+        "conn_timeout": 10,
+        "no_host_key_check": "false",
+    }
+    if host_key_file.exists():
+        extra["host_key"] = " ".join(host_key_file.read_text().split()[:2])
+    ssh_connection = {
+        "conn_type": "ssh",
+        "host": LOOPBACK,
+        "port": ssh_port(),
+        "login": getpass.getuser(),
+        "extra": extra,
+    }
+    hive_connection = {
+        "conn_type": "hiveserver2",
+        "host": LOOPBACK,
+        "port": port("hiveserver2"),
+        "login": getpass.getuser(),
+        "schema": "default",
+        "extra": {"auth_mechanism": "NONE"},
+    }
+    return {
+        f"AIRFLOW_CONN_{LAB_CONNECTION_ID.upper()}": json.dumps(ssh_connection),
+        f"AIRFLOW_CONN_{LAB_HIVE_CONNECTION_ID.upper()}": json.dumps(hive_connection),
+    }

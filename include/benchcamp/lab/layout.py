@@ -1,0 +1,73 @@
+"""Where the lab lives: its directory, ports, Java and the installed jars.
+
+Every path the lab writes (HDFS blocks, the Hive metastore, logs, PID files) is
+under one directory, `.lab/` or $BENCHCAMP_LAB_DIR; every port can be moved with
+$BENCHCAMP_LAB_<NAME>_PORT when the default is taken on a machine.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from benchcamp.paths import repo_root
+
+HADOOP_VERSION = "3.4.2"
+HIVE_VERSION = "4.0.1"
+LAB_CONNECTION_ID = "benchcamp_lab_ssh"
+LAB_HIVE_CONNECTION_ID = "benchcamp_lab_hive"
+HDFS_BASE_PATH = "/benchcamp"
+DEFAULT_PORTS = {
+    "ssh": 2222,
+    "namenode": 8020,
+    "namenode_http": 9870,
+    "datanode": 9866,
+    "datanode_http": 9864,
+    "datanode_ipc": 9867,
+    "hiveserver2": 10000,
+}
+DEFAULT_SSH_PORT = DEFAULT_PORTS["ssh"]
+
+
+class LabError(RuntimeError):
+    """The lab cannot be installed or started; the message says what to do."""
+
+
+def lab_dir() -> Path:
+    return Path(os.environ.get("BENCHCAMP_LAB_DIR") or repo_root() / ".lab")
+
+
+def port(name: str) -> int:
+    return int(os.environ.get(f"BENCHCAMP_LAB_{name.upper()}_PORT", DEFAULT_PORTS[name]))
+
+
+def ssh_port() -> int:
+    return port("ssh")
+
+
+def hadoop_home() -> Path:
+    return repo_root() / "lab" / "hadoop"
+
+
+def hive_home() -> Path:
+    return repo_root() / "lab" / "hive"
+
+
+def hadoop_conf_dir() -> Path:
+    return lab_dir() / "conf" / "hadoop"
+
+
+def hive_conf_dir() -> Path:
+    return lab_dir() / "conf" / "hive"
+
+
+def java_home() -> Path:
+    """A Java 17 (Hadoop 3.4 does not run on 25); Debian's OpenJDK first."""
+    for candidate in sorted(Path("/usr/lib/jvm").glob("java-17-openjdk*")):
+        if (candidate / "bin" / "java").exists():
+            return candidate
+    java = shutil.which("java")
+    if java is None:
+        raise LabError("no Java found: install OpenJDK 17 (apt-get install -y openjdk-17-jdk-headless)")
+    return Path(os.path.realpath(java)).parent.parent

@@ -1,0 +1,466 @@
+"""The lab's services: started and stopped by their own PIDs, health-checked, measured.
+
+Order matters on the way up (sshd, NameNode, DataNode, HiveServer2) and is
+reversed on the way down. A service whose PID file names a dead process is
+reported as crashed (and restarted by the next `lab up`), never silently ignored.
+Nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchcamp.lab.config import LOOPBACK, sshd_config_text, target_shell_env, write_configuration
+from benchcamp.lab.install import ensure_installed
+from benchcamp.lab.layout import (
+    HDFS_BASE_PATH,
+    LabError,
+    hadoop_conf_dir,
+    hadoop_home,
+    hive_conf_dir,
+    hive_home,
+    java_home,
+    lab_dir,
+    port,
+    ssh_port,
+)
+
+MEMORY_BUDGET_MB = 3072
+# Hive 4 on Java 17 reflects into these JDK packages (Hive's own launcher adds the same flags).
+_HIVE_JAVA17_OPENS = (
+    "java.base/java.lang",
+    "java.base/java.lang.reflect",
+    "java.base/java.lang.invoke",
+    "java.base/java.io",
+    "java.base/java.net",
+    "java.base/java.nio",
+    "java.base/java.nio.charset",
+    "java.base/java.text",
+    "java.base/java.time",
+    "java.base/java.util",
+    "java.base/java.util.concurrent",
+    "java.base/java.util.concurrent.atomic",
+    "java.base/java.util.regex",
+    "java.base/java.util.stream",
+    "java.base/sun.nio.ch",
+    "java.base/sun.nio.cs",
+    "java.base/sun.security.action",
+    "java.base/sun.util.calendar",
+    "java.base/jdk.internal.misc",
+    "java.sql/java.sql",
+)
+
+
+@dataclass
+class ServiceStatus:
+    name: str
+    port: int
+    pid: int | None
+    alive: bool
+    healthy: bool
+    rss_mb: float
+    detail: str = ""
+
+
+@dataclass
+class LabStatus:
+    directory: Path
+    services: list[ServiceStatus] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return all(service.healthy for service in self.services)
+
+    @property
+    def total_rss_mb(self) -> float:
+        return sum(service.rss_mb for service in self.services)
+
+    def service(self, name: str) -> ServiceStatus:
+        return next(service for service in self.services if service.name == name)
+
+    def format(self) -> str:
+        lines = [
+            f"lab: {self.directory}",
+            f"{'service':<12} {'port':>6} {'pid':>8} {'state':<9} {'rss MB':>7}  detail",
+        ]
+        for service in self.services:
+            state = "healthy" if service.healthy else ("unhealthy" if service.alive else "stopped")
+            pid = str(service.pid) if service.pid else "-"
+            lines.append(
+                f"{service.name:<12} {service.port:>6} {pid:>8} {state:<9} {service.rss_mb:>7.0f}  {service.detail}"
+            )
+        lines.append(f"total RSS: {self.total_rss_mb:.0f} MB (budget {MEMORY_BUDGET_MB} MB)")
+        return "\n".join(lines)
+
+
+# -- processes ------------------------------------------------------------------------------
+
+
+def pid_file(name: str) -> Path:
+    return lab_dir() / "run" / f"{name}.pid"
+
+
+def log_file(name: str) -> Path:
+    return lab_dir() / "logs" / f"{name}.log"
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().split(") ")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def read_pid(name: str) -> int | None:
+    try:
+        pid = int(pid_file(name).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if alive(pid) else None
+
+
+def rss_mb(pid: int | None) -> float:
+    if pid is None:
+        return 0.0
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _start_java(
+    name: str, main_class: str, classpath: list[Path], options: list[str], args: list[str]
+) -> int:
+    """Start a JVM detached from our session; its own PID goes to run/<name>.pid."""
+    log = log_file(name)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    pid_file(name).parent.mkdir(parents=True, exist_ok=True)
+    workdir = lab_dir() / "run" / name
+    workdir.mkdir(parents=True, exist_ok=True)
+    command = [
+        str(java_home() / "bin" / "java"),
+        *options,
+        f"-Dhadoop.home.dir={hadoop_home()}",
+        f"-Dhadoop.log.dir={lab_dir() / 'logs'}",
+        "-cp",
+        ":".join(str(path) for path in classpath),
+        main_class,
+        *args,
+    ]
+    with log.open("ab") as handle:
+        handle.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n".encode())
+        handle.flush()
+        process = subprocess.Popen(
+            command,
+            cwd=workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, "JAVA_HOME": str(java_home()), "HADOOP_CONF_DIR": str(hadoop_conf_dir())},
+        )
+    pid_file(name).write_text(f"{process.pid}\n")
+    return process.pid
+
+
+def _stop(name: str, timeout_s: float) -> None:
+    pid = read_pid(name)
+    if pid is not None:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            while alive(pid):
+                time.sleep(0.05)
+    pid_file(name).unlink(missing_ok=True)
+
+
+def _http_json(url: str, timeout_s: float = 3.0) -> dict[str, object]:
+    with urllib.request.urlopen(url, timeout=timeout_s) as response:  # noqa: S310 (loopback URL we build)
+        return dict(json.load(response))
+
+
+def _jmx_bean(http_port: int, query: str) -> dict[str, object]:
+    beans = _http_json(f"http://{LOOPBACK}:{http_port}/jmx?qry={query}").get("beans")
+    if not isinstance(beans, list) or not beans:
+        raise LabError(f"no JMX bean {query} on port {http_port}")
+    return dict(beans[0])
+
+
+def _port_open(number: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex((LOOPBACK, number)) == 0
+
+
+# -- the services ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    port_name: str
+    start: Callable[[], None]
+    check: Callable[[], tuple[bool, str]]
+    stop_timeout_s: float = 15.0
+
+    @property
+    def port(self) -> int:
+        return port(self.port_name)
+
+    def status(self) -> ServiceStatus:
+        pid = read_pid(self.name)
+        if pid is None:
+            detail = "not running"
+            if pid_file(self.name).exists():
+                detail = f"crashed or killed (stale PID file); see {log_file(self.name)}"
+            return ServiceStatus(self.name, self.port, None, False, False, 0.0, detail)
+        try:
+            healthy, detail = self.check()
+        except Exception as exc:  # any failure of a probe means "not healthy"; say which
+            healthy, detail = False, f"{type(exc).__name__}: {exc}"
+        return ServiceStatus(self.name, self.port, pid, True, healthy, rss_mb(pid), detail)
+
+
+def _start_sshd() -> None:
+    directory = lab_dir()
+    ssh_dir = directory / "ssh"
+    for sub in (ssh_dir, directory / "run", directory / "logs", directory / "work"):
+        sub.mkdir(parents=True, exist_ok=True)
+    for key in ("host_ed25519", "client_ed25519"):
+        if not (ssh_dir / key).exists():
+            subprocess.run(
+                [
+                    "ssh-keygen",
+                    "-q",
+                    "-t",
+                    "ed25519",
+                    "-N",
+                    "",
+                    "-C",
+                    "benchcamp-lab",
+                    "-f",
+                    str(ssh_dir / key),
+                ],
+                check=True,
+            )
+    authorized = ssh_dir / "authorized_keys"
+    authorized.write_text((ssh_dir / "client_ed25519.pub").read_text())
+    authorized.chmod(0o600)
+    host_key = " ".join((ssh_dir / "host_ed25519.pub").read_text().split()[:2])
+    (ssh_dir / "known_hosts").write_text(f"[{LOOPBACK}]:{ssh_port()} {host_key}\n")
+    config = directory / "sshd_config"
+    config.write_text(sshd_config_text(directory, ssh_port(), target_shell_env()))
+    Path("/run/sshd").mkdir(parents=True, exist_ok=True)
+    pid_file("sshd").unlink(missing_ok=True)
+    subprocess.run(["/usr/sbin/sshd", "-f", str(config), "-E", str(log_file("sshd"))], check=True)
+    for _ in range(50):  # sshd writes its PID file after daemonising
+        if pid_file("sshd").exists():
+            return
+        time.sleep(0.1)
+
+
+def _check_sshd() -> tuple[bool, str]:
+    import paramiko
+
+    directory = lab_dir()
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.RejectPolicy())
+    client.load_host_keys(str(directory / "ssh" / "known_hosts"))
+    try:
+        client.connect(
+            LOOPBACK,
+            port=ssh_port(),
+            username=getpass.getuser(),
+            key_filename=str(directory / "ssh" / "client_ed25519"),
+            look_for_keys=False,
+            allow_agent=False,
+            timeout=5,
+        )
+        _, stdout, _ = client.exec_command('command -v hadoop && test -d "$BENCHCAMP_WORK_DIR"', timeout=10)
+        ok = stdout.channel.recv_exit_status() == 0
+        return ok, "login ok, hadoop on PATH" if ok else "login ok but hadoop or the work dir is missing"
+    finally:
+        client.close()
+
+
+def _hadoop_classpath() -> list[Path]:
+    return [hadoop_conf_dir(), hadoop_home() / "lib" / "*"]
+
+
+def _start_namenode() -> None:
+    name_dir = lab_dir() / "hdfs" / "name"
+    if not (name_dir / "current" / "VERSION").exists():
+        format_hdfs()
+    _start_java(
+        "namenode", "org.apache.hadoop.hdfs.server.namenode.NameNode", _hadoop_classpath(), ["-Xmx384m"], []
+    )
+
+
+def format_hdfs() -> None:
+    """Format a new, empty HDFS (first start, or a study's reformat between campaigns)."""
+    if read_pid("namenode") is not None or read_pid("datanode") is not None:
+        raise LabError("stop HDFS before formatting it (benchcamp lab down)")
+    for sub in ("name", "data"):
+        path = lab_dir() / "hdfs" / sub
+        if path.exists():
+            subprocess.run(["rm", "-rf", str(path)], check=True)
+    log = log_file("namenode-format")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as handle:
+        result = subprocess.run(
+            [
+                str(java_home() / "bin" / "java"),
+                f"-Dhadoop.home.dir={hadoop_home()}",
+                "-cp",
+                ":".join(str(path) for path in _hadoop_classpath()),
+                "org.apache.hadoop.hdfs.server.namenode.NameNode",
+                "-format",
+                "-nonInteractive",
+                "-clusterId",
+                "benchcamp-lab",
+            ],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    if result.returncode != 0:
+        raise LabError(f"formatting HDFS failed (exit {result.returncode}); see {log}")
+
+
+def _check_namenode() -> tuple[bool, str]:
+    state = _jmx_bean(port("namenode_http"), "Hadoop:service=NameNode,name=FSNamesystemState")
+    info = _jmx_bean(port("namenode_http"), "Hadoop:service=NameNode,name=NameNodeInfo")
+    live = int(str(state.get("NumLiveDataNodes", 0)))
+    safemode = str(info.get("Safemode", "")).strip()
+    free_gb = float(str(info.get("Free", 0))) / 1024**3
+    detail = f"{live} live datanode(s), safe mode {'ON' if safemode else 'off'}, {free_gb:.1f} GiB free"
+    return (_port_open(port("namenode")) and not safemode), detail
+
+
+def _start_datanode() -> None:
+    _start_java(
+        "datanode", "org.apache.hadoop.hdfs.server.datanode.DataNode", _hadoop_classpath(), ["-Xmx256m"], []
+    )
+
+
+def _check_datanode() -> tuple[bool, str]:
+    info = _jmx_bean(port("datanode_http"), "Hadoop:service=DataNode,name=DataNodeInfo")
+    namenodes = json.loads(str(info.get("NamenodeAddresses") or "{}"))
+    if not namenodes:
+        return False, "not registered with the NameNode yet"
+    return True, f"registered with {', '.join(namenodes)}"
+
+
+def _start_hiveserver2() -> None:
+    options = ["-Xmx1g", *(f"--add-opens={package}=ALL-UNNAMED" for package in _HIVE_JAVA17_OPENS)]
+    options += [
+        f"-Dderby.system.home={lab_dir() / 'hive'}",
+        f"-Dhive.log.dir={lab_dir() / 'logs'}",
+        "-Dhive.log.file=hiveserver2-hive.log",
+    ]
+    classpath = [hive_conf_dir(), hadoop_conf_dir(), hive_home() / "lib" / "*"]
+    _start_java("hiveserver2", "org.apache.hive.service.server.HiveServer2", classpath, options, [])
+
+
+def _check_hiveserver2() -> tuple[bool, str]:
+    if not _port_open(port("hiveserver2")):
+        return False, "Thrift port not open yet"
+    from pyhive import hive
+
+    connection = hive.connect(LOOPBACK, port=port("hiveserver2"), username=getpass.getuser(), auth="NONE")
+    try:
+        cursor = connection.cursor()
+        cursor.execute("SELECT version()")
+        version = cursor.fetchone()
+        return True, f"Hive {str(version[0]).split()[0] if version else '?'}, query ok"
+    finally:
+        connection.close()
+
+
+SERVICES = (
+    Service("sshd", "ssh", _start_sshd, _check_sshd, stop_timeout_s=10.0),
+    Service("namenode", "namenode", _start_namenode, _check_namenode),
+    Service("datanode", "datanode", _start_datanode, _check_datanode),
+    Service("hiveserver2", "hiveserver2", _start_hiveserver2, _check_hiveserver2, stop_timeout_s=20.0),
+)
+
+
+def service_named(name: str) -> Service:
+    return next(service for service in SERVICES if service.name == name)
+
+
+def lab_status() -> LabStatus:
+    return LabStatus(directory=lab_dir(), services=[service.status() for service in SERVICES])
+
+
+def _prepare_hdfs() -> None:
+    """The directories campaigns and Hive write to, world-writable like /tmp."""
+    paths = [HDFS_BASE_PATH, "/tmp/hive", "/user/hive/warehouse"]
+    shell = [str(java_home() / "bin" / "java"), f"-Dhadoop.home.dir={hadoop_home()}", "-cp"]
+    shell += [":".join(str(path) for path in _hadoop_classpath()), "org.apache.hadoop.fs.FsShell"]
+    for command in (["-mkdir", "-p", *paths], ["-chmod", "1777", *paths]):
+        result = subprocess.run([*shell, *command], capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise LabError(f"HDFS {' '.join(command)} failed: {result.stderr.strip()[-1500:]}")
+
+
+def lab_up(timeout_s: float = 180.0) -> LabStatus:
+    """Start every service not already running (a no-op for healthy ones) and wait until all are healthy."""
+    ensure_installed()
+    directory = lab_dir()
+    write_configuration(directory)
+    for service in SERVICES:
+        if read_pid(service.name) is None:
+            service.start()
+    deadline = time.monotonic() + timeout_s
+    hdfs_prepared = False
+    while True:
+        status = lab_status()
+        if not hdfs_prepared and status.service("namenode").healthy:
+            _prepare_hdfs()
+            hdfs_prepared = True
+        if status.healthy and hdfs_prepared:
+            return status
+        dead = [service for service in status.services if not service.alive]
+        if dead or time.monotonic() > deadline:
+            reason = f"{dead[0].name} exited" if dead else f"not healthy after {timeout_s:.0f} s"
+            tails = "\n".join(_log_tail(service.name) for service in (dead or status.services))
+            raise LabError(f"the lab did not come up ({reason}):\n{status.format()}\n{tails}")
+        time.sleep(1.0)
+
+
+def _log_tail(name: str, lines: int = 15) -> str:
+    log = log_file(name)
+    if not log.exists():
+        return ""
+    tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
+    return f"--- {log} (last {len(tail)} lines)\n" + "\n".join(tail)
+
+
+def lab_down() -> None:
+    """Stop every lab service by its recorded PID, in reverse start order; leave no process behind."""
+    for service in reversed(SERVICES):
+        _stop(service.name, service.stop_timeout_s)
