@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +22,7 @@ from benchcamp.spec import LADDERS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload, is_implemented
-from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext, data_path, render
+from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext, Shell, data_path, render, slug
 
 CONF_KEYS = (
     "ladder",
@@ -110,6 +111,18 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 f"workload '{workload}' is declared by the study but not implemented yet "
                 f"(implemented: {', '.join(available)})"
             )
+    target = spec.environment(str(environment))
+    for workload in workloads:
+        if get_workload(workload).uses_hive and not target.hive_connection:
+            raise CampaignConfError(
+                f"workload '{workload}' runs HiveQL but environment '{target.name}' names no "
+                "hive_connection (an Airflow HiveServer2 connection) in the study spec"
+            )
+        if get_workload(workload).uses_hive and not target.data_root:
+            raise CampaignConfError(
+                f"workload '{workload}' needs the data path of environment '{target.name}': "
+                "set data_root (e.g. the HDFS base path) in the study spec"
+            )
     cells = list(conf.get("cells") or [])
     known = {cell.key for cell in spec.cells(ladder, workloads)}
     for key in cells:
@@ -192,21 +205,42 @@ def clean_body(ctx: RunContext) -> str:
         )
     lines.append("echo clean_verified=yes")
     if ctx.spec.drop_caches and ctx.environment.drop_caches:
+        refused = (
+            "echo 'clean: the page cache cannot be dropped (not permitted) and the study requires it' >&2; exit 4"
+            if ctx.spec.drop_caches_required
+            else "echo drop_caches=not_permitted"
+        )
         lines.append(
             "sync; if { echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; "
-            "then echo drop_caches=done; else echo drop_caches=not_permitted; fi"
+            f"then echo drop_caches=done; else {refused}; fi"
         )
     else:
         lines.append("echo drop_caches=skipped")
     return "\n".join(lines) + "\n"
 
 
+def _run_hive(ctx: RunContext, statements: list[Any], archive_dir: Path, step_name: str) -> ArchivedStep:
+    from benchcamp.targets import hive
+
+    connection = ctx.environment.hive_connection
+    if connection is None:
+        raise CampaignConfError(f"environment '{ctx.environment.name}' has no hive_connection")
+    step = hive.run_statements(connection, statements, archive_dir)
+    if step.exit_code != 0:
+        raise ssh.StepFailed(
+            f"step '{step_name}' failed in HiveServer2 ({connection}); archived in {archive_dir}: "
+            f"{step.text('stderr.log').strip()}"
+        )
+    return step
+
+
 def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
     ctx = context_for(unit)
-    step = ssh.run_step(
-        ctx, ctx.environment.connection, "clean", clean_body(ctx), rep_dir_for(ctx) / "clean" / f"try{try_number}",
-        try_number,
-    )  # fmt: skip
+    archive_dir = rep_dir_for(ctx) / "clean" / f"try{try_number}"
+    hive_statements = get_workload(ctx.workload).hive_clean(ctx)
+    if hive_statements:
+        _run_hive(ctx, hive_statements, archive_dir / "hive", "clean")
+    step = ssh.run_step(ctx, ctx.environment.connection, "clean", clean_body(ctx), archive_dir, try_number)
     ssh.raise_if_failed("clean", step)
     facts = dict(line.split("=", 1) for line in step.text("stdout.log").splitlines() if "=" in line)
     return {"archive": str(step.directory), **facts}
@@ -214,13 +248,18 @@ def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
 
 def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
     ctx = context_for(unit)
-    commands = get_workload(ctx.workload).generate(ctx)
+    workload = get_workload(ctx.workload)
+    commands = workload.generate(ctx)
     archive_dir = rep_dir_for(ctx) / "generate" / f"try{try_number}"
     step = ssh.run_step(
-        ctx, ctx.environment.connection, "generate", ssh.commands_body(commands), archive_dir, try_number
-    )
+        ctx, ctx.environment.connection, "generate", ssh.commands_body(commands), archive_dir, try_number,
+        tools=workload.tools(ctx),
+    )  # fmt: skip
     ssh.raise_if_failed("generate", step)
-    checked = get_workload(ctx.workload).verify_generate(ctx, step)
+    checked = workload.verify_generate(ctx, step)
+    hive_statements = workload.hive_setup(ctx)
+    if hive_statements:
+        _run_hive(ctx, hive_statements, archive_dir / "hive", "generate")
     archive.write_atomically(step.directory / "verified.json", json.dumps(checked))
     return str(step.directory)
 
@@ -229,8 +268,14 @@ def _latest_step_status(rep_dir: Path, step: str) -> tuple[int | None, Path | No
     tries = sorted((rep_dir / step).glob("try*/meta.json"), key=lambda path: int(path.parent.name[3:]))
     if not tries:
         return None, None
-    meta = json.loads(tries[-1].read_text(encoding="utf-8"))
-    return int(meta["exit_code"]), tries[-1].parent
+    directory = tries[-1].parent
+    code = int(json.loads(tries[-1].read_text(encoding="utf-8"))["exit_code"])
+    hive_meta = directory / "hive" / "meta.json"
+    if code == 0 and hive_meta.exists():
+        code = int(json.loads(hive_meta.read_text(encoding="utf-8"))["exit_code"])
+    if code == 0 and step == "generate" and not (directory / "verified.json").exists():
+        code = -1  # the data was not verified (or Hive tables not declared): do not measure on it
+    return code, directory
 
 
 def _failed_before_execute(ctx: RunContext, rep_dir: Path, reason: str, artifact: Path | None) -> None:
@@ -253,10 +298,18 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             _failed_before_execute(
                 ctx, rep_dir, f"the {previous} step did not succeed (see {where or rep_dir})", where
             )
-    step = ssh.run_step(
-        ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
-        rep_dir / "execute" / f"try{try_number}", try_number,
-    )  # fmt: skip
+    execute_dir = rep_dir / "execute" / f"try{try_number}"
+    hive_statements = workload.hive_execute(ctx)
+    if hive_statements:
+        from benchcamp.targets import hive
+
+        connection = ctx.environment.hive_connection or ""
+        step = hive.run_statements(connection, hive_statements, execute_dir)
+    else:
+        step = ssh.run_step(
+            ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
+            execute_dir, try_number,
+        )  # fmt: skip
     try:
         records = workload.parse(ctx, step)
     except ParseError:
@@ -285,8 +338,127 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int, keep_d
         try_number,
     )
     facts = env_facts.parse_facts(step.text("stdout.log"))
+    if ctx.environment.hive_connection and get_workload(ctx.workload).uses_hive:
+        from benchcamp.targets import hive
+
+        hive_step = hive.run_statements(
+            ctx.environment.hive_connection, env_facts.hive_fact_statements(), step.directory / "hive"
+        )
+        if hive_step.exit_code == 0:
+            facts.update(env_facts.parse_hive_facts(json.loads(hive_step.text("results.json"))))
     archive.save_environment(rep_dir, env_facts.snapshot(ctx, facts, step.finished_at))
     return step
+
+
+SPACE_HEADROOM = 1.25  # the study left about 25% of the storage free for temporary data
+
+
+def preflight_body(ctx: RunContext, needed_bytes: int) -> str:
+    """Before anything runs on a target: HDFS out of safe mode (bounded wait), enough free space."""
+    hadoop = ctx.hadoop
+    lines = ["set -u"]
+    wait_s = ctx.environment.safemode_wait_s
+    if wait_s:
+        lines += [
+            f"deadline=$(( $(date +%s) + {int(wait_s)} ))",
+            f"until {render([*hadoop, 'dfsadmin', '-safemode', 'get'])} 2>/dev/null | grep -q 'Safe mode is OFF'; do",
+            f'  if [ "$(date +%s)" -ge "$deadline" ]; then echo "preflight: HDFS is still in safe mode after {int(wait_s)} s" >&2; exit 5; fi',
+            "  sleep 5",
+            "done",
+            "echo safemode=off",
+        ]
+    root = Shell(shlex.quote(ctx.environment.data_root)) if ctx.environment.data_root else Shell('"$WORK"')
+    lines += [
+        f'mkdir -p "$WORK"; {render([*hadoop, "fs", "-mkdir", "-p", root])} 2>/dev/null || true',
+        f"available=$({render([*hadoop, 'fs', '-df', root])} 2>/dev/null | awk 'NR==2 {{print $4}}')",
+        'if [ -z "$available" ]; then echo "preflight: cannot read the free space of the data file system" >&2; exit 6; fi',
+        "echo data_available_bytes=$available",
+        f"echo data_needed_bytes={needed_bytes}",
+        f'if [ "$available" -lt {needed_bytes} ]; then echo "preflight: the largest cell needs {needed_bytes} bytes '
+        f"(its data x {SPACE_HEADROOM} headroom) but the data file system has $available bytes free: choose a "
+        'smaller ladder or free space" >&2; exit 7; fi',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
+    """Reject a campaign a target cannot hold, before any data is generated; check Hive answers."""
+    if not units:
+        return {"preflight": "nothing planned on this target"}
+    ctx = context_for(units[0])
+    needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
+    archive_dir = (
+        archive.campaign_dir(ctx.spec.study, ctx.campaign)
+        / "preflight"
+        / ctx.environment.name
+        / f"try{try_number}"
+    )
+    step = ssh.run_step(
+        ctx, ctx.environment.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM)),
+        archive_dir, try_number,
+    )  # fmt: skip
+    ssh.raise_if_failed("preflight", step)
+    facts = dict(line.split("=", 1) for line in step.text("stdout.log").splitlines() if "=" in line)
+    if any(get_workload(unit["workload"]).uses_hive for unit in units):
+        from benchcamp.workloads._hive import HiveStatement
+
+        _run_hive(ctx, [HiveStatement("ping", "SELECT 1", fetch=True)], archive_dir / "hive", "preflight")
+        facts["hive"] = "reachable"
+    return {"archive": str(step.directory), **facts}
+
+
+def cleanup_body(ctx: RunContext) -> str:
+    """Delete every repetition's data of the campaign on the target and check it is gone."""
+    hadoop = ctx.hadoop
+    campaign_part = f"{slug(ctx.spec.study)}/{slug(ctx.campaign)}"
+    if ctx.environment.data_root:
+        pattern = Shell(shlex.quote(f"{ctx.environment.data_root.rstrip('/')}/{campaign_part}"))
+    else:
+        pattern = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/data')
+    staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
+    return "\n".join(
+        [
+            "set -u",
+            f"rm -rf {staging}",
+            render([*hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", pattern]) + " >/dev/null",
+            f"left=$({render([*hadoop, 'fs', '-ls', '-d', pattern])} 2>/dev/null | grep -c . || true)",
+            'if [ "${left:-0}" -gt 0 ]; then echo "cleanup: data still present: $left path(s)" >&2; exit 1; fi',
+            "echo cleanup_verified=yes",
+            "",
+        ]
+    )
+
+
+def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
+    """After every repetition, failed or not: drop the campaign's Hive tables and data on the target.
+
+    Idempotent; runs with trigger rule ALL_DONE so a failed campaign never leaves the next
+    one a dirty cluster.
+    """
+    if not units:
+        return {"cleanup": "nothing planned on this target"}
+    ctx = context_for(units[0])
+    archive_dir = (
+        archive.campaign_dir(ctx.spec.study, ctx.campaign)
+        / "cleanup"
+        / ctx.environment.name
+        / f"try{try_number}"
+    )
+    statements = []
+    seen: set[str] = set()
+    for unit in units:
+        unit_ctx = context_for(unit)
+        for statement in get_workload(unit_ctx.workload).hive_clean(unit_ctx):
+            if statement.sql not in seen:
+                seen.add(statement.sql)
+                statements.append(statement)
+    if statements:
+        _run_hive(ctx, statements, archive_dir / "hive", "cleanup")
+    step = ssh.run_step(
+        ctx, ctx.environment.connection, "cleanup", cleanup_body(ctx), archive_dir, try_number
+    )
+    ssh.raise_if_failed("cleanup", step)
+    return {"archive": str(step.directory), "hive_tables_dropped": str(len(statements))}
 
 
 def run_validate(

@@ -28,7 +28,7 @@ from benchcamp.campaign import (
 from benchcamp.spec import LADDERS, StudySpec, load_spec
 
 START_DATE = datetime(2026, 1, 1)
-STEP_RETRIES = 1
+STEP_RETRIES = 2
 
 
 def study_params(spec: StudySpec) -> dict[str, Param]:
@@ -184,9 +184,16 @@ def _campaign(context: Any) -> str:
 
 
 def repetition_group(environment: str, units: Any) -> Any:
-    """clean → generate → execute mapped over the environment's repetition units, in its pool."""
+    """clean → generate → execute mapped over the environment's repetition units, in its pool,
+    then the campaign's cleanup on that target (whatever happened to the repetitions)."""
     step_args: dict[str, Any] = {"pool": target_pool(environment), "weight_rule": WeightRule.UPSTREAM}
-    retrying = {**step_args, "retries": STEP_RETRIES, "retry_delay": timedelta(seconds=10)}
+    retrying = {
+        **step_args,
+        "retries": STEP_RETRIES,
+        "retry_delay": timedelta(seconds=10),
+        "retry_exponential_backoff": 2.0,
+        "max_retry_delay": timedelta(minutes=5),
+    }
 
     @task_group(group_id=f"repetitions_{environment}")
     def repetitions(unit: dict[str, Any]) -> None:
@@ -202,11 +209,20 @@ def repetition_group(environment: str, units: Any) -> Any:
 
             return run_generate(unit, get_current_context()["ti"].try_number)
 
-        @task(**step_args, trigger_rule=TriggerRule.ALL_DONE)
+        @task(**retrying, trigger_rule=TriggerRule.ALL_DONE)
         def execute(unit: dict[str, Any]) -> dict[str, Any]:
-            from benchcamp.campaign import run_execute
+            from airflow.exceptions import AirflowFailException
 
-            return run_execute(unit, get_current_context()["ti"].try_number)
+            from benchcamp.campaign import run_execute
+            from benchcamp.targets.ssh import TargetUnreachable
+
+            try:
+                return run_execute(unit, get_current_context()["ti"].try_number)
+            except TargetUnreachable:
+                raise  # nothing ran: retried after a back-off
+            except Exception as exc:
+                # It ran and failed (archived, marked failed): a retry would re-measure it.
+                raise AirflowFailException(str(exc)) from exc
 
         clean(unit) >> generate(unit) >> execute(unit)
 
@@ -214,7 +230,24 @@ def repetition_group(environment: str, units: Any) -> Any:
     def units_for(plan: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
         return plan.get(environment, [])
 
-    return repetitions.expand(unit=units_for(units))
+    @task(task_id=f"cleanup_{environment}", trigger_rule=TriggerRule.ALL_DONE, **retrying)
+    def cleanup(environment_units: list[dict[str, Any]]) -> dict[str, str]:
+        from benchcamp.campaign import run_cleanup
+
+        return run_cleanup(environment_units, get_current_context()["ti"].try_number)
+
+    @task(task_id=f"preflight_{environment}", **retrying)
+    def preflight(environment_units: list[dict[str, Any]]) -> dict[str, str]:
+        from benchcamp.campaign import run_preflight
+
+        return run_preflight(environment_units, get_current_context()["ti"].try_number)
+
+    environment_units = units_for(units)
+    checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
+    mapped = repetitions.expand(unit=environment_units)
+    cleaned = cleanup(environment_units)  # type: ignore[arg-type]
+    checked >> mapped >> cleaned
+    return cleaned
 
 
 def dbt_task_group() -> Any:

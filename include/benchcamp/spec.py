@@ -78,6 +78,12 @@ class Environment(_Strict):
     )
     baseline: bool = False
     drop_caches: bool = Field(default=True, description="try to drop the page cache before each repetition")
+    safemode_wait_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="HDFS: before a campaign, wait up to this long for the NameNode to leave safe mode "
+        "(`dfsadmin -safemode get`); unset for file systems without safe mode",
+    )
 
     @field_validator("hadoop_command")
     @classmethod
@@ -170,6 +176,11 @@ class StudySpec(_Strict):
     repetitions: int = Field(default=3, ge=1, le=100)
     regenerate_data: bool = True
     drop_caches: bool = True
+    drop_caches_required: bool = Field(
+        default=False,
+        description="fail a repetition's clean step when the page cache cannot be dropped "
+        "(otherwise the refusal is recorded in the clean step's archive and environment facts)",
+    )
     reformat_storage: bool = False
     thresholds: Thresholds = Field(default_factory=Thresholds)
     environments: list[Environment] = Field(min_length=1)

@@ -140,7 +140,7 @@ def test_every_registered_workload_honours_the_contract(name: str, tmp_path: Pat
     assert workload.family and workload.name == name
     assert name in SPEC.workloads
     ctx = context(name)
-    assert workload.execute(ctx), "a workload must execute something"
+    assert workload.execute(ctx) or workload.hive_execute(ctx), "a workload must execute something"
     (tmp_path / "stderr.log").write_text("boom\n")
     failed = workload.parse(
         ctx, ArchivedStep(directory=tmp_path, exit_code=1, started_at=START, finished_at=END)

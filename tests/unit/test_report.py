@@ -41,6 +41,7 @@ SCALING_COLUMNS = [
     "within_threshold",
     "passed_validation",
     "processed_gb",
+    "fingerprint",
 ]
 DFSIO_COLUMNS = [
     "study",
@@ -54,6 +55,7 @@ DFSIO_COLUMNS = [
     "write_throughput_mb_s",
     "read_avg_io_rate_mb_s",
     "write_avg_io_rate_mb_s",
+    "fingerprint",
 ]
 VALIDATION_COLUMNS = [
     "study",

@@ -35,15 +35,20 @@ pivoted as (
 )
 
 select
-    study,
-    campaign,
-    environment,
-    data_size_gb,
+    p.study,
+    p.campaign,
+    p.environment,
+    p.data_size_gb,
     read_s,
     write_s,
     {{ percent_of('write_s - read_s', 'read_s') }} as read_write_delta_pct,
     read_throughput_mb_s,
     write_throughput_mb_s,
     read_avg_io_rate_mb_s,
-    write_avg_io_rate_mb_s
-from pivoted
+    write_avg_io_rate_mb_s,
+    coalesce(e.fingerprint, 'unknown') as fingerprint
+from pivoted as p
+left join {{ ref('int_environment_fingerprints') }} as e
+    on p.study = e.study
+    and p.campaign = e.campaign
+    and p.environment = e.environment

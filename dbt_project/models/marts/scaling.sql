@@ -42,6 +42,10 @@ baselines as (
 
 thresholds as (
     select * from {{ ref('stg_study_thresholds') }}
+),
+
+fingerprints as (
+    select * from {{ ref('int_environment_fingerprints') }}
 )
 
 select
@@ -66,7 +70,8 @@ select
     b.baseline_s * d.data_size_gb / b.baseline_gb as linear_projection_s,
     {{ percent_of('d.stddev', 'd.mean') }} <= coalesce(t.max_stddev_pct, 10) as within_threshold,
     d.passed_validation,
-    p.processed_gb
+    p.processed_gb,
+    coalesce(e.fingerprint, 'unknown') as fingerprint
 from durations as d
 inner join baselines as b
     on d.study = b.study
@@ -76,6 +81,10 @@ inner join baselines as b
     and d.series_params = b.series_params
 left join thresholds as t
     on d.study = t.study
+left join fingerprints as e
+    on d.study = e.study
+    and d.campaign = e.campaign
+    and d.environment = e.environment
 left join processed as p
     on d.study = p.study
     and d.campaign = p.campaign

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from benchcamp.records import EnvironmentSnapshot
+from benchcamp.workloads._hive import HiveStatement
 from benchcamp.workloads.base import RunContext
 
 FACTS_SCRIPT = r"""
@@ -37,6 +38,18 @@ done
 section drop_caches_permitted; [ -w /proc/sys/vm/drop_caches ] && echo yes || echo no
 """
 HARDWARE_FACTS = ("cpu_model", "cpu_cores", "mem_total_gib", "disks")
+# Settings the HiBench study varies or reports; asked of HiveServer2, whose answer is the
+# effective value (defaults included), not only what a *-site.xml happens to set.
+EFFECTIVE_SETTINGS = (
+    "mapreduce.framework.name",
+    "mapreduce.task.io.sort.mb",
+    "mapreduce.job.reduces",
+    "dfs.replication",
+    "dfs.blocksize",
+    "fs.defaultFS",
+    "hive.execution.engine",
+    "hive.exec.reducers.bytes.per.reducer",
+)
 
 
 def facts_script(ctx: RunContext) -> str:
@@ -96,6 +109,30 @@ def parse_facts(text: str) -> dict[str, Any]:
         "hadoop_version": sections.get("hadoop_version", ""),
         "hadoop_settings": parse_site_properties(sections.get("hadoop_site", "")),
         "drop_caches_permitted": sections.get("drop_caches_permitted") == "yes",
+    }
+
+
+def hive_fact_statements() -> list[HiveStatement]:
+    statements = [HiveStatement("hive_version", "SELECT version()", fetch=True)]
+    statements += [
+        HiveStatement(f"set_{index}", f"SET {name}", fetch=True)
+        for index, name in enumerate(EFFECTIVE_SETTINGS)
+    ]
+    return statements
+
+
+def parse_hive_facts(results: dict[str, list[list[Any]]]) -> dict[str, Any]:
+    """Hive's version and the effective settings from the rows of `hive_fact_statements`."""
+    version_rows = results.get("hive_version") or [[""]]
+    settings: dict[str, str] = {}
+    for label, rows in results.items():
+        if label.startswith("set_") and rows and rows[0]:
+            name, _, value = str(rows[0][0]).partition("=")
+            if not value.endswith(" is undefined"):
+                settings[name] = value
+    return {
+        "hive_version": str(version_rows[0][0]).split()[0] if version_rows[0] else "",
+        "effective_settings": settings,
     }
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp.workloads._hadoop import EXAMPLES_JAR, TESTS_JAR
-from benchcamp.workloads.base import ArchivedStep, Command, RunContext, render
+from benchcamp.workloads.base import TOOLS_DIR, ArchivedStep, Command, RunContext, render
 
 if TYPE_CHECKING:
     import paramiko
@@ -141,6 +141,22 @@ def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
+def _upload_tools(client: paramiko.SSHClient, ctx: RunContext, tools: list[Path]) -> None:
+    """Copy project-built tools (e.g. the HiveBench generator jar) to "$WORK"/.benchcamp-tools/."""
+    command = (
+        f'WORK={_work_dir_expression(ctx)}; mkdir -p "$WORK/{TOOLS_DIR}" && cd "$WORK/{TOOLS_DIR}" && pwd'
+    )
+    _, stdout, stderr = client.exec_command(command, timeout=30)
+    remote = stdout.read().decode().strip()
+    if stdout.channel.recv_exit_status() != 0 or not remote:
+        raise StepFailed(f"cannot create the tools directory on the target: {stderr.read().decode()[-500:]}")
+    with client.open_sftp() as sftp:
+        for tool in tools:
+            if not tool.exists():
+                raise StepFailed(f"tool {tool} is not built (run `make setup`)")
+            sftp.put(str(tool), f"{remote}/{tool.name}")
+
+
 def run_step(
     ctx: RunContext,
     conn_id: str,
@@ -149,11 +165,13 @@ def run_step(
     archive_dir: Path,
     try_number: int = 1,
     timeout_s: float = DEFAULT_STEP_TIMEOUT_S,
+    tools: list[Path] | None = None,
 ) -> ArchivedStep:
     """Run the script `body` as one timed job on the target and archive the job directory.
 
     Returns the archived step whatever the exit code; the caller decides whether a
     non-zero exit fails the task (after it has recorded the failed repetition).
+    `tools` are copied to the target first (see `workloads.base.tool_path`).
     """
     wrapper = wrapper_script(ctx, step, try_number, body)
     archive_dir.mkdir(parents=True, exist_ok=True)
@@ -161,6 +179,8 @@ def run_step(
     hook = _ssh_hook(conn_id)
     client = _connect(hook, conn_id)
     try:
+        if tools:
+            _upload_tools(client, ctx, tools)
         exit_status, raw_out, raw_err = hook.exec_ssh_client_command(
             client,
             "bash -s <<'BENCHCAMP_WRAPPER'\n" + wrapper + "BENCHCAMP_WRAPPER\n",

@@ -14,10 +14,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from benchcamp.records import ResultRecord
 from benchcamp.spec import AxisValue, Environment, Ladder, StudySpec
+
+if TYPE_CHECKING:
+    from benchcamp.workloads._hive import HiveStatement
 
 _SAFE_SLUG = re.compile(r"[^A-Za-z0-9_.=-]+")
 
@@ -36,6 +39,20 @@ def job_path(*parts: str) -> Shell:
     """`"$JOB"/file` — a file in this step's job directory (archived after the step)."""
     suffix = "".join("/" + shlex.quote(part) for part in parts)
     return Shell('"$JOB"' + suffix)
+
+
+TOOLS_DIR = ".benchcamp-tools"
+
+
+def tool_path(name: str) -> Shell:
+    """`"$WORK"/.benchcamp-tools/name` — a project-built tool the runner copied to the target."""
+    return Shell(f'"$WORK"/{TOOLS_DIR}/' + shlex.quote(name))
+
+
+def staging_path(*parts: str) -> Shell:
+    """`"$UNIT"/staging/part` — the target's local disk (not the data file system), for generators."""
+    suffix = "".join("/" + shlex.quote(part) for part in parts)
+    return Shell('"$UNIT"/staging' + suffix)
 
 
 def env_ref(name: str) -> Shell:
@@ -82,6 +99,16 @@ class RunContext:
     @property
     def hadoop(self) -> Command:
         return list(self.environment.hadoop_command.split())
+
+    def data_location(self, *parts: str) -> str:
+        """Absolute path of this repetition's data on the target's file system (needs `data_root`)."""
+        root = self.environment.data_root
+        if not root:
+            raise ValueError(
+                f"environment '{self.environment.name}' has no data_root: workload '{self.workload}' "
+                "needs the absolute data path (e.g. the HDFS base path /benchcamp)"
+            )
+        return "/".join([root.rstrip("/"), self.unit_path, *parts])
 
     @property
     def unit_path(self) -> str:
@@ -137,6 +164,31 @@ class Workload(ABC):
         """Data this repetition may have left on the target's file system (deleted by clean)."""
         return [data_path()]
 
+    def estimated_bytes(self, ctx: RunContext) -> int:
+        """Peak bytes one repetition keeps on the data file system (input + output), for preflight."""
+        size = ctx.params.get("data_size_gb")
+        return round(float(size) * 1024**3 * 2) if isinstance(size, int | float) else 0
+
+    def tools(self, ctx: RunContext) -> list[Path]:
+        """Project-built files the target needs (copied to `tool_path(name)` before generate)."""
+        return []
+
+    def hive_clean(self, ctx: RunContext) -> list[HiveStatement]:
+        """HiveQL run by clean before the data is deleted (e.g. DROP TABLE IF EXISTS)."""
+        return []
+
+    def hive_setup(self, ctx: RunContext) -> list[HiveStatement]:
+        """HiveQL run after generate (e.g. tables over the generated files)."""
+        return []
+
+    def hive_execute(self, ctx: RunContext) -> list[HiveStatement]:
+        """HiveQL that *is* the benchmark; when given, execute runs it instead of shell commands."""
+        return []
+
+    @property
+    def uses_hive(self) -> bool:
+        return type(self).hive_execute is not Workload.hive_execute
+
     @abstractmethod
     def generate(self, ctx: RunContext) -> list[Command]:
         """Commands that produce the input data (not timed as the benchmark)."""
@@ -145,9 +197,9 @@ class Workload(ABC):
         """Check the generated data is what the cell asked for; raise GenerateError if not."""
         return {}
 
-    @abstractmethod
     def execute(self, ctx: RunContext) -> list[Command]:
-        """The timed benchmark commands."""
+        """The timed benchmark commands (Hive workloads give `hive_execute` instead)."""
+        return []
 
     @abstractmethod
     def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:

@@ -1,0 +1,113 @@
+"""Run HiveQL on a target's HiveServer2 through Airflow's Hive connection, and archive it.
+
+The same path serves the lab's HiveServer2 and a real cluster's: only the Airflow
+connection (`hive_connection` in the study spec) differs. Statements run one by one,
+asynchronously, while the server's operation log is collected; the log, the
+statements and the rows of checking queries are written to the raw archive before
+anything is parsed. The benchmark's time is the server's own ("Time taken" of
+compiling and executing the query), so the Thrift round trips are not measured.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchcamp.targets.ssh import TargetUnreachable
+from benchcamp.workloads._hive import OPERATION_LOG, RESULTS_FILE, STATEMENT_MARK, HiveStatement
+from benchcamp.workloads.base import ArchivedStep
+
+
+def _hook(conn_id: str) -> Any:
+    from airflow.providers.apache.hive.hooks.hive import HiveServer2Hook
+
+    return HiveServer2Hook(hiveserver2_conn_id=conn_id)
+
+
+def _connect(conn_id: str) -> Any:
+    hook = _hook(conn_id)
+    try:
+        return hook.get_conn()
+    except Exception as exc:  # thrift/socket/SASL errors all mean "not reachable"
+        try:
+            connection = hook.get_connection(conn_id)
+            where = f"{connection.host}:{connection.port}"
+        except Exception:
+            where = "?"
+        raise TargetUnreachable(
+            f"cannot reach HiveServer2 {where} through connection '{conn_id}': {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _run_one(cursor: Any, statement: HiveStatement, log: Any, poll_s: float) -> list[list[Any]]:
+    from TCLIService.ttypes import TOperationState
+
+    running = (
+        TOperationState.INITIALIZED_STATE,
+        TOperationState.PENDING_STATE,
+        TOperationState.RUNNING_STATE,
+    )
+    log.write(f"{STATEMENT_MARK} {statement.label}\n")
+    cursor.execute(statement.sql, async_=True)
+    while True:
+        for line in cursor.fetch_logs():
+            log.write(line + "\n")
+        state = cursor.poll().operationState
+        if state not in running:
+            break
+        time.sleep(poll_s)
+    for line in cursor.fetch_logs():
+        log.write(line + "\n")
+    log.flush()
+    if state != TOperationState.FINISHED_STATE:
+        status = cursor.poll()
+        raise RuntimeError(
+            f"{statement.label}: {status.errorMessage or 'operation ended in state ' + str(state)}"
+        )
+    return [list(row) for row in cursor.fetchall()] if statement.fetch else []
+
+
+def run_statements(
+    conn_id: str, statements: list[HiveStatement], archive_dir: Path, poll_s: float = 0.5
+) -> ArchivedStep:
+    """Run the statements in order, stopping at the first failure; archive log, rows and status.
+
+    Returns the archived step whatever happened to the statements (exit code 1 and the
+    error in meta.json on failure); raises TargetUnreachable when no session opens.
+    """
+    archive_dir.mkdir(parents=True, exist_ok=True)
+    (archive_dir / "statements.sql").write_text(
+        "".join(f"{STATEMENT_MARK} {s.label}\n{s.sql};\n" for s in statements), encoding="utf-8"
+    )
+    started = datetime.now(UTC)
+    connection = _connect(conn_id)
+    results: dict[str, list[list[Any]]] = {}
+    error = ""
+    with (archive_dir / OPERATION_LOG).open("w", encoding="utf-8") as log:
+        try:
+            cursor = connection.cursor()
+            for statement in statements:
+                results[statement.label] = _run_one(cursor, statement, log, poll_s)
+        except Exception as exc:  # a failed statement fails the step; the message is archived
+            error = f"{type(exc).__name__}: {exc}"
+            log.write(f"BENCHCAMP_ERROR {error}\n")
+        finally:
+            connection.close()
+    finished = datetime.now(UTC)
+    (archive_dir / RESULTS_FILE).write_text(json.dumps(results, default=str, indent=1), encoding="utf-8")
+    meta = {
+        "step": archive_dir.parent.name,
+        "connection": conn_id,
+        "exit_code": 1 if error else 0,
+        "error": error,
+        "started_at": started.isoformat(),
+        "finished_at": finished.isoformat(),
+        "duration_s": (finished - started).total_seconds(),
+    }
+    (archive_dir / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    (archive_dir / "stderr.log").write_text(error + "\n" if error else "", encoding="utf-8")
+    files = {path.name: path for path in archive_dir.iterdir() if path.is_file()}
+    return ArchivedStep(archive_dir, 1 if error else 0, started, finished, files)
