@@ -1,0 +1,122 @@
+"""HiveQL safety, the HiveServer2 operation-log parser and HiveBench parsing, on a real recorded log.
+
+tests/data/hive/aggregation_probe/ was archived by `benchcamp.targets.hive.run_statements`
+against the lab's HiveServer2 4.0.1 (an aggregation over a two-row uservisits table).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from benchcamp.spec import load_spec
+from benchcamp.workloads import get_workload
+from benchcamp.workloads._hive import (
+    HiveParameterError,
+    identifier,
+    server_timing,
+    statement_logs,
+    string_literal,
+)
+from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext
+from benchcamp.workloads.hivebench import row_counts, table_name
+
+RECORDED = Path(__file__).parents[1] / "data" / "hive" / "aggregation_probe"
+SPEC = load_spec("hibench_dse")
+
+
+def context(workload: str, size: float = 0.012, data_root: str | None = "/benchcamp") -> RunContext:
+    environment = SPEC.environment("local_lab").model_copy(update={"data_root": data_root})
+    return RunContext(SPEC, environment, "c1", workload, {"data_size_gb": size}, 1, "tiny")
+
+
+@pytest.mark.parametrize(
+    "value", ["x'; DROP TABLE t; --", 'a"b', "back\\slash", "semi;colon", "tick`", "line\nbreak"]
+)
+def test_literals_refuse_quotes_semicolons_and_breaks(value: str) -> None:
+    with pytest.raises(HiveParameterError, match="refusing"):
+        string_literal(value)
+
+
+def test_identifiers_are_letters_digits_underscores() -> None:
+    assert identifier("bc_0123_rankings") == "bc_0123_rankings"
+    for bad in ("t;drop", "t t", "1t", "t-x", ""):
+        with pytest.raises(HiveParameterError):
+            identifier(bad)
+
+
+def test_a_data_path_with_a_quote_never_reaches_hiveql() -> None:
+    ctx = context("hive_join", data_root="/bench'; DROP TABLE x; --")
+    with pytest.raises(HiveParameterError):
+        get_workload("hive_join").hive_setup(ctx)
+
+
+def test_statements_use_the_repetition_tables_and_the_study_filter() -> None:
+    ctx = context("hive_join")
+    setup = get_workload("hive_join").hive_setup(ctx)
+    rankings = table_name(ctx, "rankings")
+    assert any(
+        s.sql.startswith(f"CREATE EXTERNAL TABLE {rankings} (pageURL STRING")
+        and s.sql.endswith(f"LOCATION '/benchcamp/{ctx.unit_path}/rankings'")
+        for s in setup
+    )
+    (query, check) = get_workload("hive_join").hive_execute(ctx)
+    assert query.timed and not check.timed and check.fetch
+    assert "datediff(UV.visitDate, '1999-01-01') >= 0" in query.sql and "LIMIT 1" in query.sql
+    other = RunContext(SPEC, ctx.environment, "c1", "hive_join", {"data_size_gb": 0.012}, 2, "tiny")
+    assert table_name(other, "rankings") != rankings
+
+
+def test_row_counts_follow_pages_and_uservisits_per_gb() -> None:
+    assert row_counts(context("hive_aggregation", 240)) == (132_000_000, 1_099_999_920)
+    assert row_counts(context("hive_aggregation", 0.012)) == (6_600, 55_000)
+
+
+def test_server_timing_from_the_recorded_operation_log() -> None:
+    logs = statement_logs((RECORDED / "operation.log").read_text())
+    assert list(logs) == ["query", "check_rows"]
+    timing = server_timing(logs["query"])
+    assert timing is not None
+    assert (timing.compile_s, timing.execute_s, timing.hdfs_read_bytes) == (0.645, 2.806, 1054)
+    assert timing.total_s == pytest.approx(3.451)
+    assert server_timing("INFO  : Compiling command(queryId=x)") is None
+
+
+def _archived(tmp_path: Path, stats: dict[str, int]) -> ArchivedStep:
+    execute = tmp_path / "rep1" / "execute" / "try1"
+    shutil.copytree(RECORDED, execute)
+    generate = tmp_path / "rep1" / "generate" / "try1"
+    generate.mkdir(parents=True)
+    (generate / "stats.json").write_text(json.dumps(stats))
+    now = datetime(2026, 11, 22, tzinfo=UTC)
+    return ArchivedStep(execute, 0, now, now)
+
+
+def test_aggregation_records_server_time_processed_data_and_checked_rows(tmp_path: Path) -> None:
+    step = _archived(
+        tmp_path, {"distinct_source_ips": 2, "uservisits_bytes": 1073741824, "rankings_bytes": 5}
+    )
+    records = {r.metric: r for r in get_workload("hive_aggregation").parse(context("hive_aggregation"), step)}
+    assert records["duration_s"].value == pytest.approx(3.451) and records["duration_s"].status == "ok"
+    assert records["compile_s"].value == 0.645
+    assert records["processed_gb"].value == 1.0  # uservisits only: what the aggregation reads
+    assert records["result_rows"].value == 2
+    assert "hdfs_read_bytes" not in records  # cumulative in local mode, so not reported
+
+
+def test_a_wrong_row_count_fails_the_repetition_naming_the_archive(tmp_path: Path) -> None:
+    step = _archived(tmp_path, {"distinct_source_ips": 3, "uservisits_bytes": 10, "rankings_bytes": 5})
+    with pytest.raises(
+        ParseError, match=r"produced 2 rows, 3 expected.*results.json|results.json.*produced 2 rows"
+    ):
+        get_workload("hive_aggregation").parse(context("hive_aggregation"), step)
+
+
+def test_a_log_without_the_query_time_is_a_parse_error_naming_the_file(tmp_path: Path) -> None:
+    step = _archived(tmp_path, {"distinct_source_ips": 2, "uservisits_bytes": 10, "rankings_bytes": 5})
+    (step.directory / "operation.log").write_text("-- BENCHCAMP_STATEMENT query\nINFO  : cut short\n")
+    with pytest.raises(ParseError, match="operation.log"):
+        get_workload("hive_aggregation").parse(context("hive_aggregation"), step)
