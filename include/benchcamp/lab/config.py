@@ -105,6 +105,8 @@ def hive_site(directory: Path) -> str:
         "hive.metastore.event.db.notification.api.auth": False,
         "hive.execution.engine": "mr",
         "hive.exec.submitviachild": False,
+        # map-join hash tables are built in the server JVM (there is no hadoop script to fork)
+        "hive.exec.submit.local.task.via.child": False,
         "hive.exec.scratchdir": "/tmp/hive",
         "hive.exec.local.scratchdir": str(hive / "scratch"),
         "hive.downloaded.resources.dir": str(hive / "resources"),
