@@ -1,4 +1,7 @@
-"""The whole HiBench DAG at `tiny` scale through Airflow against the real lab (sshd + Hadoop).
+"""The whole HiBench DAG at `tiny` scale through Airflow against the real lab.
+
+sshd, HDFS (NameNode + DataNode), MapReduce in local mode and HiveServer2: WordCount,
+TestDFSIO write/read and HiveBench aggregation/join, two repetitions per cell.
 
 Runs `benchcamp run` (which runs `airflow dags test`) in a private Airflow home,
 results directory and warehouse, then asserts the marts and the raw archive.
@@ -18,6 +21,8 @@ from benchcamp import report
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
 RUN_ID = "it_tiny"
+REPETITIONS = 2
+WORKLOADS = ("wordcount", "dfsio_write", "dfsio_read", "hive_aggregation", "hive_join")
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +40,17 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "AIRFLOW_HOME": str(paths["airflow"]),
     }
     result = subprocess.run(
-        [str(BIN / "benchcamp"), "run", "hibench_dse", "--ladder", "tiny", "--campaign", RUN_ID],
+        [
+            str(BIN / "benchcamp"),
+            "run",
+            "hibench_dse",
+            "--ladder",
+            "tiny",
+            "--repetitions",
+            str(REPETITIONS),
+            "--campaign",
+            RUN_ID,
+        ],  # fmt: skip
         env=env,
         capture_output=True,
         text=True,
@@ -53,12 +68,12 @@ def test_scaling_mart_has_every_cell_with_three_repetitions(campaign: dict[str, 
     tables = report.read_tables(campaign["warehouse"], "hibench_dse", RUN_ID)
     rows = tables["scaling"]
     assert {(row["workload"], row["data_size_gb"]) for row in rows} == {
-        (workload, size)
-        for workload in ("wordcount", "dfsio_write", "dfsio_read")
-        for size in (0.012, 0.017, 0.022)
+        (workload, size) for workload in WORKLOADS for size in (0.012, 0.017, 0.022)
     }
+    fingerprints = {row["fingerprint"] for row in rows}
+    assert len(fingerprints) == 1 and "unknown" not in fingerprints
     for row in rows:
-        assert row["n"] == 3 and row["n_failed"] == 0
+        assert row["n"] == REPETITIONS and row["n_failed"] == 0
         assert row["mean_s"] > 0 and row["stddev_s"] >= 0
         assert row["throughput_mb_s"] == pytest.approx(row["data_size_gb"] * 1024 / row["mean_s"], rel=1e-6)
         if row["data_size_gb"] == 0.012:
@@ -89,15 +104,27 @@ def test_dfsio_read_write_mart(campaign: dict[str, Path]) -> None:
 def test_raw_archive_keeps_command_outputs_and_environment(campaign: dict[str, Path]) -> None:
     campaign_dir = campaign["results"] / "hibench_dse" / RUN_ID
     reps = sorted(campaign_dir.glob("*/rep*"))
-    assert len(reps) == 27
+    assert len(reps) == 15 * REPETITIONS
     for rep in reps:
         execute = rep / "execute" / "try1"
-        for name in ("command.sh", "wrapper.sh", "stdout.log", "stderr.log", "status", "meta.json"):
+        hive = rep.parent.name.startswith("hive_")
+        names = (
+            ("statements.sql", "operation.log", "results.json", "meta.json")
+            if hive
+            else ("command.sh", "wrapper.sh", "stdout.log", "stderr.log", "status", "meta.json")
+        )
+        for name in names:
             assert (execute / name).exists(), execute / name
         meta = json.loads((execute / "meta.json").read_text())
         assert meta["exit_code"] == 0 and meta["duration_s"] > 0
+        clean = (rep / "clean" / "try1" / "stdout.log").read_text()
+        assert "clean_verified=yes" in clean and "drop_caches=" in clean
         facts = json.loads((rep / "environment.json").read_text())
         assert facts["facts"]["cpu_cores"] >= 1 and "3.4.2" in facts["facts"]["hadoop_version"]
+        if hive:
+            assert facts["facts"]["hive_version"] == "4.0.1"
+            assert facts["facts"]["effective_settings"]["dfs.replication"] == "1"
+            assert (rep / "generate" / "try1" / "stats.json").exists()
         assert len(facts["fingerprint"]) == 16
         records = (rep / "records.jsonl").read_text().splitlines()
         assert any(json.loads(line)["metric"] == "duration_s" for line in records)
@@ -107,3 +134,26 @@ def test_report_prints_the_published_columns(campaign: dict[str, Path]) -> None:
     text = campaign["stdout"].read_text()
     for column in ("Time (s)", "σ (s)", "σ (%)", "Data Δ (%)", "Time Δ (%)", "baseline", "+41.67"):
         assert column in text
+
+
+def test_hivebench_rows_carry_processed_data_and_checked_results(campaign: dict[str, Path]) -> None:
+    rows = report.read_tables(campaign["warehouse"], "hibench_dse", RUN_ID)["scaling"]
+    hive = {
+        (row["workload"], row["data_size_gb"]): row for row in rows if row["workload"].startswith("hive_")
+    }
+    assert len(hive) == 6
+    for (workload, size), row in hive.items():
+        # uservisits ≈ 155 B/visit × 4,583,333 visits/GB; the join also reads rankings
+        assert 0.4 * size < row["processed_gb"] < 1.2 * size, (workload, size, row["processed_gb"])
+        assert row["mean_s"] > 0
+    for size in (0.012, 0.017, 0.022):
+        assert hive[("hive_join", size)]["processed_gb"] > hive[("hive_aggregation", size)]["processed_gb"]
+    text = campaign["stdout"].read_text()
+    assert "Processed (GB)" in text and "hive_join on local_lab" in text
+
+
+def test_the_campaign_left_the_cluster_clean(campaign: dict[str, Path]) -> None:
+    cleanup = campaign["results"] / "hibench_dse" / RUN_ID / "cleanup" / "local_lab"
+    assert "cleanup_verified=yes" in (cleanup / "try1" / "stdout.log").read_text()
+    preflight = campaign["results"] / "hibench_dse" / RUN_ID / "preflight" / "local_lab" / "try1"
+    assert "safemode=off" in (preflight / "stdout.log").read_text()

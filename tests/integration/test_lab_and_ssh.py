@@ -20,24 +20,66 @@ pytestmark = pytest.mark.integration
 def running_lab() -> Iterator[lab.LabStatus]:
     status = lab.lab_up()
     yield status
+    pids = [service.pid for service in lab.lab_status().services if service.pid]
     lab.lab_down()
-    assert not lab.lab_status().services[0].alive
+    after = lab.lab_status()
+    assert not any(service.alive for service in after.services), after.format()
+    assert all(not Path(f"/proc/{pid}").exists() for pid in pids), "lab down left a process behind"
 
 
 def _use_connection(monkeypatch: pytest.MonkeyPatch, **changes: object) -> None:
-    ((name, value),) = lab.airflow_connection_env().items()
-    connection = json.loads(value)
+    name = f"AIRFLOW_CONN_{lab.LAB_CONNECTION_ID.upper()}"
+    connection = json.loads(lab.airflow_connection_env()[name])
     extra = connection["extra"]
     extra.update(changes.pop("extra", {}))  # type: ignore[call-overload]
     connection.update(changes)
     monkeypatch.setenv(name, json.dumps(connection))
 
 
-def test_lab_is_healthy_and_reports_memory(running_lab: lab.LabStatus) -> None:
-    (sshd,) = running_lab.services
-    assert sshd.healthy and sshd.pid and sshd.rss_mb > 0
-    assert "sshd" in running_lab.format() and "total RSS" in running_lab.format()
-    assert lab.lab_up().services[0].pid == sshd.pid  # starting twice is harmless
+def test_lab_is_healthy_within_its_memory_budget(running_lab: lab.LabStatus) -> None:
+    assert [service.name for service in running_lab.services] == [
+        "sshd",
+        "namenode",
+        "datanode",
+        "hiveserver2",
+    ]
+    for service in running_lab.services:
+        assert service.healthy and service.pid and service.rss_mb > 0, running_lab.format()
+    assert 0 < running_lab.total_rss_mb < lab.MEMORY_BUDGET_MB
+    text = running_lab.format()
+    assert "total RSS" in text and "safe mode off" in text and "Hive 4.0.1" in text
+    again = lab.lab_up()  # starting twice is harmless: same processes
+    assert [s.pid for s in again.services] == [s.pid for s in running_lab.services]
+
+
+def test_a_killed_datanode_is_reported_then_restarted(running_lab: lab.LabStatus) -> None:
+    import os
+    import signal
+    import time
+
+    pid = lab.read_pid("datanode")
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    while Path(f"/proc/{pid}").exists() and Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0] != "Z":
+        time.sleep(0.1)
+    status = lab.lab_status()
+    datanode = status.service("datanode")
+    assert not datanode.alive and not status.healthy
+    assert "crashed or killed" in datanode.detail and "datanode.log" in datanode.detail
+    assert "stopped" in status.format()
+    restarted = lab.lab_up()
+    assert restarted.service("datanode").healthy and restarted.service("datanode").pid != pid
+
+
+def test_hiveserver2_answers_through_the_airflow_hive_hook(
+    running_lab: lab.LabStatus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from airflow.providers.apache.hive.hooks.hive import HiveServer2Hook
+
+    for name, value in lab.airflow_connection_env().items():
+        monkeypatch.setenv(name, value)
+    rows = HiveServer2Hook(hiveserver2_conn_id=lab.LAB_HIVE_CONNECTION_ID).get_records("SELECT 1 + 1")
+    assert rows == [(2,)]
 
 
 def test_ssh_hook_reaches_hadoop_on_the_target(

@@ -120,3 +120,24 @@ def test_a_log_without_the_query_time_is_a_parse_error_naming_the_file(tmp_path:
     (step.directory / "operation.log").write_text("-- BENCHCAMP_STATEMENT query\nINFO  : cut short\n")
     with pytest.raises(ParseError, match="operation.log"):
         get_workload("hive_aggregation").parse(context("hive_aggregation"), step)
+
+
+def test_a_hiveserver2_that_is_down_fails_naming_host_and_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from benchcamp.targets.hive import run_statements
+    from benchcamp.targets.ssh import TargetUnreachable
+    from benchcamp.workloads._hive import HiveStatement
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    connection = {"conn_type": "hiveserver2", "host": "127.0.0.1", "port": port, "login": "x"}
+    monkeypatch.setenv("AIRFLOW_CONN_HIVE_DOWN", json.dumps(connection))
+    with pytest.raises(
+        TargetUnreachable, match=f"HiveServer2 127.0.0.1:{port} through connection 'hive_down'"
+    ):
+        run_statements("hive_down", [HiveStatement("q", "SELECT 1")], tmp_path / "step")
+    assert (tmp_path / "step" / "statements.sql").exists()  # what was to run is archived
