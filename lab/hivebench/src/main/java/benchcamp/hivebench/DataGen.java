@@ -125,9 +125,10 @@ public final class DataGen {
 
   /** The URL of page {@code index}: unique, and recomputable from the index alone. */
   static void pageUrl(Buffer out, long index) throws IOException {
-    int first = (int) (index % DOMAINS.length);
-    int second = (int) ((index / DOMAINS.length) % DOMAINS.length);
-    int section = (int) ((index / 7) % SECTIONS.length);
+    int small = (int) (index & 0x3fffffffL); // pages stay far below 2^30: int arithmetic is cheaper
+    int first = small % DOMAINS.length;
+    int second = (small / DOMAINS.length) % DOMAINS.length;
+    int section = (small / 7) % SECTIONS.length;
     out.put(URL_PREFIXES[(first * DOMAINS.length + second) * SECTIONS.length + section]);
     out.putLong(index);
     out.put(HTML);
@@ -218,9 +219,9 @@ public final class DataGen {
       return mix(state);
     }
 
-    /** Uniform in [0, bound) by multiply-shift (bias below 2^-32 for the bounds used here). */
+    /** Uniform in [0, bound) for bound below 2^31 (the IP pool is capped there). */
     long nextLong(long bound) {
-      return Math.floorMod(Math.multiplyHigh(nextLong(), bound), bound);
+      return ((nextLong() >>> 33) * bound) >>> 31;
     }
 
     int nextInt(int bound) {
@@ -380,8 +381,14 @@ public final class DataGen {
         return;
       }
       int length = 0;
-      for (long rest = value; rest > 0; rest /= 10) {
-        digits[length++] = (byte) ('0' + rest % 10);
+      if (value <= Integer.MAX_VALUE) {
+        for (int rest = (int) value; rest > 0; rest /= 10) {
+          digits[length++] = (byte) ('0' + rest % 10);
+        }
+      } else {
+        for (long rest = value; rest > 0; rest /= 10) {
+          digits[length++] = (byte) ('0' + rest % 10);
+        }
       }
       if (used + length > bytes.length) {
         flush();
