@@ -427,7 +427,7 @@ def _prepare_hdfs() -> None:
             raise LabError(f"HDFS {' '.join(command)} failed: {result.stderr.strip()[-1500:]}")
 
 
-def lab_up(timeout_s: float = 180.0) -> LabStatus:
+def lab_up(timeout_s: float = 300.0) -> LabStatus:
     """Start every service not already running (a no-op for healthy ones) and wait until all are healthy."""
     ensure_installed()
     directory = lab_dir()
