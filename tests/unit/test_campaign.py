@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
-from benchcamp.campaign import CampaignConfError, campaign_id, check_conf, expected_cells, plan_units
+from benchcamp.campaign import (
+    CampaignConfError,
+    campaign_id,
+    check_conf,
+    clean_body,
+    context_for,
+    expected_cells,
+    plan_units,
+    preflight_body,
+)
 from benchcamp.spec import load_spec
+from benchcamp.workloads.base import RunContext
 
 SPEC = load_spec("hibench_dse")
 
@@ -80,3 +93,58 @@ def test_a_declared_but_unimplemented_workload_is_refused_by_name() -> None:
     spec = load_spec("ycsb_hbase_cassandra")
     with pytest.raises(CampaignConfError, match="not implemented yet"):
         check_conf(spec, {"workloads": [spec.workloads[0]]})
+
+
+def _fake_hadoop(tmp_path: Path, df_available: int, safemode: str = "OFF") -> dict[str, str]:
+    """A `hadoop` stand-in answering `fs -df` and `dfsadmin -safemode get` like the real CLI."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "hadoop"
+    script.write_text(
+        "#!/bin/bash\n"
+        'case "$1 $2" in\n'
+        f'  "fs -df") printf "Filesystem Size Used Available Use%%\\nhdfs://x 1000000000 0 {df_available} 0%%\\n" ;;\n'
+        f'  "dfsadmin -safemode") echo "Safe mode is {safemode}" ;;\n'
+        '  "fs -test") exit 1 ;;\n'
+        "  *) exit 0 ;;\n"
+        "esac\n"
+    )
+    script.chmod(0o755)
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "WORK": str(tmp_path / "work")}
+
+
+def _run_body(body: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "-c", body], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_preflight_refuses_a_campaign_the_file_system_cannot_hold(tmp_path: Path) -> None:
+    ctx = context_for(
+        {"study": "hibench_dse", "campaign": "c1", "environment": "local_lab", "workload": "wordcount",
+         "params": {"data_size_gb": 0.044, "maps": 4, "reduces": 2}, "repetition": 1, "ladder": "small"}
+    )  # fmt: skip
+    needed = 118_111_600
+    refused = _run_body(preflight_body(ctx, needed), _fake_hadoop(tmp_path, df_available=5_000_000))
+    assert refused.returncode == 7
+    assert f"needs {needed} bytes" in refused.stderr and "has 5000000 bytes free" in refused.stderr
+    accepted = _run_body(preflight_body(ctx, needed), _fake_hadoop(tmp_path / "ok", df_available=10**12))
+    assert accepted.returncode == 0, accepted.stderr
+    assert "safemode=off" in accepted.stdout and f"data_needed_bytes={needed}" in accepted.stdout
+
+
+def test_preflight_gives_up_on_safe_mode_after_the_bounded_wait(tmp_path: Path) -> None:
+    spec = load_spec("hibench_dse")
+    environment = spec.environment("local_lab").model_copy(update={"safemode_wait_s": 1})
+    ctx = RunContext(spec, environment, "c1", "dfsio_write", {"data_size_gb": 0.012}, 1, "tiny")
+    stuck = _run_body(preflight_body(ctx, 1), _fake_hadoop(tmp_path, df_available=10**12, safemode="ON"))
+    assert stuck.returncode == 5 and "still in safe mode after 1 s" in stuck.stderr
+
+
+def test_clean_fails_when_the_study_requires_dropping_caches_and_it_is_refused(tmp_path: Path) -> None:
+    spec = load_spec("hibench_dse").model_copy(update={"drop_caches_required": True})
+    ctx = RunContext(
+        spec, spec.environment("local_lab"), "c1", "dfsio_write", {"data_size_gb": 0.012}, 1, "tiny"
+    )
+    body = clean_body(ctx).replace("/proc/sys/vm/drop_caches", str(tmp_path / "missing" / "drop_caches"))
+    result = _run_body(body, {**_fake_hadoop(tmp_path, 10**12), "DATA": "/benchcamp/x"})
+    assert result.returncode == 4 and "cannot be dropped" in result.stderr
+    assert "clean_verified=yes" in result.stdout
