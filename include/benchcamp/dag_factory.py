@@ -107,7 +107,9 @@ def _doc(spec: StudySpec) -> str:
 
         Source: {spec.source}
 
-        Each repetition: clean (delete data, drop caches) → generate → execute (timed on the target);
+        Per target: preflight (HDFS safe mode, free space, Hive reachable) → each repetition: clean
+        (drop its Hive tables, delete its data, drop caches) → generate → execute (timed on the target,
+        or by HiveServer2) → cleanup of the whole campaign's data (always runs);
         then validate (Great Expectations) → load (DuckDB) → dbt marts → report.
         Implemented workloads: {", ".join(implemented_workloads(spec))}.
 
