@@ -17,7 +17,7 @@ help:
 	@echo "make run      run the $(STUDY) campaign ($(LADDER) ladder) through Airflow on the local lab"
 	@echo "make test     lint, type-check and run every test (unit, DAG integrity, golden, integration)"
 	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
-	@echo "make benchmark    measure the harness (benchmarks/)"
+	@echo "make benchmark    measure the HiveBench generator and the harness (benchmarks/)"
 
 $(VENV)/.synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null || python3 -m pip install --quiet uv
@@ -52,6 +52,7 @@ lab-status: $(VENV)/.synced
 	$(BENCHCAMP) lab status
 
 benchmark: setup
+	$(PY) benchmarks/hivebench_datagen.py
 	$(PY) benchmarks/harness.py
 
 manifest: $(VENV)/.synced
