@@ -149,6 +149,13 @@ def _number(value: Any) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _processed(value: Any) -> str:
+    """Published tables give GB with two decimals; below 1 GB keep three significant figures."""
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3g}"
+
+
 def _size(value: Any) -> str:
     return "-" if value is None else f"{value:g}"
 
@@ -216,7 +223,7 @@ def _scaling_section(rows: list[dict[str, Any]]) -> list[str]:
                 _verdict(cell),
             ]
             if processed:
-                line.insert(1, _number(cell.get("processed_gb")))
+                line.insert(1, _processed(cell.get("processed_gb")))
             body.append(line)
         title = f"{workload} on {environment}" + (f" ({series.replace('|', ', ')})" if series else "")
         out += ["", title, _grid(headers, body, text_columns=1)]
