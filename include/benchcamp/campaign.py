@@ -278,11 +278,15 @@ def _latest_step_status(rep_dir: Path, step: str) -> tuple[int | None, Path | No
     return code, directory
 
 
-def _failed_before_execute(ctx: RunContext, rep_dir: Path, reason: str, artifact: Path | None) -> None:
+def _mark_not_executed(ctx: RunContext, rep_dir: Path, artifact: Path | None) -> None:
     """Mark the repetition failed in the archive: a repetition is never dropped silently."""
     now = datetime.now(UTC)
     never_ran = ArchivedStep(directory=artifact or rep_dir, exit_code=-1, started_at=now, finished_at=now)
     archive.save_records(rep_dir, [get_workload(ctx.workload).duration_record(ctx, never_ran, ok=False)])
+
+
+def _failed_before_execute(ctx: RunContext, rep_dir: Path, reason: str, artifact: Path | None) -> None:
+    _mark_not_executed(ctx, rep_dir, artifact)
     raise ssh.StepFailed(f"repetition not executed: {reason}")
 
 
@@ -300,16 +304,21 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             )
     execute_dir = rep_dir / "execute" / f"try{try_number}"
     hive_statements = workload.hive_execute(ctx)
-    if hive_statements:
-        from benchcamp.targets import hive
+    try:
+        if hive_statements:
+            from benchcamp.targets import hive
 
-        connection = ctx.environment.hive_connection or ""
-        step = hive.run_statements(connection, hive_statements, execute_dir)
-    else:
-        step = ssh.run_step(
-            ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
-            execute_dir, try_number,
-        )  # fmt: skip
+            connection = ctx.environment.hive_connection or ""
+            step = hive.run_statements(connection, hive_statements, execute_dir)
+        else:
+            step = ssh.run_step(
+                ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
+                execute_dir, try_number,
+            )  # fmt: skip
+    except ssh.TargetUnreachable:
+        # Kept as failed unless a retry (the task retries this error) replaces the records.
+        _mark_not_executed(ctx, rep_dir, execute_dir)
+        raise
     try:
         records = workload.parse(ctx, step)
     except ParseError:

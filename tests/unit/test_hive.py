@@ -141,3 +141,33 @@ def test_a_hiveserver2_that_is_down_fails_naming_host_and_port(
     ):
         run_statements("hive_down", [HiveStatement("q", "SELECT 1")], tmp_path / "step")
     assert (tmp_path / "step" / "statements.sql").exists()  # what was to run is archived
+
+
+def test_an_unreachable_hiveserver2_at_execute_leaves_a_failed_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from benchcamp.campaign import run_execute
+    from benchcamp.records import read_records
+    from benchcamp.targets.ssh import TargetUnreachable
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    connection = {"conn_type": "hiveserver2", "host": "127.0.0.1", "port": port, "login": "x"}
+    monkeypatch.setenv("AIRFLOW_CONN_BENCHCAMP_LAB_HIVE", json.dumps(connection))
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
+    unit = {
+        "study": "hibench_dse", "campaign": "down", "environment": "local_lab", "workload": "hive_aggregation",
+        "params": {"data_size_gb": 0.012}, "repetition": 1, "ladder": "tiny",
+    }  # fmt: skip
+    rep = tmp_path / "hibench_dse" / "down" / "hive_aggregation_data_size_gb=0.012" / "rep1"
+    for step in ("clean", "generate"):
+        (rep / step / "try1").mkdir(parents=True)
+        (rep / step / "try1" / "meta.json").write_text('{"exit_code": 0}')
+    (rep / "generate" / "try1" / "verified.json").write_text("{}")
+    with pytest.raises(TargetUnreachable, match=f"127.0.0.1:{port}"):
+        run_execute(unit)
+    (record,) = read_records(rep / "records.jsonl")
+    assert (record.metric, record.status) == ("duration_s", "failed")
