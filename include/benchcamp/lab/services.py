@@ -194,7 +194,16 @@ def _stop(name: str, timeout_s: float) -> None:
             os.kill(pid, signal.SIGKILL)
             while alive(pid):
                 time.sleep(0.05)
+        _reap(pid)
     pid_file(name).unlink(missing_ok=True)
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status when this process started the service, so no zombie remains."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass  # started by another process (e.g. an earlier `lab up`): init reaps it
 
 
 def _http_json(url: str, timeout_s: float = 3.0) -> dict[str, object]:
