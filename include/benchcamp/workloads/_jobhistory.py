@@ -1,0 +1,125 @@
+"""Per-task phase times of a MapReduce job, from the JobHistory server's REST answers (pure).
+
+The input is one JSON document holding what `/ws/v1/history/mapreduce/jobs/{id}` returned,
+plus its `/counters`, `/tasks` and, per task, `/tasks/{task}/attempts`:
+`{"job": …, "counters": …, "tasks": …, "attempts": {task_id: …}}`. Phases per successful
+attempt: map = finish − start; for reduces shuffle = shuffleFinish − start, merge =
+mergeFinish − shuffleFinish, reduce = finish − mergeFinish (what the SSD/HDD study compares).
+Failed or killed attempts are listed but never averaged.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AttemptPhases:
+    attempt_id: str
+    task_type: str
+    state: str
+    node: str
+    start_ms: int
+    map_s: float | None = None
+    shuffle_s: float | None = None
+    merge_s: float | None = None
+    reduce_s: float | None = None
+
+
+@dataclass(frozen=True)
+class JobPhases:
+    job_id: str
+    state: str
+    elapsed_s: float
+    maps: int
+    reduces: int
+    attempts: list[AttemptPhases] = field(default_factory=list)
+
+    @property
+    def succeeded(self) -> bool:
+        return self.state == "SUCCEEDED"
+
+    def mean(self, phase: str) -> float | None:
+        """Mean of a phase over successful attempts (None when no attempt has it)."""
+        values = [
+            getattr(attempt, f"{phase}_s")
+            for attempt in self.attempts
+            if attempt.state == "SUCCEEDED" and getattr(attempt, f"{phase}_s") is not None
+        ]
+        return fmean(values) if values else None
+
+    def metrics(self) -> dict[str, float]:
+        """phase_map_s, phase_shuffle_s, phase_merge_s, phase_reduce_s (those present), job_elapsed_s."""
+        result = {"job_elapsed_s": self.elapsed_s}
+        for phase in ("map", "shuffle", "merge", "reduce"):
+            value = self.mean(phase)
+            if value is not None:
+                result[f"phase_{phase}_s"] = value
+        return result
+
+
+def _field(data: dict[str, Any], name: str, where: str) -> Any:
+    try:
+        return data[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"{where}: missing field '{name}'") from None
+
+
+def _seconds(later: int, earlier: int) -> float:
+    return (int(later) - int(earlier)) / 1000.0
+
+
+def parse_job_history(document: dict[str, Any], source: str = "job history") -> JobPhases:
+    """Phases of every attempt and the job's state, from the combined REST document."""
+    job = _field(_field(document, "job", source), "job", f"{source}: job")
+    attempts: list[AttemptPhases] = []
+    for task_id, answer in sorted(_field(document, "attempts", source).items()):
+        where = f"{source}: attempts of {task_id}"
+        for raw in _field(_field(answer, "taskAttempts", where), "taskAttempt", where):
+            task_type = str(_field(raw, "type", where))
+            start, finish = int(_field(raw, "startTime", where)), int(_field(raw, "finishTime", where))
+            phases: dict[str, float | None] = {}
+            if str(_field(raw, "state", where)) == "SUCCEEDED":
+                if task_type == "MAP":
+                    phases["map_s"] = _seconds(finish, start)
+                elif task_type == "REDUCE":
+                    shuffled = int(_field(raw, "shuffleFinishTime", where))
+                    merged = int(_field(raw, "mergeFinishTime", where))
+                    phases = {
+                        "shuffle_s": _seconds(shuffled, start),
+                        "merge_s": _seconds(merged, shuffled),
+                        "reduce_s": _seconds(finish, merged),
+                    }
+            attempts.append(
+                AttemptPhases(
+                    attempt_id=str(_field(raw, "id", where)),
+                    task_type=task_type,
+                    state=str(raw["state"]),
+                    node=str(raw.get("nodeHttpAddress", "")),
+                    start_ms=start,
+                    **phases,
+                )
+            )
+    return JobPhases(
+        job_id=str(_field(job, "id", f"{source}: job")),
+        state=str(_field(job, "state", f"{source}: job")),
+        elapsed_s=_seconds(
+            _field(job, "finishTime", f"{source}: job"), _field(job, "startTime", f"{source}: job")
+        ),
+        maps=int(_field(job, "mapsTotal", f"{source}: job")),
+        reduces=int(_field(job, "reducesTotal", f"{source}: job")),
+        attempts=attempts,
+    )
+
+
+def load_job_history(path: Path) -> JobPhases:
+    """`parse_job_history` of an archived file; errors name the file."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not readable as JSON ({exc})") from exc
+    return parse_job_history(document, str(path))
