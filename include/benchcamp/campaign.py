@@ -22,6 +22,7 @@ from benchcamp.spec import LADDERS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload, is_implemented
+from benchcamp.workloads._hive import HiveStatement
 from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext, Shell, data_path, render, slug
 
 CONF_KEYS = (
@@ -219,7 +220,9 @@ def clean_body(ctx: RunContext) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _run_hive(ctx: RunContext, statements: list[Any], archive_dir: Path, step_name: str) -> ArchivedStep:
+def _run_hive(
+    ctx: RunContext, statements: list[HiveStatement], archive_dir: Path, step_name: str
+) -> ArchivedStep:
     from benchcamp.targets import hive
 
     connection = ctx.environment.hive_connection
@@ -409,8 +412,6 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     ssh.raise_if_failed("preflight", step)
     facts = dict(line.split("=", 1) for line in step.text("stdout.log").splitlines() if "=" in line)
     if any(get_workload(unit["workload"]).uses_hive for unit in units):
-        from benchcamp.workloads._hive import HiveStatement
-
         _run_hive(ctx, [HiveStatement("ping", "SELECT 1", fetch=True)], archive_dir / "hive", "preflight")
         facts["hive"] = "reachable"
     return {"archive": str(step.directory), **facts}
@@ -453,7 +454,7 @@ def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, s
         / ctx.environment.name
         / f"try{try_number}"
     )
-    statements = []
+    statements: list[HiveStatement] = []
     seen: set[str] = set()
     for unit in units:
         unit_ctx = context_for(unit)
