@@ -23,7 +23,7 @@ from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload, is_implemented
 from benchcamp.workloads._hive import HiveStatement
-from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext, Shell, data_path, render, slug
+from benchcamp.workloads.base import ArchivedStep, RunContext, Shell, data_path, render, slug
 
 CONF_KEYS = (
     "ladder",
@@ -318,13 +318,15 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
                 ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
                 execute_dir, try_number,
             )  # fmt: skip
-    except ssh.TargetUnreachable:
-        # Kept as failed unless a retry (the task retries this error) replaces the records.
+    except Exception:
+        # Whatever broke (an unreachable target is retried by the task and a success then
+        # replaces this), the repetition is archived as failed, never silently missing.
         _mark_not_executed(ctx, rep_dir, execute_dir)
         raise
     try:
         records = workload.parse(ctx, step)
-    except ParseError:
+    except Exception:
+        # ParseError names the archived file; any other error still marks the repetition failed.
         archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
         raise
     archive.save_records(rep_dir, records)

@@ -95,7 +95,10 @@ def run_statements(
             error = f"{type(exc).__name__}: {exc}"
             log.write(f"BENCHCAMP_ERROR {error}\n")
         finally:
-            connection.close()
+            try:
+                connection.close()
+            except Exception as exc:  # the results are in; a session that cannot close is only logged
+                log.write(f"BENCHCAMP_WARNING closing the session failed: {type(exc).__name__}: {exc}\n")
     finished = datetime.now(UTC)
     (archive_dir / RESULTS_FILE).write_text(json.dumps(results, default=str, indent=1), encoding="utf-8")
     meta = {
