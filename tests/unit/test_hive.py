@@ -122,20 +122,26 @@ def test_a_log_without_the_query_time_is_a_parse_error_naming_the_file(tmp_path:
         get_workload("hive_aggregation").parse(context("hive_aggregation"), step)
 
 
+def _hive_connection_to_a_closed_port(monkeypatch: pytest.MonkeyPatch, conn_id: str) -> int:
+    """Point the Airflow connection `conn_id` at a loopback port nothing listens on; return the port."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    connection = {"conn_type": "hiveserver2", "host": "127.0.0.1", "port": port, "login": "x"}
+    monkeypatch.setenv(f"AIRFLOW_CONN_{conn_id.upper()}", json.dumps(connection))
+    return port
+
+
 def test_a_hiveserver2_that_is_down_fails_naming_host_and_port(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import socket
-
     from benchcamp.targets.hive import run_statements
     from benchcamp.targets.ssh import TargetUnreachable
     from benchcamp.workloads._hive import HiveStatement
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    connection = {"conn_type": "hiveserver2", "host": "127.0.0.1", "port": port, "login": "x"}
-    monkeypatch.setenv("AIRFLOW_CONN_HIVE_DOWN", json.dumps(connection))
+    port = _hive_connection_to_a_closed_port(monkeypatch, "hive_down")
     with pytest.raises(
         TargetUnreachable, match=f"HiveServer2 127.0.0.1:{port} through connection 'hive_down'"
     ):
@@ -146,17 +152,11 @@ def test_a_hiveserver2_that_is_down_fails_naming_host_and_port(
 def test_an_unreachable_hiveserver2_at_execute_leaves_a_failed_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import socket
-
     from benchcamp.campaign import run_execute
     from benchcamp.records import read_records
     from benchcamp.targets.ssh import TargetUnreachable
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    connection = {"conn_type": "hiveserver2", "host": "127.0.0.1", "port": port, "login": "x"}
-    monkeypatch.setenv("AIRFLOW_CONN_BENCHCAMP_LAB_HIVE", json.dumps(connection))
+    port = _hive_connection_to_a_closed_port(monkeypatch, "benchcamp_lab_hive")
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
     unit = {
         "study": "hibench_dse", "campaign": "down", "environment": "local_lab", "workload": "hive_aggregation",
