@@ -64,7 +64,16 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
-def test_scaling_mart_has_every_cell_with_three_repetitions(campaign: dict[str, Path]) -> None:
+def _why_failed(campaign: dict[str, Path], row: dict[str, object]) -> str:
+    """What CI should show when a repetition failed: the run log's error lines (tail)."""
+    lines = campaign["stdout"].read_text().splitlines()
+    errors = [line for line in lines if "Error" in line or "error" in line or "FAILED" in line]
+    return f"{row['workload']} {row['data_size_gb']}: n={row['n']} n_failed={row['n_failed']}\n" + "\n".join(
+        errors[-25:]
+    )
+
+
+def test_scaling_mart_has_every_cell_with_every_repetition_ok(campaign: dict[str, Path]) -> None:
     tables = report.read_tables(campaign["warehouse"], "hibench_dse", RUN_ID)
     rows = tables["scaling"]
     assert {(row["workload"], row["data_size_gb"]) for row in rows} == {
@@ -73,7 +82,7 @@ def test_scaling_mart_has_every_cell_with_three_repetitions(campaign: dict[str, 
     fingerprints = {row["fingerprint"] for row in rows}
     assert len(fingerprints) == 1 and "unknown" not in fingerprints
     for row in rows:
-        assert row["n"] == REPETITIONS and row["n_failed"] == 0
+        assert row["n"] == REPETITIONS and row["n_failed"] == 0, _why_failed(campaign, row)
         assert row["mean_s"] > 0 and row["stddev_s"] >= 0
         assert row["throughput_mb_s"] == pytest.approx(row["data_size_gb"] * 1024 / row["mean_s"], rel=1e-6)
         if row["data_size_gb"] == 0.012:

@@ -171,3 +171,63 @@ def test_an_unreachable_hiveserver2_at_execute_leaves_a_failed_record(
         run_execute(unit)
     (record,) = read_records(rep / "records.jsonl")
     assert (record.metric, record.status) == ("duration_s", "failed")
+
+
+class _TrailingLogCursor:
+    """A HiveServer2 cursor whose operation log trails its FINISHED state, as seen under load.
+
+    Replays the recorded operation log of the aggregation probe: the first fetches return
+    everything but the final "Completed executing command" line, which only comes later.
+    """
+
+    def __init__(self, lines: list[str], late_fetches: int) -> None:
+        self.early = [line for line in lines if "Completed executing command" not in line]
+        self.late = [line for line in lines if "Completed executing command" in line]
+        self.late_fetches = late_fetches
+        self.fetches = 0
+
+    def execute(self, sql: str, async_: bool) -> None:
+        assert async_
+
+    def poll(self) -> object:
+        from TCLIService.ttypes import TOperationState
+
+        return type("Status", (), {"operationState": TOperationState.FINISHED_STATE})()
+
+    def fetch_logs(self) -> list[str]:
+        self.fetches += 1
+        if self.fetches == 1:
+            return self.early
+        return self.late if self.fetches == 1 + self.late_fetches else []
+
+    def fetchall(self) -> list[tuple[object, ...]]:
+        return []
+
+
+def _query_log_lines() -> list[str]:
+    return statement_logs((RECORDED / "operation.log").read_text())["query"].splitlines()
+
+
+def test_a_timed_statement_waits_for_the_server_time_line_that_trails_the_finished_state() -> None:
+    import io
+
+    from benchcamp.targets.hive import _run_one
+    from benchcamp.workloads._hive import HiveStatement
+
+    cursor = _TrailingLogCursor(_query_log_lines(), late_fetches=3)
+    log = io.StringIO()
+    _run_one(cursor, HiveStatement("query", "SELECT 1", timed=True), log, poll_s=0.01)
+    assert server_timing(log.getvalue()) is not None
+    assert cursor.fetches >= 4
+
+
+def test_an_untimed_statement_does_not_wait_for_a_time_line() -> None:
+    import io
+
+    from benchcamp.targets.hive import _run_one
+    from benchcamp.workloads._hive import HiveStatement
+
+    cursor = _TrailingLogCursor(_query_log_lines(), late_fetches=1000)
+    log = io.StringIO()
+    _run_one(cursor, HiveStatement("setup", "SELECT 1"), log, poll_s=0.01, log_wait_s=60)
+    assert cursor.fetches == 2 and server_timing(log.getvalue()) is None

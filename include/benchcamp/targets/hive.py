@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from benchcamp.targets.ssh import TargetUnreachable
-from benchcamp.workloads._hive import OPERATION_LOG, RESULTS_FILE, STATEMENT_MARK, HiveStatement
+from benchcamp.workloads._hive import (
+    COMPLETED_EXECUTING,
+    OPERATION_LOG,
+    RESULTS_FILE,
+    STATEMENT_MARK,
+    HiveStatement,
+)
 from benchcamp.workloads.base import ArchivedStep
 
 
@@ -42,7 +48,23 @@ def _connect(conn_id: str) -> Any:
         ) from exc
 
 
-def _run_one(cursor: Any, statement: HiveStatement, log: Any, poll_s: float) -> list[list[Any]]:
+def _await_completion_line(cursor: Any, lines: list[str], poll_s: float, wait_s: float) -> list[str]:
+    """The operation log can trail the FINISHED state (seen under load): wait for the time line.
+
+    A timed statement's benchmark figure is HiveServer2's "Completed executing command …
+    Time taken" line; without it the repetition could only be marked failed.
+    """
+    lines = list(lines)
+    deadline = time.monotonic() + wait_s
+    while not any(COMPLETED_EXECUTING in line for line in lines) and time.monotonic() < deadline:
+        time.sleep(poll_s)
+        lines += cursor.fetch_logs()
+    return lines
+
+
+def _run_one(
+    cursor: Any, statement: HiveStatement, log: Any, poll_s: float, log_wait_s: float = 30.0
+) -> list[list[Any]]:
     from TCLIService.ttypes import TOperationState
 
     running = (
@@ -59,7 +81,10 @@ def _run_one(cursor: Any, statement: HiveStatement, log: Any, poll_s: float) -> 
         if state not in running:
             break
         time.sleep(poll_s)
-    for line in cursor.fetch_logs():
+    lines = cursor.fetch_logs()
+    if statement.timed and state == TOperationState.FINISHED_STATE:
+        lines = _await_completion_line(cursor, lines, poll_s, log_wait_s)
+    for line in lines:
         log.write(line + "\n")
     log.flush()
     if state != TOperationState.FINISHED_STATE:

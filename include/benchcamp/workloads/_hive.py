@@ -13,6 +13,7 @@ from dataclasses import dataclass
 OPERATION_LOG = "operation.log"
 RESULTS_FILE = "results.json"
 STATEMENT_MARK = "-- BENCHCAMP_STATEMENT"
+COMPLETED_EXECUTING = "Completed executing command("
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _FORBIDDEN_IN_LITERAL = re.compile(r"['\"\\;`\n\r\x00]")
 _COMPLETED = re.compile(
