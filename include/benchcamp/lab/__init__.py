@@ -1,8 +1,10 @@
 """The local lab: real services on 127.0.0.1, started and stopped by the project.
 
 sshd (the SSH target every campaign goes through), an HDFS NameNode and DataNode
-(Hadoop 3.4.2, MapReduce in local mode on top of it) and a HiveServer2 (Hive
-4.0.1, embedded Derby metastore, warehouse on the lab HDFS). Everything lives
+(Hadoop 3.4.2, MapReduce in local mode on top of it), a HiveServer2 (Hive
+4.0.1, embedded Derby metastore, warehouse on the lab HDFS) and, where a network
+namespace can be made (root), a YARN ResourceManager, NodeManager and MapReduce
+JobHistory server inside one that has only loopback (for per-task phase times). Everything lives
 under one directory (`.lab/` or $BENCHCAMP_LAB_DIR); services are stopped by
 their own PIDs. `benchcamp lab up|down|status` drives it.
 """
@@ -14,6 +16,7 @@ from benchcamp.lab.config import (
     host_public_key,
     sshd_config_text,
     target_shell_env,
+    yarn_site_files,
 )
 from benchcamp.lab.install import ensure_installed
 from benchcamp.lab.layout import (
@@ -35,10 +38,13 @@ from benchcamp.lab.services import (
     ServiceStatus,
     format_hdfs,
     lab_down,
+    lab_services,
     lab_status,
     lab_up,
+    netns_http_json,
     read_pid,
     service_named,
+    yarn_enabled,
 )
 
 __all__ = [
@@ -69,4 +75,8 @@ __all__ = [
     "sshd_config_text",
     "ssh_port",
     "target_shell_env",
+    "lab_services",
+    "netns_http_json",
+    "yarn_enabled",
+    "yarn_site_files",
 ]

@@ -24,10 +24,39 @@ from benchcamp.lab.layout import (
     lab_dir,
     port,
     ssh_port,
+    yarn_conf_dir,
+    yarn_home,
 )
 from benchcamp.paths import repo_root
 
 LOOPBACK = "127.0.0.1"
+# Hive 4 and Hadoop's YARN daemons and task JVMs on Java 17 reflect into these JDK packages.
+JAVA17_OPENS = (
+    "java.base/java.lang",
+    "java.base/java.lang.reflect",
+    "java.base/java.lang.invoke",
+    "java.base/java.io",
+    "java.base/java.net",
+    "java.base/java.nio",
+    "java.base/java.nio.charset",
+    "java.base/java.text",
+    "java.base/java.time",
+    "java.base/java.util",
+    "java.base/java.util.concurrent",
+    "java.base/java.util.concurrent.atomic",
+    "java.base/java.util.regex",
+    "java.base/java.util.stream",
+    "java.base/sun.nio.ch",
+    "java.base/sun.nio.cs",
+    "java.base/sun.security.action",
+    "java.base/sun.util.calendar",
+    "java.base/jdk.internal.misc",
+    "java.sql/java.sql",
+)
+
+
+def java17_options() -> list[str]:
+    return [f"--add-opens={package}=ALL-UNNAMED" for package in JAVA17_OPENS]
 
 
 def site_xml(properties: Mapping[str, str | int | bool], comment: str) -> str:
@@ -84,6 +113,76 @@ def hadoop_site_files(directory: Path) -> dict[str, str]:
     }
 
 
+def yarn_site_files(directory: Path) -> dict[str, str]:
+    """core/yarn/mapred-site.xml of the lab's YARN: every address on the namespace's loopback.
+
+    YARN runs inside a network namespace that has only loopback, because the MapReduce
+    shuffle server binds to every interface whatever it is told. HDFS lives in the root
+    namespace, so jobs on this YARN read and write the local file system (file:///).
+    """
+    yarn_dir = directory / "yarn"
+    classpath = f"{yarn_conf_dir()},{yarn_home() / 'lib' / '*'}"
+    task_opts = " ".join(java17_options())
+    core: dict[str, str | int | bool] = {
+        "fs.defaultFS": "file:///",
+        "hadoop.tmp.dir": str(directory / "tmp" / "yarn"),
+    }
+    yarn: dict[str, str | int | bool] = {
+        "yarn.resourcemanager.hostname": LOOPBACK,
+        "yarn.resourcemanager.bind-host": LOOPBACK,
+        "yarn.resourcemanager.webapp.address": f"{LOOPBACK}:{port('resourcemanager_http')}",
+        "yarn.resourcemanager.recovery.enabled": False,
+        # one campaign at a time uses the lab: FIFO needs no queue configuration
+        "yarn.resourcemanager.scheduler.class": (
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
+        ),
+        "yarn.nodemanager.hostname": LOOPBACK,
+        "yarn.nodemanager.bind-host": LOOPBACK,
+        "yarn.nodemanager.address": f"{LOOPBACK}:8041",
+        "yarn.nodemanager.localizer.address": f"{LOOPBACK}:8040",
+        "yarn.nodemanager.webapp.address": f"{LOOPBACK}:{port('nodemanager_http')}",
+        "yarn.nodemanager.aux-services": "mapreduce_shuffle",
+        "yarn.nodemanager.aux-services.mapreduce_shuffle.class": "org.apache.hadoop.mapred.ShuffleHandler",
+        "yarn.nodemanager.local-dirs": str(yarn_dir / "nm-local"),
+        "yarn.nodemanager.log-dirs": str(yarn_dir / "nm-logs"),
+        "yarn.nodemanager.resource.memory-mb": 3072,
+        "yarn.nodemanager.resource.cpu-vcores": 4,
+        "yarn.nodemanager.vmem-check-enabled": False,
+        "yarn.nodemanager.pmem-check-enabled": False,
+        # a nearly full CI disk must not mark the only node unhealthy
+        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "100.0",
+        "yarn.nodemanager.delete.debug-delay-sec": 0,
+        "yarn.scheduler.minimum-allocation-mb": 128,
+        "yarn.scheduler.maximum-allocation-mb": 3072,
+        "yarn.log-aggregation-enable": False,
+        "yarn.timeline-service.enabled": False,
+        "yarn.application.classpath": classpath,
+    }
+    mapred: dict[str, str | int | bool] = {
+        "mapreduce.framework.name": "yarn",
+        "mapreduce.application.classpath": classpath,
+        "mapreduce.jobhistory.address": f"{LOOPBACK}:10020",
+        "mapreduce.jobhistory.webapp.address": f"{LOOPBACK}:{port('jobhistory_http')}",
+        "mapreduce.jobhistory.admin.address": f"{LOOPBACK}:10033",
+        "mapreduce.jobhistory.bind-host": LOOPBACK,
+        "yarn.app.mapreduce.am.staging-dir": str(yarn_dir / "staging"),
+        "yarn.app.mapreduce.am.resource.mb": 384,
+        "yarn.app.mapreduce.am.command-opts": f"-Xmx256m {task_opts}",
+        "mapreduce.map.memory.mb": 384,
+        "mapreduce.reduce.memory.mb": 384,
+        "mapreduce.map.java.opts": f"-Xmx256m {task_opts}",
+        "mapreduce.reduce.java.opts": f"-Xmx256m {task_opts}",
+        "mapreduce.task.io.sort.mb": 64,
+        "mapreduce.map.speculative": False,
+        "mapreduce.reduce.speculative": False,
+    }
+    return {
+        "core-site.xml": site_xml(core, "benchcamp lab YARN: jobs on the local file system"),
+        "yarn-site.xml": site_xml(yarn, "benchcamp lab YARN: ResourceManager and NodeManager on loopback"),
+        "mapred-site.xml": site_xml(mapred, "benchcamp lab YARN: MapReduce on YARN, JobHistory server"),
+    }
+
+
 def hive_site(directory: Path) -> str:
     """HiveServer2 with an embedded Derby metastore, MapReduce engine, warehouse on the lab HDFS."""
     hive = directory / "hive"
@@ -130,6 +229,11 @@ def write_configuration(directory: Path) -> None:
     for name, text in hadoop_site_files(directory).items():
         (hadoop_conf / name).write_text(text)
     shutil.copyfile(repo_root() / "lab" / "hadoop" / "log4j.properties", hadoop_conf / "log4j.properties")
+    yarn_conf = yarn_conf_dir()
+    yarn_conf.mkdir(parents=True, exist_ok=True)
+    for name, text in yarn_site_files(directory).items():
+        (yarn_conf / name).write_text(text)
+    shutil.copyfile(repo_root() / "lab" / "hadoop" / "log4j.properties", yarn_conf / "log4j.properties")
     hive_conf = hive_conf_dir()
     hive_conf.mkdir(parents=True, exist_ok=True)
     (hive_conf / "hive-site.xml").write_text(hive_site(directory))

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from benchcamp.lab.layout import HADOOP_VERSION, HIVE_VERSION, LabError, hadoop_home, hive_home
+from benchcamp.lab.layout import HADOOP_VERSION, HIVE_VERSION, LabError, hadoop_home, hive_home, yarn_home
 
 _MR_JARS = (
     f"hadoop-mapreduce-examples-{HADOOP_VERSION}.jar",
@@ -56,11 +56,13 @@ def _build_jar(module: Path, jar: Path) -> None:
 
 
 def ensure_installed() -> None:
-    """openssh-server and Maven (apt), Hadoop and Hive jars (Maven Central), the HiveBench generator."""
+    """openssh-server and Maven (apt), Hadoop (HDFS, YARN) and Hive jars (Maven Central), the HiveBench generator."""
     if not Path("/usr/sbin/sshd").exists():
         _apt_install("openssh-server")
     if shutil.which("mvn") is None:
         _apt_install("maven")
+    if shutil.which("ip") is None and not Path("/usr/sbin/ip").exists():
+        _apt_install("iproute2")  # `ip netns`: YARN runs in a loopback-only network namespace
     _copy_dependencies(hadoop_home(), HADOOP_VERSION)
     share = hadoop_home() / "share" / "hadoop" / "mapreduce"
     share.mkdir(parents=True, exist_ok=True)
@@ -69,6 +71,7 @@ def ensure_installed() -> None:
         if not link.exists():
             link.unlink(missing_ok=True)
             link.symlink_to(Path("../../../lib") / jar)
+    _copy_dependencies(yarn_home(), HADOOP_VERSION)
     # Hive logs through log4j2; a second SLF4J binding (reload4j, pulled in by Hadoop 3.3.6)
     # would win and silence the operation logs the Hive workloads read their timings from.
     _copy_dependencies(

@@ -26,7 +26,12 @@ DEFAULT_PORTS = {
     "datanode_http": 9864,
     "datanode_ipc": 9867,
     "hiveserver2": 10000,
+    # YARN lives in its own network namespace (YARN_NETNS): these ports are on its loopback
+    "resourcemanager_http": 8088,
+    "nodemanager_http": 8042,
+    "jobhistory_http": 19888,
 }
+YARN_NETNS = "benchcamp-yarn"
 DEFAULT_SSH_PORT = DEFAULT_PORTS["ssh"]
 
 
@@ -52,6 +57,14 @@ def hadoop_home() -> Path:
 
 def hive_home() -> Path:
     return repo_root() / "lab" / "hive"
+
+
+def yarn_home() -> Path:
+    return repo_root() / "lab" / "yarn"
+
+
+def yarn_conf_dir() -> Path:
+    return lab_dir() / "conf" / "yarn"
 
 
 def hadoop_conf_dir() -> Path:

@@ -14,16 +14,25 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from benchcamp.lab.config import LOOPBACK, sshd_config_text, target_shell_env, write_configuration
+from benchcamp.lab.config import (
+    LOOPBACK,
+    java17_options,
+    sshd_config_text,
+    target_shell_env,
+    write_configuration,
+)
 from benchcamp.lab.install import ensure_installed
 from benchcamp.lab.layout import (
     HDFS_BASE_PATH,
+    YARN_NETNS,
     LabError,
     hadoop_conf_dir,
     hadoop_home,
@@ -33,32 +42,11 @@ from benchcamp.lab.layout import (
     lab_dir,
     port,
     ssh_port,
+    yarn_conf_dir,
+    yarn_home,
 )
 
 MEMORY_BUDGET_MB = 3072
-# Hive 4 on Java 17 reflects into these JDK packages (Hive's own launcher adds the same flags).
-_HIVE_JAVA17_OPENS = (
-    "java.base/java.lang",
-    "java.base/java.lang.reflect",
-    "java.base/java.lang.invoke",
-    "java.base/java.io",
-    "java.base/java.net",
-    "java.base/java.nio",
-    "java.base/java.nio.charset",
-    "java.base/java.text",
-    "java.base/java.time",
-    "java.base/java.util",
-    "java.base/java.util.concurrent",
-    "java.base/java.util.concurrent.atomic",
-    "java.base/java.util.regex",
-    "java.base/java.util.stream",
-    "java.base/sun.nio.ch",
-    "java.base/sun.nio.cs",
-    "java.base/sun.security.action",
-    "java.base/sun.util.calendar",
-    "java.base/jdk.internal.misc",
-    "java.sql/java.sql",
-)
 
 
 @dataclass
@@ -91,13 +79,13 @@ class LabStatus:
     def format(self) -> str:
         lines = [
             f"lab: {self.directory}",
-            f"{'service':<12} {'port':>6} {'pid':>8} {'state':<9} {'rss MB':>7}  detail",
+            f"{'service':<15} {'port':>6} {'pid':>8} {'state':<9} {'rss MB':>7}  detail",
         ]
         for service in self.services:
             state = "healthy" if service.healthy else ("unhealthy" if service.alive else "stopped")
             pid = str(service.pid) if service.pid else "-"
             lines.append(
-                f"{service.name:<12} {service.port:>6} {pid:>8} {state:<9} {service.rss_mb:>7.0f}  {service.detail}"
+                f"{service.name:<15} {service.port:>6} {pid:>8} {state:<9} {service.rss_mb:>7.0f}  {service.detail}"
             )
         lines.append(f"total RSS: {self.total_rss_mb:.0f} MB (budget {MEMORY_BUDGET_MB} MB)")
         return "\n".join(lines)
@@ -149,24 +137,41 @@ def rss_mb(pid: int | None) -> float:
 
 
 def _start_java(
-    name: str, main_class: str, classpath: list[Path], options: list[str], args: list[str]
+    name: str,
+    main_class: str,
+    classpath: list[Path],
+    options: list[str],
+    args: list[str],
+    *,
+    home: Path | None = None,
+    conf_dir: Path | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> int:
-    """Start a JVM detached from our session; its own PID goes to run/<name>.pid."""
+    """Start a JVM detached from our session; its own PID goes to run/<name>.pid.
+
+    `prefix` (e.g. `ip netns exec NS`) execs the JVM, so the PID is still the JVM's.
+    """
     log = log_file(name)
     log.parent.mkdir(parents=True, exist_ok=True)
     pid_file(name).parent.mkdir(parents=True, exist_ok=True)
     workdir = lab_dir() / "run" / name
     workdir.mkdir(parents=True, exist_ok=True)
     command = [
+        *prefix,
         str(java_home() / "bin" / "java"),
         *options,
-        f"-Dhadoop.home.dir={hadoop_home()}",
+        f"-Dhadoop.home.dir={home or hadoop_home()}",
         f"-Dhadoop.log.dir={lab_dir() / 'logs'}",
         "-cp",
         ":".join(str(path) for path in classpath),
         main_class,
         *args,
     ]
+    environment = {
+        **os.environ,
+        "JAVA_HOME": str(java_home()),
+        "HADOOP_CONF_DIR": str(conf_dir or hadoop_conf_dir()),
+    }
     with log.open("ab") as handle:
         handle.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n".encode())
         handle.flush()
@@ -177,7 +182,7 @@ def _start_java(
             stdout=handle,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env={**os.environ, "JAVA_HOME": str(java_home()), "HADOOP_CONF_DIR": str(hadoop_conf_dir())},
+            env=environment,
         )
     pid_file(name).write_text(f"{process.pid}\n")
     return process.pid
@@ -384,7 +389,7 @@ def _check_datanode() -> tuple[bool, str]:
 
 
 def _start_hiveserver2() -> None:
-    options = ["-Xmx1g", *(f"--add-opens={package}=ALL-UNNAMED" for package in _HIVE_JAVA17_OPENS)]
+    options = ["-Xmx1g", *java17_options()]
     options += [
         f"-Dderby.system.home={lab_dir() / 'hive'}",
         f"-Dhive.log.dir={lab_dir() / 'logs'}",
@@ -409,12 +414,114 @@ def _check_hiveserver2() -> tuple[bool, str]:
         connection.close()
 
 
-SERVICES = (
+# -- YARN, in a network namespace that has only loopback ------------------------------------
+
+
+def yarn_enabled() -> bool:
+    """YARN needs a network namespace, hence root; BENCHCAMP_LAB_YARN=0 leaves it out."""
+    return os.environ.get("BENCHCAMP_LAB_YARN", "1") != "0" and os.geteuid() == 0
+
+
+IN_YARN_NETNS = ("ip", "netns", "exec", YARN_NETNS)
+
+
+def _ensure_netns() -> None:
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
+    if YARN_NETNS not in listed.split():
+        subprocess.run(["ip", "netns", "add", YARN_NETNS], check=True)
+    subprocess.run([*IN_YARN_NETNS, "ip", "link", "set", "lo", "up"], check=True)
+
+
+def netns_http_json(url: str, timeout_s: float = 5.0) -> dict[str, Any]:
+    """GET a JSON document from inside the YARN namespace (its loopback is not ours)."""
+    script = (
+        "import sys, urllib.request\n"
+        "with urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2])) as answer:\n"
+        "    sys.stdout.write(answer.read().decode())\n"
+    )
+    result = subprocess.run(
+        [*IN_YARN_NETNS, sys.executable, "-S", "-c", script, url, str(timeout_s)],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s + 15,
+        check=False,
+    )
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["no answer"])[-1]
+        raise LabError(f"{url} in network namespace {YARN_NETNS}: {last}")
+    return dict(json.loads(result.stdout))
+
+
+def _yarn_url(port_name: str, path: str) -> str:
+    return f"http://{LOOPBACK}:{port(port_name)}{path}"
+
+
+def _start_yarn_daemon(name: str, main_class: str) -> None:
+    _ensure_netns()
+    for sub in ("nm-local", "nm-logs", "staging"):
+        (lab_dir() / "yarn" / sub).mkdir(parents=True, exist_ok=True)
+    _start_java(
+        name,
+        main_class,
+        [yarn_conf_dir(), yarn_home() / "lib" / "*"],
+        ["-Xmx256m", *java17_options()],
+        [],
+        home=yarn_home(),
+        conf_dir=yarn_conf_dir(),
+        prefix=IN_YARN_NETNS,
+    )
+
+
+def _start_resourcemanager() -> None:
+    _start_yarn_daemon("resourcemanager", "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager")
+
+
+def _check_resourcemanager() -> tuple[bool, str]:
+    info = netns_http_json(_yarn_url("resourcemanager_http", "/ws/v1/cluster/info"))["clusterInfo"]
+    return info.get("state") == "STARTED", f"state {info.get('state')}, Hadoop {info.get('hadoopVersion')}"
+
+
+def _start_nodemanager() -> None:
+    _start_yarn_daemon("nodemanager", "org.apache.hadoop.yarn.server.nodemanager.NodeManager")
+
+
+def _check_nodemanager() -> tuple[bool, str]:
+    node = netns_http_json(_yarn_url("nodemanager_http", "/ws/v1/node/info"))["nodeInfo"]
+    metrics = netns_http_json(_yarn_url("resourcemanager_http", "/ws/v1/cluster/metrics"))
+    active = int(metrics["clusterMetrics"].get("activeNodes", 0))
+    healthy = bool(node.get("nodeHealthy")) and active >= 1
+    return (
+        healthy,
+        f"{'healthy' if node.get('nodeHealthy') else 'UNHEALTHY'}, {active} active node(s) at the RM",
+    )
+
+
+def _start_jobhistory() -> None:
+    _start_yarn_daemon("jobhistory", "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer")
+
+
+def _check_jobhistory() -> tuple[bool, str]:
+    info = netns_http_json(_yarn_url("jobhistory_http", "/ws/v1/history/info"))["historyInfo"]
+    return True, f"Hadoop {info.get('hadoopVersion')}, REST ok"
+
+
+CORE_SERVICES = (
     Service("sshd", "ssh", _start_sshd, _check_sshd, stop_timeout_s=10.0),
     Service("namenode", "namenode", _start_namenode, _check_namenode),
     Service("datanode", "datanode", _start_datanode, _check_datanode),
     Service("hiveserver2", "hiveserver2", _start_hiveserver2, _check_hiveserver2, stop_timeout_s=20.0),
 )
+YARN_SERVICES = (
+    Service("resourcemanager", "resourcemanager_http", _start_resourcemanager, _check_resourcemanager),
+    Service("nodemanager", "nodemanager_http", _start_nodemanager, _check_nodemanager),
+    Service("jobhistory", "jobhistory_http", _start_jobhistory, _check_jobhistory),
+)
+SERVICES = CORE_SERVICES + YARN_SERVICES
+
+
+def lab_services() -> tuple[Service, ...]:
+    """The services this machine runs: YARN only where a network namespace can be made."""
+    return SERVICES if yarn_enabled() else CORE_SERVICES
 
 
 def service_named(name: str) -> Service:
@@ -422,7 +529,7 @@ def service_named(name: str) -> Service:
 
 
 def lab_status() -> LabStatus:
-    return LabStatus(directory=lab_dir(), services=[service.status() for service in SERVICES])
+    return LabStatus(directory=lab_dir(), services=[service.status() for service in lab_services()])
 
 
 def _prepare_hdfs() -> None:
@@ -441,7 +548,7 @@ def lab_up(timeout_s: float = 300.0) -> LabStatus:
     ensure_installed()
     directory = lab_dir()
     write_configuration(directory)
-    for service in SERVICES:
+    for service in lab_services():
         if read_pid(service.name) is None:
             service.start()
     deadline = time.monotonic() + timeout_s
@@ -473,3 +580,5 @@ def lab_down() -> None:
     """Stop every lab service by its recorded PID, in reverse start order; leave no process behind."""
     for service in reversed(SERVICES):
         _stop(service.name, service.stop_timeout_s)
+    if yarn_enabled():
+        subprocess.run(["ip", "netns", "delete", YARN_NETNS], capture_output=True, check=False)
