@@ -17,13 +17,24 @@ from pathlib import Path
 from typing import Any
 
 from benchcamp import archive
-from benchcamp.records import ValidationFailure, cell_key
+from benchcamp.records import ResultRecord, ValidationFailure, cell_key
 from benchcamp.spec import LADDERS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload, is_implemented
+from benchcamp.workloads._hadoop import parse_job_reports
 from benchcamp.workloads._hive import HiveStatement
-from benchcamp.workloads.base import ArchivedStep, RunContext, Shell, data_path, render, slug
+from benchcamp.workloads._jobhistory import fetch_script, parse_job_history
+from benchcamp.workloads.base import (
+    ArchivedStep,
+    ParseError,
+    RunContext,
+    Shell,
+    Workload,
+    data_path,
+    render,
+    slug,
+)
 
 CONF_KEYS = (
     "ladder",
@@ -254,9 +265,16 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
     workload = get_workload(ctx.workload)
     commands = workload.generate(ctx)
     archive_dir = rep_dir_for(ctx) / "generate" / f"try{try_number}"
+    # A retried generate starts from nothing (clean did it for the first try): jobs refuse to
+    # write into an existing output directory.
+    remove_old = ""
+    if commands and try_number > 1:
+        remove_old = (
+            render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", data_path()]) + " >/dev/null 2>&1\n"
+        )
     step = ssh.run_step(
-        ctx, ctx.environment.connection, "generate", ssh.commands_body(commands), archive_dir, try_number,
-        tools=workload.tools(ctx),
+        ctx, ctx.environment.connection, "generate", remove_old + ssh.commands_body(commands), archive_dir,
+        try_number, tools=workload.tools(ctx),
     )  # fmt: skip
     ssh.raise_if_failed("generate", step)
     checked = workload.verify_generate(ctx, step)
@@ -325,6 +343,8 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         raise
     try:
         records = workload.parse(ctx, step)
+        if step.exit_code == 0 and ctx.environment.jobhistory_url and not hive_statements:
+            records += _job_history_records(ctx, workload, step, rep_dir, try_number)
     except Exception:
         # ParseError names the archived file; any other error still marks the repetition failed.
         archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
@@ -333,6 +353,48 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
     _capture_environment(ctx, rep_dir, try_number, keep_data)
     ssh.raise_if_failed("execute", step)
     return {"archive": str(step.directory), "duration_s": step.duration_s, "records": len(records)}
+
+
+def _job_history_records(
+    ctx: RunContext, workload: Workload, step: ArchivedStep, rep_dir: Path, try_number: int
+) -> list[ResultRecord]:
+    """Per-task phase times of the execute step's last MapReduce job, from the JobHistory server.
+
+    The REST answers are archived (jobhistory/try<N>/stdout.log) before they are parsed;
+    the phase means are records of the repetition like its duration.
+    """
+    log = step.text("stderr.log") + "\n" + step.text("stdout.log")
+    job_ids = [report.job_id for report in parse_job_reports(log) if report.job_id]
+    if not job_ids:
+        raise ParseError(f"{step.directory / 'stderr.log'}: no MapReduce job id to fetch the history of")
+    url = ctx.environment.jobhistory_url or ""
+    history = ssh.run_step(
+        ctx, ctx.environment.connection, "jobhistory",
+        fetch_script(url, job_ids[-1], ctx.environment.jobhistory_via.split()),
+        rep_dir / "jobhistory" / f"try{try_number}", try_number,
+    )  # fmt: skip
+    source = history.directory / "stdout.log"
+    if history.exit_code != 0:
+        raise ParseError(
+            f"{history.directory / 'stderr.log'}: fetching the history of {job_ids[-1]} from {url} "
+            f"failed (exit {history.exit_code})"
+        )
+    try:
+        job = parse_job_history(json.loads(history.text("stdout.log")), str(source))
+    except ValueError as exc:
+        raise ParseError(f"{source}: {exc}") from exc
+    if not job.succeeded:
+        raise ParseError(f"{source}: job {job.job_id} ended {job.state}")
+    records = [
+        workload.record(ctx, step, metric, value, "s", artifact=source)
+        for metric, value in job.metrics().items()
+    ]
+    records.append(
+        workload.record(
+            ctx, step, "failed_task_attempts", float(job.failed_attempts), "attempts", artifact=source
+        )
+    )
+    return records
 
 
 def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int, keep_data: bool) -> ArchivedStep:

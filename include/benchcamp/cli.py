@@ -192,6 +192,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             conf["repetitions"] = args.repetitions
         if args.workloads:
             conf["workloads"] = args.workloads.split(",")
+        if args.environment:
+            conf["environment"] = args.environment
+        if args.cells:
+            conf["cells"] = args.cells.split(",")
         campaign = args.campaign or f"run_{_now_tag()}"
         conf["campaign"] = campaign
         campaign_dir = results_root() / args.study / campaign
@@ -259,6 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     runner.add_argument("--ladder", choices=["tiny", "small", "paper"], default="small")
     runner.add_argument("--repetitions", type=int)
     runner.add_argument("--workloads", help="comma-separated subset")
+    runner.add_argument(
+        "--environment", help="target environment of the study spec (default: its baseline, the lab)"
+    )
+    runner.add_argument("--cells", help="comma-separated cell keys (default: the whole matrix)")
     runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
     runner.add_argument("--keep-lab", action="store_true")
     runner.add_argument(

@@ -19,13 +19,14 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-MARTS = ("scaling", "dfsio_read_write", "validation")
+MARTS = ("scaling", "dfsio_read_write", "phase_times", "validation")
 Format = Literal["table", "csv", "json"]
 Tables = dict[str, list[dict[str, Any]]]
 
 _ORDER = {
     "scaling": "environment, workload, series_params, data_size_gb",
     "dfsio_read_write": "environment, data_size_gb",
+    "phase_times": "environment, workload, series_params, data_size_gb",
     "validation": "environment, workload, cell_key, expectation",
 }
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
@@ -105,7 +106,7 @@ def _latest_campaign(con: Any, study: str) -> str:
 
 
 def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tables:
-    """The rows of the scaling, dfsio_read_write and validation marts for one campaign.
+    """The rows of the scaling, dfsio_read_write, phase_times and validation marts for one campaign.
 
     `campaign` None means the study's latest campaign. Rows keep the marts' column names.
     """
@@ -255,6 +256,35 @@ def _dfsio_section(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _phase_section(rows: list[dict[str, Any]]) -> list[str]:
+    """Per job, the mean task phase times (JobHistory), as the SSD/HDD study tabulates them."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["workload"], row["environment"], row["series_params"] or ""), []).append(row)
+    headers = ["Data (GB)", "n", "Job (s)", "Map (s)", "σ", "Shuffle (s)", "σ", "Merge (s)", "σ"]
+    headers += ["Reduce (s)", "σ", "Failed attempts"]
+    out = []
+    for (workload, environment, series), cells in groups.items():
+        body = [
+            [
+                _size(cell["data_size_gb"]),
+                str(cell["n"] or 0),
+                _number(cell["job_elapsed_s"]),
+                *(
+                    _number(cell[column])
+                    for phase in ("map", "shuffle", "merge", "reduce")
+                    for column in (f"{phase}_s", f"{phase}_stddev_s")
+                ),
+                "-" if cell["failed_task_attempts"] is None else f"{cell['failed_task_attempts']:.0f}",
+            ]
+            for cell in cells
+        ]
+        title = f"{workload} task phases (JobHistory) on {environment}"
+        title += f" ({series.replace('|', ', ')})" if series else ""
+        out += ["", title, _grid(headers, body)]
+    return out
+
+
 def _validation_section(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return ["", "Validation: all expectations passed"]
@@ -269,6 +299,7 @@ def render_table(tables: Tables, study: str) -> str:
     lines = [f"Study {study}, campaign {campaign_of(tables)}"]
     lines += _scaling_section(tables.get("scaling", []))
     lines += _dfsio_section(tables.get("dfsio_read_write", []))
+    lines += _phase_section(tables.get("phase_times", []))
     lines += _validation_section(tables.get("validation", []))
     return "\n".join(lines)
 

@@ -85,7 +85,19 @@ class Environment(_Strict):
         "(`dfsadmin -safemode get`); unset for file systems without safe mode",
     )
 
-    @field_validator("hadoop_command")
+    jobhistory_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$",
+        description="MapReduce JobHistory server as the target reaches it (e.g. http://jhs:19888): "
+        "after every MapReduce job its per-task phase times are fetched from the REST API",
+    )
+    jobhistory_via: str = Field(
+        default="",
+        description="command prefix on the target to reach the JobHistory server (the lab: "
+        "'ip netns exec benchcamp-yarn'); empty on real clusters",
+    )
+
+    @field_validator("hadoop_command", "jobhistory_via")
     @classmethod
     def _plain_words(cls, value: str) -> str:
         if not all(re.fullmatch(r"[A-Za-z0-9_./=:+-]+", word) for word in value.split()):

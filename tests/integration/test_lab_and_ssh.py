@@ -39,17 +39,21 @@ def _use_connection(monkeypatch: pytest.MonkeyPatch, **changes: object) -> None:
 
 
 def test_lab_is_healthy_within_its_memory_budget(running_lab: lab.LabStatus) -> None:
+    yarn = ["resourcemanager", "nodemanager", "jobhistory"] if lab.yarn_enabled() else []
     assert [service.name for service in running_lab.services] == [
         "sshd",
         "namenode",
         "datanode",
         "hiveserver2",
+        *yarn,
     ]
     for service in running_lab.services:
         assert service.healthy and service.pid and service.rss_mb > 0, running_lab.format()
     assert 0 < running_lab.total_rss_mb < lab.MEMORY_BUDGET_MB
     text = running_lab.format()
     assert "total RSS" in text and "safe mode off" in text and "Hive 4.0.1" in text
+    if yarn:
+        assert "1 active node(s) at the RM" in text and "REST ok" in text
     again = lab.lab_up()  # starting twice is harmless: same processes
     assert [s.pid for s in again.services] == [s.pid for s in running_lab.services]
 
@@ -71,6 +75,26 @@ def test_a_killed_datanode_is_reported_then_restarted(running_lab: lab.LabStatus
     assert "stopped" in status.format()
     restarted = lab.lab_up()
     assert restarted.service("datanode").healthy and restarted.service("datanode").pid != pid
+
+
+@pytest.mark.skipif(not lab.yarn_enabled(), reason="the lab's YARN needs root (a network namespace)")
+def test_yarn_listens_only_inside_its_namespace(running_lab: lab.LabStatus) -> None:
+    """The shuffle server binds every interface: inside the namespace that is loopback only."""
+    listening = subprocess.run(
+        ["ip", "netns", "exec", "benchcamp-yarn", "ss", "-Htln"], capture_output=True, text=True, check=True
+    ).stdout
+    addresses = {line.split()[3].rsplit(":", 1)[0] for line in listening.splitlines() if line.strip()}
+    assert addresses, listening
+    interfaces = subprocess.run(
+        ["ip", "netns", "exec", "benchcamp-yarn", "ip", "-o", "link"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert [line.split(":")[1].strip() for line in interfaces.splitlines()] == ["lo"]
+    with socket.socket() as probe:  # and nothing of it is reachable from the root namespace
+        probe.settimeout(1)
+        assert probe.connect_ex(("127.0.0.1", lab.port("resourcemanager_http"))) != 0
 
 
 def test_hiveserver2_answers_through_the_airflow_hive_hook(

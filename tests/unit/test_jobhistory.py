@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from benchcamp.workloads._jobhistory import load_job_history, parse_job_history
+from benchcamp.workloads._jobhistory import fetch_script, load_job_history, parse_job_history
 
 RECORDED = Path(__file__).parents[1] / "data" / "jobhistory" / "wordcount_yarn.json"
 
@@ -57,3 +57,64 @@ def test_a_missing_field_names_the_file_and_the_field(tmp_path: Path) -> None:
     (tmp_path / "cut.json").write_text('{"job": ')
     with pytest.raises(ValueError, match="cut.json: not readable as JSON"):
         load_job_history(tmp_path / "cut.json")
+
+
+def test_the_fetch_script_quotes_everything_and_refuses_what_is_not_a_job_or_a_url() -> None:
+    import shlex
+
+    script = fetch_script("http://127.0.0.1:19888", "job_1795365318596_0001", ["ip", "netns", "exec", "ns"])
+    words = shlex.split(script)
+    assert words[:6] == ["ip", "netns", "exec", "ns", "python3", "-c"]
+    assert words[-3:] == ["http://127.0.0.1:19888", "job_1795365318596_0001", "120.0"]
+    for job in ("job_1; rm -rf /", "$(id)", "job_1795365318596_0001'"):
+        with pytest.raises(ValueError, match="not a MapReduce job id"):
+            fetch_script("http://127.0.0.1:19888", job, [])
+    with pytest.raises(ValueError, match="not a JobHistory server URL"):
+        fetch_script("http://h:1/$(id)", "job_1_1", [])
+
+
+def test_the_fetch_program_builds_the_document_the_parser_reads(tmp_path: Path) -> None:
+    """The target-side program, run against a local HTTP server replaying the recorded answers."""
+    import http.server
+    import shlex
+    import subprocess
+    import sys
+    import threading
+
+    document = json.loads(RECORDED.read_text())
+    base = "/ws/v1/history/mapreduce/jobs/job_1795365318596_0001"
+    answers = {
+        base: document["job"],
+        base + "/counters": document["counters"],
+        base + "/tasks": document["tasks"],
+    }
+    answers.update({f"{base}/tasks/{task}/attempts": body for task, body in document["attempts"].items()})
+    calls: list[str] = []
+
+    class Replay(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the http.server API)
+            calls.append(self.path)
+            if self.path == base and calls.count(base) == 1:
+                self.send_error(404)  # the job is not in the history yet: retried
+                return
+            body = json.dumps(answers[self.path]).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Replay)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}"
+        words = shlex.split(fetch_script(url, "job_1795365318596_0001", [], wait_s=30))
+        words[0] = sys.executable  # python3 on the target
+        result = subprocess.run(words, capture_output=True, text=True, timeout=60, check=True)
+    finally:
+        server.shutdown()
+    fetched = parse_job_history(json.loads(result.stdout))
+    assert fetched == parse_job_history(document)
+    assert calls.count(base) == 2

@@ -61,3 +61,26 @@ def test_every_hadoop_and_hive_address_is_loopback(tmp_path: Path, monkeypatch: 
     assert hive["hive.server2.thrift.bind.host"] == "127.0.0.1"
     assert hive["hive.execution.engine"] == "mr"
     assert str(tmp_path) in hive["javax.jdo.option.ConnectionURL"]
+
+
+def test_yarn_addresses_are_loopback_and_tasks_run_java17_opens(tmp_path: Path) -> None:
+    from benchcamp.targets.environment import parse_site_properties
+
+    properties = parse_site_properties("".join(lab.yarn_site_files(tmp_path).values()))
+    addresses = {
+        name: value
+        for name, value in properties.items()
+        if name.endswith(("address", "hostname", "bind-host"))
+    }
+    assert len(addresses) >= 9
+    assert all(value.startswith("127.0.0.1") for value in addresses.values()), addresses
+    assert properties["mapreduce.framework.name"] == "yarn"
+    assert properties["fs.defaultFS"] == "file:///"  # HDFS is outside the namespace
+    assert properties["yarn.nodemanager.aux-services"] == "mapreduce_shuffle"
+    for opts in (
+        "yarn.app.mapreduce.am.command-opts",
+        "mapreduce.map.java.opts",
+        "mapreduce.reduce.java.opts",
+    ):
+        assert "--add-opens=java.base/java.lang=ALL-UNNAMED" in properties[opts]
+    assert properties["yarn.app.mapreduce.am.staging-dir"] == str(tmp_path / "yarn" / "staging")

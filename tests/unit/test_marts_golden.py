@@ -124,8 +124,10 @@ def test_report_formats(warehouse: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert payload["study"] == "hibench_dse" and set(payload["tables"]) == {
         "scaling",
         "dfsio_read_write",
+        "phase_times",
         "validation",
     }
+    assert payload["tables"]["phase_times"] == []  # the published records have no job histories
     assert {"n", "mean_s", "stddev_s", "stddev_pct", "data_delta_pct", "time_delta_pct", "throughput_mb_s",
             "linear_projection_s", "within_threshold"} <= set(payload["tables"]["scaling"][0])  # fmt: skip
     assert main(["report", "hibench_dse", "--campaign", CAMPAIGN, "--warehouse", str(warehouse)]) == 0

@@ -88,7 +88,7 @@ def records(campaign: str, finished: datetime, study: str = STUDY) -> list[Resul
                 repetition=rep,
                 metric=metric,
                 value=value,
-                unit="s" if metric == "duration_s" else "MB/s",
+                unit="s" if metric.endswith("_s") and "_mb_" not in metric else "MB/s",
                 status=status,  # type: ignore[arg-type]
                 started_at=finished - timedelta(seconds=value) if metric == "duration_s" else None,
                 finished_at=finished,
@@ -98,6 +98,11 @@ def records(campaign: str, finished: datetime, study: str = STUDY) -> list[Resul
     for size, mean, sigma in ((0.012, 40.68, 0.57), (0.017, 57.85, 0.17), (0.022, 74.71, 0.35)):
         for rep, value in enumerate((mean - sigma, mean, mean + sigma), start=1):
             add("wordcount", size, rep, "duration_s", value)
+            # what the JobHistory server gave (environments with one): per-job phase means
+            for metric, phase in (("phase_map_s", 9.0), ("phase_shuffle_s", 6.0), ("phase_merge_s", 0.5)):
+                add("wordcount", size, rep, metric, phase * size / 0.012 + rep * 0.1)
+            add("wordcount", size, rep, "phase_reduce_s", 1.0)
+            add("wordcount", size, rep, "job_elapsed_s", value - 5)
         for rep in (1, 2, 3):
             add("dfsio_write", size, rep, "duration_s", 25.0 * size / 0.012)
             add("dfsio_read", size, rep, "duration_s", 20.0 * size / 0.012)
@@ -143,11 +148,12 @@ def test_the_latest_campaign_is_the_one_that_finished_last(warehouse: Path) -> N
 
 def test_rows_carry_the_mart_columns_in_order(warehouse: Path) -> None:
     tables = report.read_tables(warehouse, STUDY, "new")
-    assert set(tables) == {"scaling", "dfsio_read_write", "validation"}
+    assert set(tables) == {"scaling", "dfsio_read_write", "phase_times", "validation"}
     assert list(tables["scaling"][0]) == SCALING_COLUMNS
     assert list(tables["dfsio_read_write"][0]) == DFSIO_COLUMNS
     assert list(tables["validation"][0]) == VALIDATION_COLUMNS
     assert len(tables["scaling"]) == 9 and len(tables["dfsio_read_write"]) == 3
+    assert [row["data_size_gb"] for row in tables["phase_times"]] == [0.012, 0.017, 0.022]
 
 
 def test_json_is_study_campaign_and_the_three_marts(warehouse: Path) -> None:
@@ -155,7 +161,7 @@ def test_json_is_study_campaign_and_the_three_marts(warehouse: Path) -> None:
     payload = json.loads(report.render(tables, "json", STUDY))
     assert list(payload) == ["study", "campaign", "tables"]
     assert (payload["study"], payload["campaign"]) == (STUDY, "new")
-    assert list(payload["tables"]) == ["scaling", "dfsio_read_write", "validation"]
+    assert list(payload["tables"]) == ["scaling", "dfsio_read_write", "phase_times", "validation"]
     assert payload["tables"]["scaling"] == tables["scaling"]
     (dfsio,) = [row for row in payload["tables"]["dfsio_read_write"] if row["data_size_gb"] == 0.017]
     assert dfsio["read_write_delta_pct"] == pytest.approx(25.0)
@@ -177,6 +183,11 @@ def test_table_prints_like_the_published_study(warehouse: Path) -> None:
     assert "no: failed validation, 1 failed run(s)" in largest
     assert "TestDFSIO read vs write on local_lab" in text and "+25.00" in text
     assert "Validation: 1 failed expectation(s)" in text
+    assert "wordcount task phases (JobHistory) on local_lab (maps=4, reduces=2)" in text
+    # 0.012 GB: 3 ok repetitions (the failed fourth has no phases), job 35.68 s, map 9.2 ± 0.1 s
+    (phases,) = [line for line in lines if line.startswith("|     0.012 |") and "35.68" in line]
+    cells = [cell.strip() for cell in phases.strip("|").split("|")]
+    assert cells[:5] == ["0.012", "3", "35.68", "9.20", "0.10"] and cells[-3:] == ["1.00", "0.00", "-"]
     assert "- local_lab wordcount|data_size_gb=0.022|maps=4|reduces=2: repetitions_ok: 1 of 4" in text
     old = report.render(report.read_tables(warehouse, STUDY, "zzz_old"), "table", STUDY)
     assert "Validation: all expectations passed" in old
@@ -188,6 +199,7 @@ def test_csv_has_one_block_per_mart(warehouse: Path) -> None:
     assert [block.splitlines()[0] for block in blocks if block] == [
         "# scaling",
         "# dfsio_read_write",
+        "# phase_times",
         "# validation",
     ]
     scaling = list(csv.DictReader(io.StringIO(blocks[0].split("\n", 1)[1])))

@@ -71,7 +71,7 @@ def ensure_installed() -> None:
         if not link.exists():
             link.unlink(missing_ok=True)
             link.symlink_to(Path("../../../lib") / jar)
-    _copy_dependencies(yarn_home(), HADOOP_VERSION)
+    _copy_dependencies(yarn_home(), HADOOP_VERSION + "-dfsio")
     # Hive logs through log4j2; a second SLF4J binding (reload4j, pulled in by Hadoop 3.3.6)
     # would win and silence the operation logs the Hive workloads read their timings from.
     _copy_dependencies(

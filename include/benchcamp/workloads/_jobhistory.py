@@ -11,10 +11,51 @@ Failed or killed attempts are listed but never averaged.
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
 from typing import Any
+
+JOB_ID = re.compile(r"job_\d+_\d+")
+HISTORY_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:\d+)?/?")
+
+# Runs on the target (any python3): the JobHistory server is reached from where the job ran,
+# which for the lab is inside YARN's network namespace. A job appears in the history a few
+# seconds after it finishes: 404 is retried until the deadline.
+_FETCH_PROGRAM = """
+import json, sys, time, urllib.error, urllib.request
+base, job, wait_s = sys.argv[1].rstrip("/"), sys.argv[2], float(sys.argv[3])
+def get(path):
+    url = base + "/ws/v1/history/mapreduce/jobs/" + job + path
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        return json.load(answer)
+deadline = time.monotonic() + wait_s
+while True:
+    try:
+        document = {"job": get("")}
+        break
+    except urllib.error.HTTPError as error:
+        if error.code != 404 or time.monotonic() > deadline:
+            sys.exit("job history of " + job + ": HTTP " + str(error.code) + " from " + base)
+        time.sleep(2)
+document["counters"] = get("/counters")
+document["tasks"] = get("/tasks")
+tasks = (document["tasks"].get("tasks") or {}).get("task") or []
+document["attempts"] = {task["id"]: get("/tasks/" + task["id"] + "/attempts") for task in tasks}
+json.dump(document, sys.stdout, indent=1)
+"""
+
+
+def fetch_script(history_url: str, job_id: str, via: list[str], wait_s: float = 120.0) -> str:
+    """Shell lines that print one job's combined REST document (see `parse_job_history`)."""
+    if not JOB_ID.fullmatch(job_id):
+        raise ValueError(f"not a MapReduce job id: {job_id!r}")
+    if not HISTORY_URL.fullmatch(history_url):
+        raise ValueError(f"not a JobHistory server URL: {history_url!r}")
+    command = [*via, "python3", "-c", _FETCH_PROGRAM, history_url, job_id, str(wait_s)]
+    return " ".join(shlex.quote(word) for word in command) + "\n"
 
 
 @dataclass(frozen=True)
@@ -51,6 +92,10 @@ class JobPhases:
             if attempt.state == "SUCCEEDED" and getattr(attempt, f"{phase}_s") is not None
         ]
         return fmean(values) if values else None
+
+    @property
+    def failed_attempts(self) -> int:
+        return sum(attempt.state != "SUCCEEDED" for attempt in self.attempts)
 
     def metrics(self) -> dict[str, float]:
         """phase_map_s, phase_shuffle_s, phase_merge_s, phase_reduce_s (those present), job_elapsed_s."""

@@ -54,7 +54,9 @@ class WordCount(Workload):
             [
                 *ctx.hadoop, "jar", env_ref(EXAMPLES_JAR), "randomtextwriter",
                 "-D", f"mapreduce.randomtextwriter.totalbytes={size}",
-                "-D", f"mapreduce.randomtextwriter.bytespermap={-(-size // maps)}",
+                # RandomTextWriter runs totalbytes // bytespermap maps, each writing just past
+                # its budget: rounding down gives exactly `maps` maps that together cover the size
+                "-D", f"mapreduce.randomtextwriter.bytespermap={size // maps}",
                 "-D", f"mapreduce.job.maps={maps}",
                 data_path("input"),
             ]
