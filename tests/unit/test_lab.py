@@ -84,3 +84,18 @@ def test_yarn_addresses_are_loopback_and_tasks_run_java17_opens(tmp_path: Path) 
     ):
         assert "--add-opens=java.base/java.lang=ALL-UNNAMED" in properties[opts]
     assert properties["yarn.app.mapreduce.am.staging-dir"] == str(tmp_path / "yarn" / "staging")
+
+
+def test_without_yarn_the_lab_says_why_and_runs_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchcamp.lab import services
+
+    monkeypatch.setenv("BENCHCAMP_LAB_YARN", "0")
+    assert services.yarn_unavailable_reason() == "left out (BENCHCAMP_LAB_YARN=0)"
+    assert [service.name for service in services.lab_services()] == [
+        "sshd",
+        "namenode",
+        "datanode",
+        "hiveserver2",
+    ]
+    # lab down still stops YARN daemons an earlier `lab up` started
+    assert {"resourcemanager", "nodemanager", "jobhistory"} <= {service.name for service in services.SERVICES}

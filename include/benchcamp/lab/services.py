@@ -8,9 +8,11 @@ Nothing here runs at import time.
 
 from __future__ import annotations
 
+import functools
 import getpass
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -64,6 +66,7 @@ class ServiceStatus:
 class LabStatus:
     directory: Path
     services: list[ServiceStatus] = field(default_factory=list)
+    note: str = ""
 
     @property
     def healthy(self) -> bool:
@@ -87,6 +90,8 @@ class LabStatus:
             lines.append(
                 f"{service.name:<15} {service.port:>6} {pid:>8} {state:<9} {service.rss_mb:>7.0f}  {service.detail}"
             )
+        if self.note:
+            lines.append(self.note)
         lines.append(f"total RSS: {self.total_rss_mb:.0f} MB (budget {MEMORY_BUDGET_MB} MB)")
         return "\n".join(lines)
 
@@ -417,19 +422,42 @@ def _check_hiveserver2() -> tuple[bool, str]:
 # -- YARN, in a network namespace that has only loopback ------------------------------------
 
 
-def yarn_enabled() -> bool:
-    """YARN needs a network namespace, hence root; BENCHCAMP_LAB_YARN=0 leaves it out."""
-    return os.environ.get("BENCHCAMP_LAB_YARN", "1") != "0" and os.geteuid() == 0
-
-
 IN_YARN_NETNS = ("ip", "netns", "exec", YARN_NETNS)
+
+
+def yarn_unavailable_reason() -> str | None:
+    """Why the lab runs without YARN here (None: it runs). It needs a network namespace."""
+    if os.environ.get("BENCHCAMP_LAB_YARN", "1") == "0":
+        return "left out (BENCHCAMP_LAB_YARN=0)"
+    return _namespace_problem()
+
+
+@functools.cache
+def _namespace_problem() -> str | None:
+    """Checked once per process: status polls must not spawn `ip` every second."""
+    if os.geteuid() != 0:
+        return "a network namespace needs root"
+    if shutil.which("ip") is None:
+        return "`ip` (iproute2) is not installed"
+    try:
+        _ensure_netns()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", "") or str(exc)
+        return f"cannot make network namespace {YARN_NETNS}: {str(detail).strip()[-300:]}"
+    return None
+
+
+def yarn_enabled() -> bool:
+    return yarn_unavailable_reason() is None
 
 
 def _ensure_netns() -> None:
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
     if YARN_NETNS not in listed.split():
-        subprocess.run(["ip", "netns", "add", YARN_NETNS], check=True)
-    subprocess.run([*IN_YARN_NETNS, "ip", "link", "set", "lo", "up"], check=True)
+        subprocess.run(["ip", "netns", "add", YARN_NETNS], capture_output=True, text=True, check=True)
+    subprocess.run(
+        [*IN_YARN_NETNS, "ip", "link", "set", "lo", "up"], capture_output=True, text=True, check=True
+    )
 
 
 def netns_http_json(url: str, timeout_s: float = 5.0) -> dict[str, Any]:
@@ -529,7 +557,11 @@ def service_named(name: str) -> Service:
 
 
 def lab_status() -> LabStatus:
-    return LabStatus(directory=lab_dir(), services=[service.status() for service in lab_services()])
+    return LabStatus(
+        directory=lab_dir(),
+        services=[service.status() for service in lab_services()],
+        note=f"YARN not started: {reason}" if (reason := yarn_unavailable_reason()) else "",
+    )
 
 
 def _prepare_hdfs() -> None:
@@ -543,7 +575,7 @@ def _prepare_hdfs() -> None:
             raise LabError(f"HDFS {' '.join(command)} failed: {result.stderr.strip()[-1500:]}")
 
 
-def lab_up(timeout_s: float = 300.0) -> LabStatus:
+def lab_up(timeout_s: float = 420.0) -> LabStatus:
     """Start every service not already running (a no-op for healthy ones) and wait until all are healthy."""
     ensure_installed()
     directory = lab_dir()
@@ -580,5 +612,5 @@ def lab_down() -> None:
     """Stop every lab service by its recorded PID, in reverse start order; leave no process behind."""
     for service in reversed(SERVICES):
         _stop(service.name, service.stop_timeout_s)
-    if yarn_enabled():
+    if os.geteuid() == 0 and shutil.which("ip"):
         subprocess.run(["ip", "netns", "delete", YARN_NETNS], capture_output=True, check=False)
