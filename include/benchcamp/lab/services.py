@@ -612,5 +612,5 @@ def lab_down() -> None:
     """Stop every lab service by its recorded PID, in reverse start order; leave no process behind."""
     for service in reversed(SERVICES):
         _stop(service.name, service.stop_timeout_s)
-    if os.geteuid() == 0 and shutil.which("ip"):
+    if yarn_enabled():  # BENCHCAMP_LAB_YARN=0 leaves the namespace alone (another lab may use it)
         subprocess.run(["ip", "netns", "delete", YARN_NETNS], capture_output=True, check=False)
