@@ -11,11 +11,12 @@ PYTEST_ARGS ?=
 # Let Python cache bytecode in .venv: without it every process recompiles Airflow, GX and dbt.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup run test test-unit lint lab-up lab-down lab-status benchmark manifest clean
+.PHONY: help setup run test test-unit lint up down status lab-up lab-down lab-status benchmark manifest clean
 
 help:
 	@echo "make run      run the $(STUDY) campaign ($(LADDER) ladder) through Airflow on the local lab"
 	@echo "make test     lint, type-check and run every test (unit, DAG integrity, golden, integration)"
+	@echo "make up | down | status    Airflow (UI on 127.0.0.1:8080, login required) and the lab"
 	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
 	@echo "make benchmark    measure the HiveBench generator and the harness (benchmarks/)"
 
@@ -43,6 +44,13 @@ lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check include dags plugins tests benchmarks
 	$(VENV)/bin/ruff format --check include dags plugins tests benchmarks
 	$(VENV)/bin/mypy include
+
+up: setup
+	$(BENCHCAMP) up
+down: $(VENV)/.synced
+	$(BENCHCAMP) down
+status: $(VENV)/.synced
+	$(BENCHCAMP) status
 
 lab-up: setup
 	$(BENCHCAMP) lab up

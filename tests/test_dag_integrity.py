@@ -72,3 +72,13 @@ def test_bad_params_are_rejected_before_a_run_exists(dagbag) -> None:  # type: i
         with pytest.raises(ParamValidationError):
             params.update(bad)
             params.validate()
+
+
+def test_schedules_can_be_turned_off_for_manual_only_stacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchcamp.dag_factory import schedule_for
+    from benchcamp.spec import load_spec
+
+    spec = load_spec("hibench_dse")
+    assert schedule_for(spec) == "0 1 * * 6"
+    monkeypatch.setenv("BENCHCAMP_SCHEDULES", "off")
+    assert schedule_for(spec) is None

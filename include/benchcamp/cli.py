@@ -118,6 +118,34 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_up(args: argparse.Namespace) -> int:
+    from benchcamp import stack
+
+    try:
+        print(stack.up())
+    except stack.StackError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    from benchcamp import stack
+
+    stack.down()
+    print("Airflow and the lab stopped")
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from benchcamp import lab, stack
+
+    print(stack.format_status(stack.status()))
+    print()
+    print(lab.lab_status().format())
+    return EXIT_OK
+
+
 def airflow_environment() -> dict[str, str]:
     """Environment for the Airflow CLI: project-local home, our dags, the lab connection."""
     from benchcamp import lab
@@ -273,6 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-on-validation", action="store_true", help="exit non-zero when an expectation fails"
     )
     runner.set_defaults(handler=cmd_run)
+
+    sub.add_parser("up", help="start the lab and Airflow (UI on 127.0.0.1, login required)").set_defaults(
+        handler=cmd_up
+    )
+    sub.add_parser("down", help="stop Airflow and the lab").set_defaults(handler=cmd_down)
+    sub.add_parser("status", help="Airflow's components and the lab's services").set_defaults(
+        handler=cmd_status
+    )
 
     env_parser = sub.add_parser("airflow-env", help="print the Airflow environment as shell exports")
     env_parser.set_defaults(handler=cmd_airflow_env)

@@ -9,6 +9,7 @@ repetition (clean, generate, execute) before it starts the next.
 
 from __future__ import annotations
 
+import os
 import textwrap
 from datetime import datetime, timedelta
 from typing import Any
@@ -119,13 +120,22 @@ def _doc(spec: StudySpec) -> str:
     ) + "\n".join(ladder_lines)
 
 
+def schedule_for(spec: StudySpec) -> str | None:
+    """The study's cron schedule, or none when BENCHCAMP_SCHEDULES=off.
+
+    Unpausing a scheduled DAG starts its latest interval's campaign at once (catchup off
+    still runs one); a test or demo stack that only wants manual runs turns schedules off.
+    """
+    return None if os.environ.get("BENCHCAMP_SCHEDULES", "on").lower() == "off" else spec.schedule
+
+
 def build_study_dag(study: str) -> DAG:
     spec = load_spec(study)
     with DAG(
         dag_id=spec.study,
         description=spec.title,
         doc_md=_doc(spec),
-        schedule=spec.schedule,
+        schedule=schedule_for(spec),
         start_date=START_DATE,
         catchup=False,
         max_active_runs=1,
