@@ -341,3 +341,53 @@ def test_a_failing_build_names_the_failed_node_and_releases_the_file(tmp_path: P
     assert "positive_stg_results_repetition" in str(failure.value)
     with duckdb.connect(str(target), read_only=True) as con:  # dbt let go of the file
         assert con.execute("select count(*) from raw.results").fetchone() == (1,)
+
+
+def _results_client(warehouse: Path, signed_in: bool) -> Any:
+    from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
+    from airflow.api_fastapi.core_api.security import get_user
+    from benchcamp.results_page import create_app
+    from fastapi.testclient import TestClient
+
+    app = create_app(warehouse)
+    if signed_in:  # what Airflow's get_user returns for a valid session: the login itself is Airflow's
+        app.dependency_overrides[get_user] = lambda: SimpleAuthManagerUser(username="admin", role="admin")
+    return TestClient(app)
+
+
+def test_results_page_needs_a_login(warehouse: Path) -> None:
+    client = _results_client(warehouse, signed_in=False)
+    for path in ("/", "/hibench_dse", "/hibench_dse/csv"):
+        assert client.get(path).status_code == 401
+
+
+def test_results_page_shows_the_published_table_from_the_marts(warehouse: Path) -> None:
+    client = _results_client(warehouse, signed_in=True)
+    page = client.get("/hibench_dse", params={"campaign": CAMPAIGN})
+    assert page.status_code == 200
+    text = page.text
+    assert "<th>Time Δ (%)</th>" in text and "wordcount on dse_cluster (maps=4, reduces=2)" in text
+    # Table 9's WordCount at 240 GB, exactly as the text report prints it
+    cli = subprocess_free_report(warehouse)
+    (line,) = [row for row in cli.splitlines() if row.startswith("|       240 |") and "wordcount" not in row][
+        :1
+    ]
+    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    assert "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>" in text
+    download = client.get("/hibench_dse/csv", params={"campaign": CAMPAIGN})
+    assert download.status_code == 200 and download.text.startswith("# scaling")
+    assert "attachment" in download.headers["content-disposition"]
+
+
+def subprocess_free_report(warehouse: Path) -> str:
+    from benchcamp import report
+
+    return report.render(report.read_tables(warehouse, "hibench_dse", CAMPAIGN), "table", "hibench_dse")
+
+
+def test_results_page_explains_an_empty_warehouse(tmp_path: Path) -> None:
+    client = _results_client(tmp_path / "none.duckdb", signed_in=True)
+    page = client.get("/hibench_dse")
+    assert page.status_code == 200 and "Nothing to show yet" in page.text and "no warehouse" in page.text
+    assert "no study" in client.get("/nope").text.lower() or "unknown" in client.get("/nope").text.lower()
+    assert client.get("/nope/csv").status_code == 404
