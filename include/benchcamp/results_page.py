@@ -13,7 +13,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI, Query
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from benchcamp import report
@@ -89,10 +89,19 @@ def _fingerprints(warehouse: Path, study: str, campaign: str) -> list[dict[str, 
         )
 
 
-def create_app(warehouse: Path | None = None) -> FastAPI:
-    from airflow.api_fastapi.core_api.security import get_user
+async def require_login(request: Request) -> Any:
+    """Airflow's own login check (session cookie or Bearer token), imported per request.
 
-    app = FastAPI(title="benchcamp results", dependencies=[Depends(get_user)])
+    Every Airflow process (each task too) imports plugins: the API security module is heavy,
+    so it is loaded only where a page is actually served.
+    """
+    from airflow.api_fastapi.core_api.security import bearer_scheme, get_user
+
+    return await get_user(request, None, await bearer_scheme(request))
+
+
+def create_app(warehouse: Path | None = None) -> FastAPI:
+    app = FastAPI(title="benchcamp results", dependencies=[Depends(require_login)])
     target = warehouse
 
     @app.get("/", response_class=HTMLResponse)

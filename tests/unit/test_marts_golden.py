@@ -345,13 +345,14 @@ def test_a_failing_build_names_the_failed_node_and_releases_the_file(tmp_path: P
 
 def _results_client(warehouse: Path, signed_in: bool) -> Any:
     from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
-    from airflow.api_fastapi.core_api.security import get_user
-    from benchcamp.results_page import create_app
+    from benchcamp.results_page import create_app, require_login
     from fastapi.testclient import TestClient
 
     app = create_app(warehouse)
     if signed_in:  # what Airflow's get_user returns for a valid session: the login itself is Airflow's
-        app.dependency_overrides[get_user] = lambda: SimpleAuthManagerUser(username="admin", role="admin")
+        app.dependency_overrides[require_login] = lambda: SimpleAuthManagerUser(
+            username="admin", role="admin"
+        )
     return TestClient(app)
 
 
