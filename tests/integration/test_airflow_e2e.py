@@ -1,0 +1,206 @@
+"""`benchcamp up` end to end through Airflow's REST API: a real api-server, scheduler,
+dag-processor and triggerer (LocalExecutor) in a private Airflow home, beside the real lab.
+
+Login is required; a bad trigger-form value is refused with the schema's message and
+creates no run; an unknown conf key fails the run's first task naming the key; a real
+one-cell campaign runs under the scheduler (pools enforced) into the warehouse; `down`
+leaves no Airflow process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp import report
+
+pytestmark = pytest.mark.integration
+BIN = Path(sys.executable).parent
+DAG = "hibench_dse"
+CELL = "wordcount|data_size_gb=0.012|maps=4|reduces=2"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Api:
+    def __init__(self, base: str, token: str | None = None) -> None:
+        self.base, self.token = base, token
+
+    def call(self, method: str, path: str, body: object | None = None) -> tuple[int, Any]:
+        request = urllib.request.Request(self.base + path, method=method)
+        request.add_header("Content-Type", "application/json")
+        if self.token:
+            request.add_header("Authorization", f"Bearer {self.token}")
+        data = json.dumps(body).encode() if body is not None else None
+        try:
+            with urllib.request.urlopen(request, data, timeout=30) as answer:
+                return answer.status, json.load(answer)
+        except urllib.error.HTTPError as error:
+            text = error.read().decode()
+            try:
+                return error.code, json.loads(text)
+            except ValueError:
+                return error.code, text
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("stack")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "AIRFLOW_HOME": str(tmp / "airflow"),
+        "BENCHCAMP_AIRFLOW_PORT": str(port),
+        "BENCHCAMP_RESULTS": str(tmp / "results"),
+        "BENCHCAMP_WAREHOUSE": str(tmp / "warehouse" / "benchcamp.duckdb"),
+        # unpausing a scheduled study would start its latest interval's full campaign at once
+        "BENCHCAMP_SCHEDULES": "off",
+    }
+    started = subprocess.run(
+        [str(BIN / "benchcamp"), "up"], env=env, capture_output=True, text=True, timeout=900
+    )
+    try:
+        assert started.returncode == 0, started.stdout[-3000:] + started.stderr[-3000:]
+        assert f"Airflow UI: http://127.0.0.1:{port}  login: admin / " in started.stdout
+        password = started.stdout.rsplit("login: admin / ", 1)[1].split()[0]
+        yield {"env": env, "base": f"http://127.0.0.1:{port}", "password": password, "tmp": tmp}
+    finally:
+        pids = [
+            int(path.read_text())
+            for path in (tmp / "airflow" / "run").glob("*.pid")
+            if path.read_text().strip()
+        ]
+        stopped = subprocess.run(
+            [str(BIN / "benchcamp"), "down"], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert stopped.returncode == 0, stopped.stderr
+        left = [pid for pid in pids if Path(f"/proc/{pid}").exists() and not _zombie(pid)]
+        assert not left, f"down left Airflow processes {left}"
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.fixture(scope="module")
+def api(stack: dict[str, Any]) -> Api:
+    status, answer = Api(stack["base"]).call(
+        "POST", "/auth/token", {"username": "admin", "password": stack["password"]}
+    )
+    assert status in (200, 201), answer
+    client = Api(stack["base"], answer["access_token"])
+    deadline = time.monotonic() + 300
+    while client.call("GET", f"/api/v2/dags/{DAG}")[0] != 200:  # the dag-processor's first parse
+        assert time.monotonic() < deadline, "the study DAG was never parsed"
+        time.sleep(3)
+    status, answer = client.call("PATCH", f"/api/v2/dags/{DAG}", {"is_paused": False})
+    assert status == 200 and answer["is_paused"] is False, answer
+    return client
+
+
+def _runs(api: Api) -> list[dict[str, Any]]:
+    status, answer = api.call("GET", f"/api/v2/dags/{DAG}/dagRuns?limit=100")
+    assert status == 200, answer
+    return list(answer["dag_runs"])
+
+
+def _wait(api: Api, run_id: str, timeout_s: float = 1500) -> str:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        status, run = api.call("GET", f"/api/v2/dags/{DAG}/dagRuns/{run_id}")
+        assert status == 200, run
+        if run["state"] in ("success", "failed"):
+            return str(run["state"])
+        assert time.monotonic() < deadline, f"run {run_id} still {run['state']}"
+        time.sleep(5)
+
+
+def _task_states(api: Api, run_id: str) -> dict[str, str]:
+    status, answer = api.call("GET", f"/api/v2/dags/{DAG}/dagRuns/{run_id}/taskInstances?limit=500")
+    assert status == 200, answer
+    return {ti["task_id"]: ti["state"] for ti in answer["task_instances"] if ti["map_index"] in (-1, 0)}
+
+
+def test_the_api_needs_a_login(stack: dict[str, Any]) -> None:
+    assert Api(stack["base"]).call("GET", "/api/v2/dags")[0] == 401
+    assert Api(stack["base"]).call("POST", "/auth/token", {"username": "admin", "password": "nope"})[0] == 401
+
+
+def test_a_bad_param_is_refused_with_the_schema_message_and_no_run(api: Api) -> None:
+    before = len(_runs(api))
+    for conf, message in (
+        ({"ladder": "huge"}, "'huge' is not one of ['tiny', 'small', 'paper']"),
+        ({"repetitions": 0}, "0 is less than the minimum of 1"),
+        ({"environment": "mars"}, "'mars' is not one of"),
+    ):
+        status, answer = api.call("POST", f"/api/v2/dags/{DAG}/dagRuns", {"logical_date": None, "conf": conf})
+        assert status == 400 and message in str(answer), answer
+    assert len(_runs(api)) == before
+
+
+def test_an_unknown_conf_key_fails_the_first_task_naming_it(api: Api) -> None:
+    status, run = api.call(
+        "POST",
+        f"/api/v2/dags/{DAG}/dagRuns",
+        {"logical_date": None, "conf": {"ladder": "tiny", "ladderr": 1}},
+    )
+    assert status == 200, run
+    assert _wait(api, run["dag_run_id"], timeout_s=600) == "failed"
+    states = _task_states(api, run["dag_run_id"])
+    assert states["plan"] == "failed"
+    status, log = api.call("GET", f"/api/v2/dags/{DAG}/dagRuns/{run['dag_run_id']}/taskInstances/plan/logs/1")
+    assert "ladderr" in json.dumps(log)
+
+
+def test_a_campaign_runs_under_the_scheduler_into_the_warehouse(stack: dict[str, Any], api: Api) -> None:
+    conf = {
+        "ladder": "tiny",
+        "repetitions": 1,
+        "workloads": ["wordcount"],
+        "cells": [CELL],
+        "campaign": "e2e",
+        "fail_on_validation": False,
+    }
+    status, run = api.call("POST", f"/api/v2/dags/{DAG}/dagRuns", {"logical_date": None, "conf": conf})
+    assert status == 200, run
+    state = _wait(api, run["dag_run_id"])
+    states = _task_states(api, run["dag_run_id"])
+    assert state == "success", states
+    assert {"plan", "report", "publish"} <= set(states) and states["report"] == "success"
+    tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, "e2e")
+    (row,) = tables["scaling"]
+    assert (row["workload"], row["data_size_gb"], row["n"], row["n_failed"]) == ("wordcount", 0.012, 1, 0)
+    assert row["mean_s"] > 0
+    raw = Path(stack["env"]["BENCHCAMP_RESULTS"]) / DAG / "e2e"
+    assert (raw / "wordcount_data_size_gb=0.012_maps=4_reduces=2" / "rep1" / "records.jsonl").exists()
+
+
+def test_the_results_page_is_served_by_airflow_behind_its_login(stack: dict[str, Any], api: Api) -> None:
+    anonymous = Api(stack["base"])
+    assert anonymous.call("GET", "/benchcamp/hibench_dse")[0] == 401
+    request = urllib.request.Request(f"{stack['base']}/benchcamp/hibench_dse?campaign=e2e")
+    request.add_header("Authorization", f"Bearer {api.token}")
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        page = answer.read().decode()
+    assert "Campaign <b>e2e</b>" in page and "wordcount on local_lab (maps=4, reduces=2)" in page
+    status, plugins = api.call("GET", "/api/v2/plugins")
+    assert status == 200, plugins
+    views = [view for plugin in plugins["plugins"] for view in plugin["external_views"]]
+    assert any(view["href"] == "/benchcamp/" and view["category"] == "browse" for view in views), views
