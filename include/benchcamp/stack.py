@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchcamp.lab.services import alive, reap
 from benchcamp.paths import airflow_home
 
 API_HOST = "127.0.0.1"
@@ -103,16 +104,9 @@ def log_file(component: str) -> Path:
 def _read_pid(component: str) -> int | None:
     try:
         pid = int(_pid_file(component).read_text().strip())
-        os.kill(pid, 0)
     except (OSError, ValueError):
         return None
-    stat = Path(f"/proc/{pid}/stat")
-    try:
-        if stat.read_text().split(") ")[-1].split()[0] == "Z":
-            return None
-    except OSError:
-        return None
-    return pid
+    return pid if alive(pid) else None
 
 
 def _command(component: str) -> list[str]:
@@ -225,10 +219,7 @@ def _stop(component: str, timeout_s: float = 30.0) -> None:
             time.sleep(0.2)
         if _group_alive(pid):
             os.killpg(pid, signal.SIGKILL)
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
+        reap(pid)
     _pid_file(component).unlink(missing_ok=True)
 
 

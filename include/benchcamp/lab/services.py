@@ -204,11 +204,11 @@ def _stop(name: str, timeout_s: float) -> None:
             os.kill(pid, signal.SIGKILL)
             while alive(pid):
                 time.sleep(0.05)
-        _reap(pid)
+        reap(pid)
     pid_file(name).unlink(missing_ok=True)
 
 
-def _reap(pid: int) -> None:
+def reap(pid: int) -> None:
     """Collect the exit status when this process started the service, so no zombie remains."""
     try:
         os.waitpid(pid, os.WNOHANG)
