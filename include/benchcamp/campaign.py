@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchcamp import archive
 from benchcamp.records import ResultRecord, ValidationFailure, cell_key
@@ -25,6 +25,9 @@ from benchcamp.workloads import get_workload, is_implemented
 from benchcamp.workloads._hadoop import parse_job_reports
 from benchcamp.workloads._hive import HiveStatement
 from benchcamp.workloads._jobhistory import fetch_script, parse_job_history
+
+if TYPE_CHECKING:
+    from benchcamp.warehouse import HardwareChange
 from benchcamp.workloads.base import (
     ArchivedStep,
     ParseError,
@@ -65,12 +68,23 @@ def campaign_id(run_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", run_id)
 
 
-def resolve_campaign(params: dict[str, Any], run_id: str) -> str:
-    """The campaign named in the run's params, else the run id: stable across task retries."""
+def resolve_campaign(
+    params: dict[str, Any], run_id: str, run_type: str | None = None, logical_date: datetime | None = None
+) -> str:
+    """The campaign named in the run's params, else the run id: stable across task retries.
+
+    A backfill run is named by its logical date, `backfill__<date>`, whatever its run id: when a
+    backfill re-processes an existing run, Airflow clears that run and keeps its id, and naming the
+    campaign by the id would overwrite the original campaign's rows with the re-run's.
+    """
     named = str(params.get("campaign") or "")
     if named and not re.fullmatch(CAMPAIGN_PATTERN, named):
         raise CampaignConfError(f"campaign '{named}' may only contain letters, digits and _ . + -")
-    return named or campaign_id(run_id)
+    if named:
+        return named
+    if run_type == "backfill" and logical_date is not None:
+        return campaign_id(f"backfill__{logical_date.astimezone(UTC).isoformat()}")
+    return campaign_id(run_id)
 
 
 def implemented_workloads(spec: StudySpec) -> list[str]:
@@ -548,7 +562,37 @@ def run_validate(
     return failures
 
 
-def run_load(study: str, campaign: str, warehouse: Path | None = None) -> dict[str, int]:
+@dataclass(frozen=True)
+class RunInfo:
+    """The Airflow run behind a campaign: kept so backfills can be told from the runs they re-did."""
+
+    run_id: str
+    run_type: str
+    logical_date: datetime | None
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What a load wrote, and the targets whose hardware changed since their previous campaign."""
+
+    records: int
+    inserted: int
+    replaced: int
+    hardware_changes: list[HardwareChange]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "inserted": self.inserted,
+            "replaced": self.replaced,
+            "hardware_changes": [change.environment for change in self.hardware_changes],
+        }
+
+
+def run_load(
+    study: str, campaign: str, warehouse: Path | None = None, run: RunInfo | None = None
+) -> LoadResult:
+    """Load the campaign's archive into the warehouse, then compare each target's hardware with its last campaign."""
     from benchcamp import warehouse as wh
 
     spec = load_spec(study)
@@ -559,7 +603,10 @@ def run_load(study: str, campaign: str, warehouse: Path | None = None) -> dict[s
     for snapshot in archive.load_campaign_environments(study, campaign):
         wh.load_environment(path, snapshot)
     wh.upsert_study_thresholds(path, study, spec.thresholds.max_stddev_pct)
-    return {"records": len(records), **{key: int(value) for key, value in vars(summary).items()}}
+    if run is not None:
+        wh.record_campaign_run(path, study, campaign, run.run_id, run.run_type, run.logical_date)
+    changes = wh.detect_hardware_changes(path, study, campaign)
+    return LoadResult(len(records), summary.inserted, summary.replaced, changes)
 
 
 def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:

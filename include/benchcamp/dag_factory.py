@@ -14,7 +14,17 @@ import textwrap
 from datetime import datetime, timedelta
 from typing import Any
 
-from airflow.sdk import DAG, Param, TriggerRule, WeightRule, get_current_context, task, task_group
+from airflow.sdk import (
+    DAG,
+    Asset,
+    AssetAlias,
+    Param,
+    TriggerRule,
+    WeightRule,
+    get_current_context,
+    task,
+    task_group,
+)
 
 from benchcamp.campaign import (
     CAMPAIGN_PATTERN,
@@ -29,6 +39,9 @@ from benchcamp.campaign import (
 from benchcamp.spec import LADDERS, StudySpec, load_spec
 
 START_DATE = datetime(2026, 1, 1)
+# The load task emits, through this alias, one event on `hardware_asset(environment)` per target
+# whose hardware fingerprint changed since that target's previous campaign (none otherwise).
+HARDWARE_CHANGE_ALIAS = AssetAlias("benchcamp_hardware_change")
 STEP_RETRIES = 2
 
 
@@ -163,11 +176,32 @@ def build_study_dag(study: str) -> DAG:
                 print(f"FAILED {failure.expectation} {failure.cell_key}: {failure.details}")
             return len(failures)
 
-        @task(pool=WAREHOUSE_POOL)
-        def load() -> dict[str, int]:
-            from benchcamp.campaign import run_load
+        @task(pool=WAREHOUSE_POOL, outlets=[HARDWARE_CHANGE_ALIAS])
+        def load() -> dict[str, Any]:
+            from benchcamp.campaign import RunInfo, run_load
 
-            return run_load(spec.study, _campaign(get_current_context()))
+            context = get_current_context()
+            run_type, logical_date = _run_kind(context)
+            loaded = run_load(
+                spec.study, _campaign(context), run=RunInfo(context["run_id"], run_type, logical_date)
+            )
+            for change in loaded.hardware_changes:
+                print(
+                    f"HARDWARE CHANGE on {change.environment}: {change.previous_fingerprint} "
+                    f"({change.previous_study}/{change.previous_campaign}) -> {change.fingerprint}: "
+                    f"{change.changed_facts}"
+                )
+                context["outlet_events"][HARDWARE_CHANGE_ALIAS].add(
+                    hardware_asset(change.environment),
+                    extra={
+                        "study": change.study,
+                        "campaign": change.campaign,
+                        "previous_campaign": change.previous_campaign,
+                        "previous_fingerprint": change.previous_fingerprint,
+                        "fingerprint": change.fingerprint,
+                    },
+                )
+            return loaded.summary()
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
         def report() -> None:
@@ -191,8 +225,23 @@ def build_study_dag(study: str) -> DAG:
     return dag
 
 
+def _run_kind(context: Any) -> tuple[str, datetime | None]:
+    """The run's type (manual, scheduled, backfill, ...) and logical date, from the task context."""
+    dag_run = context["dag_run"]
+    run_type = getattr(dag_run.run_type, "value", dag_run.run_type)
+    return str(run_type), getattr(dag_run, "logical_date", None)
+
+
 def _campaign(context: Any) -> str:
-    return resolve_campaign(dict(context["params"]), context["run_id"])
+    run_type, logical_date = _run_kind(context)
+    return resolve_campaign(dict(context["params"]), context["run_id"], run_type, logical_date)
+
+
+def hardware_asset(environment: str) -> Asset:
+    """The asset whose events mark a hardware change on one target (DAGs may schedule on it)."""
+    return Asset(
+        name=f"benchcamp_hardware_{environment}", uri=f"benchcamp://hardware/{environment}", group="hardware"
+    )
 
 
 def repetition_group(environment: str, units: Any) -> Any:

@@ -72,6 +72,8 @@ def test_connect_creates_the_folder_and_the_raw_schema(path: Path) -> None:
         "validation_failures",
         "environments",
         "study_thresholds",
+        "campaign_runs",
+        "hardware_changes",
     }
     with wh.connect(path) as con:  # ensure_schema twice is harmless
         wh.ensure_schema(con)
@@ -191,6 +193,75 @@ def test_environment_snapshots_are_upserted_per_host(path: Path) -> None:
         path, "select fingerprint, facts, captured_at from raw.environments"
     )
     assert fingerprint == "bbbb" and json.loads(facts)["cpu_cores"] == 2 and captured == START
+
+
+def capture(
+    path: Path, campaign: str, at: datetime, cores: int, study: str = "hibench_dse", host: str = "node1"
+) -> None:
+    facts = {"cpu_model": "Xeon", "cpu_cores": cores, "mem_total_gib": 64, "disks": "sda:1", "kernel": "6.1"}
+    wh.load_environment(
+        path,
+        EnvironmentSnapshot(
+            study=study,
+            campaign=campaign,
+            environment="dse_cluster",
+            host=host,
+            fingerprint=f"fp{cores}",
+            facts=facts,
+            captured_at=at,
+        ),
+    )
+
+
+def test_a_hardware_change_is_detected_against_the_previous_campaign_on_that_target(path: Path) -> None:
+    capture(path, "mon", START, cores=8)
+    assert wh.detect_hardware_changes(path, "hibench_dse", "mon") == []  # nothing before it
+    capture(path, "tue", START + timedelta(days=1), cores=8)
+    assert wh.detect_hardware_changes(path, "hibench_dse", "tue") == []  # same hardware
+    capture(path, "wed", START + timedelta(days=2), cores=16)
+    (change,) = wh.detect_hardware_changes(path, "hibench_dse", "wed")
+    assert (change.previous_campaign, change.previous_fingerprint, change.fingerprint) == (
+        "tue",
+        "node1=fp8",
+        "node1=fp16",
+    )
+    assert change.changed_facts == {"node1": {"cpu_cores": [8, 16]}}  # kernel is not hardware
+    # re-running the load keeps one event, not two
+    wh.detect_hardware_changes(path, "hibench_dse", "wed")
+    assert rows(path, "select campaign, previous_campaign from raw.hardware_changes") == [("wed", "tue")]
+    # another study on the same target, after the upgrade, compares with the newest hardware
+    capture(path, "thu", START + timedelta(days=3), cores=16, study="bigbench_containers")
+    assert wh.detect_hardware_changes(path, "bigbench_containers", "thu") == []
+
+
+def test_a_backfill_after_an_upgrade_compares_with_the_newest_hardware_not_its_logical_date(
+    path: Path,
+) -> None:
+    capture(path, "scheduled_week1", START, cores=8)
+    capture(path, "scheduled_week2", START + timedelta(days=7), cores=16)
+    capture(path, "backfill_week1", START + timedelta(days=8), cores=16)  # re-run of week 1, on new hardware
+    assert wh.detect_hardware_changes(path, "hibench_dse", "backfill_week1") == []
+    assert [
+        c.previous_campaign for c in wh.detect_hardware_changes(path, "hibench_dse", "scheduled_week2")
+    ] == ["scheduled_week1"]
+
+
+def test_a_host_added_to_a_target_is_a_hardware_change(path: Path) -> None:
+    capture(path, "before", START, cores=8)
+    capture(path, "after", START + timedelta(days=1), cores=8)
+    capture(path, "after", START + timedelta(days=1), cores=8, host="node2")
+    (change,) = wh.detect_hardware_changes(path, "hibench_dse", "after")
+    assert (change.previous_fingerprint, change.fingerprint) == ("node1=fp8", "node1=fp8+node2=fp8")
+    assert change.changed_facts["node2"]["cpu_cores"] == [None, 8]
+
+
+def test_campaign_runs_are_upserted(path: Path) -> None:
+    logical = datetime(2026, 11, 21, 1, 0, tzinfo=UTC)
+    wh.record_campaign_run(path, "hibench_dse", "c1", "manual__x", "manual", None)
+    wh.record_campaign_run(path, "hibench_dse", "c1", "scheduled__x", "backfill", logical)
+    assert rows(path, "select run_id, run_type, logical_date from raw.campaign_runs") == [
+        ("scheduled__x", "backfill", logical)
+    ]
 
 
 def test_study_thresholds_are_upserted(path: Path) -> None:
