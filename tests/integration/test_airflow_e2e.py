@@ -3,8 +3,14 @@ dag-processor and triggerer (LocalExecutor) in a private Airflow home, beside th
 
 Login is required; a bad trigger-form value is refused with the schema's message and
 creates no run; an unknown conf key fails the run's first task naming the key; a real
-one-cell campaign runs under the scheduler (pools enforced) into the warehouse; `down`
-leaves no Airflow process behind.
+one-cell campaign runs under the scheduler (pools enforced) into the warehouse; a backfill
+created through the REST API re-runs the last two scheduled dates beside the originals
+(one of them re-processed) without overwriting them; a backfill onto an unreachable target
+fails with the host and port and leaves the warehouse as it was; `down` leaves no Airflow
+process behind.
+
+Schedules are on, as a user has them: the original run is triggered at the latest schedule
+date before the DAG is unpaused, so the scheduler does not start a full campaign for it.
 """
 
 from __future__ import annotations
@@ -18,16 +24,26 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from benchcamp import report
+from benchcamp.campaign import campaign_id
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
 DAG = "hibench_dse"
 CELL = "wordcount|data_size_gb=0.012|maps=4|reduces=2"
+ONE_CELL = {
+    "ladder": "tiny",
+    "repetitions": 1,
+    "workloads": ["wordcount"],
+    "cells": [CELL],
+    "fail_on_validation": False,
+}
 
 
 def _free_port() -> int:
@@ -67,8 +83,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         "BENCHCAMP_AIRFLOW_PORT": str(port),
         "BENCHCAMP_RESULTS": str(tmp / "results"),
         "BENCHCAMP_WAREHOUSE": str(tmp / "warehouse" / "benchcamp.duckdb"),
-        # unpausing a scheduled study would start its latest interval's full campaign at once
-        "BENCHCAMP_SCHEDULES": "off",
+        # the dse_cluster target, pointed at a port nobody listens on
+        "AIRFLOW_CONN_DSE_GATEWAY_SSH": json.dumps(
+            {"conn_type": "ssh", "host": "127.0.0.1", "port": _free_port(), "login": "nobody"}
+        ),
     }
     started = subprocess.run(
         [str(BIN / "benchcamp"), "up"], env=env, capture_output=True, text=True, timeout=900
@@ -101,15 +119,28 @@ def _zombie(pid: int) -> bool:
 
 @pytest.fixture(scope="module")
 def api(stack: dict[str, Any]) -> Api:
+    """A logged-in client; the study unpaused, with the original run at its latest schedule date queued."""
     status, answer = Api(stack["base"]).call(
         "POST", "/auth/token", {"username": "admin", "password": stack["password"]}
     )
     assert status in (200, 201), answer
     client = Api(stack["base"], answer["access_token"])
     deadline = time.monotonic() + 300
-    while client.call("GET", f"/api/v2/dags/{DAG}")[0] != 200:  # the dag-processor's first parse
-        assert time.monotonic() < deadline, "the study DAG was never parsed"
+    while True:  # the dag-processor's first parse, with the next schedule date computed
+        status, dag = client.call("GET", f"/api/v2/dags/{DAG}")
+        if status == 200 and dag.get("next_dagrun_logical_date"):
+            break
+        assert time.monotonic() < deadline, f"the study DAG was never parsed: {dag}"
         time.sleep(3)
+    assert dag["is_paused"] is True and dag["timetable_summary"], dag
+    # With catchup off, unpausing schedules the latest past date at once: a run at that date
+    # (the "original" campaign of this test) makes the scheduler skip it.
+    latest = dag["next_dagrun_logical_date"]
+    status, run = client.call(
+        "POST", f"/api/v2/dags/{DAG}/dagRuns", {"logical_date": latest, "conf": ONE_CELL}
+    )
+    assert status == 200, run
+    stack["original"] = run
     status, answer = client.call("PATCH", f"/api/v2/dags/{DAG}", {"is_paused": False})
     assert status == 200 and answer["is_paused"] is False, answer
     return client
@@ -170,36 +201,125 @@ def test_an_unknown_conf_key_fails_the_first_task_naming_it(api: Api) -> None:
 
 
 def test_a_campaign_runs_under_the_scheduler_into_the_warehouse(stack: dict[str, Any], api: Api) -> None:
-    conf = {
-        "ladder": "tiny",
-        "repetitions": 1,
-        "workloads": ["wordcount"],
-        "cells": [CELL],
-        "campaign": "e2e",
-        "fail_on_validation": False,
-    }
-    status, run = api.call("POST", f"/api/v2/dags/{DAG}/dagRuns", {"logical_date": None, "conf": conf})
-    assert status == 200, run
+    run = stack["original"]
     state = _wait(api, run["dag_run_id"])
     states = _task_states(api, run["dag_run_id"])
     assert state == "success", states
     assert {"plan", "report", "publish"} <= set(states) and states["report"] == "success"
-    tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, "e2e")
+    scheduled = [r for r in _runs(api) if r["run_type"] == "scheduled"]
+    assert scheduled == [], "unpausing started a scheduled campaign at the run's date"
+    campaign = campaign_id(run["dag_run_id"])
+    stack["campaign"] = campaign
+    tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, campaign)
     (row,) = tables["scaling"]
     assert (row["workload"], row["data_size_gb"], row["n"], row["n_failed"]) == ("wordcount", 0.012, 1, 0)
     assert row["mean_s"] > 0
-    raw = Path(stack["env"]["BENCHCAMP_RESULTS"]) / DAG / "e2e"
+    raw = Path(stack["env"]["BENCHCAMP_RESULTS"]) / DAG / campaign
     assert (raw / "wordcount_data_size_gb=0.012_maps=4_reduces=2" / "rep1" / "records.jsonl").exists()
+
+
+def _warehouse_rows(stack: dict[str, Any], sql: str) -> list[tuple[Any, ...]]:
+    with duckdb.connect(stack["env"]["BENCHCAMP_WAREHOUSE"], read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def _backfill(api: Api, body: dict[str, Any], timeout_s: float = 1800) -> list[dict[str, Any]]:
+    """Create a backfill through the REST API, wait until it completes; its runs."""
+    status, backfill = api.call("POST", "/api/v2/backfills", {"dag_id": DAG, "max_active_runs": 1, **body})
+    assert status == 200, backfill
+    deadline = time.monotonic() + timeout_s
+    while True:
+        status, state = api.call("GET", f"/api/v2/backfills/{backfill['id']}")
+        assert status == 200, state
+        runs = [r for r in _runs(api) if r["run_type"] == "backfill"]
+        if state["completed_at"] and all(r["state"] in ("success", "failed") for r in runs):
+            return runs
+        assert time.monotonic() < deadline, f"backfill {backfill['id']} still running: {runs}"
+        time.sleep(5)
+
+
+def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict[str, Any], api: Api) -> None:
+    original = stack["original"]
+    assert _wait(api, original["dag_run_id"]) == "success"
+    before = _warehouse_rows(
+        stack, f"select cell_key, value from raw.results where campaign = '{stack['campaign']}' order by all"
+    )
+    latest = datetime.fromisoformat(original["logical_date"])
+    previous = latest - timedelta(days=7)  # hibench_dse is weekly
+    runs = _backfill(
+        api,
+        {
+            "from_date": previous.isoformat(),
+            "to_date": latest.isoformat(),
+            "dag_run_conf": ONE_CELL,
+            "reprocess_behavior": "completed",
+        },
+    )
+    by_date = {datetime.fromisoformat(r["logical_date"]): r for r in runs}
+    assert set(by_date) == {previous, latest}, runs
+    assert all(r["state"] == "success" for r in runs), runs
+    # The original run was re-processed (Airflow keeps its id) and the new date got its own run.
+    assert by_date[latest]["dag_run_id"] == original["dag_run_id"]
+    # Every backfilled date is a campaign of its own, named by its logical date; the original's rows
+    # are exactly what they were.
+    campaigns = dict(
+        _warehouse_rows(stack, f"select campaign, logical_date from main.campaigns where study = '{DAG}'")
+    )
+    for date in (previous, latest):
+        name = campaign_id(f"backfill__{date.isoformat()}")
+        assert campaigns[name] == date, campaigns
+    assert stack["campaign"] in campaigns
+    after = _warehouse_rows(
+        stack, f"select cell_key, value from raw.results where campaign = '{stack['campaign']}' order by all"
+    )
+    assert after == before
+    history = _warehouse_rows(
+        stack, f"select campaign, n from main.campaign_history where study = '{DAG}' order by campaign"
+    )
+    assert len(history) == 3 and all(n == 1 for _campaign, n in history), history
+    # Same machine, same hardware: no change event.
+    assert _warehouse_rows(stack, "select * from raw.hardware_changes") == []
+
+
+def test_a_backfill_onto_an_unreachable_target_fails_clearly_and_loses_nothing(
+    stack: dict[str, Any], api: Api
+) -> None:
+    before = _warehouse_rows(stack, "select * from raw.results order by all")
+    latest = datetime.fromisoformat(stack["original"]["logical_date"])
+    older = latest - timedelta(days=14)
+    runs = _backfill(
+        api,
+        {
+            "from_date": older.isoformat(),
+            "to_date": older.isoformat(),
+            "dag_run_conf": {**ONE_CELL, "environment": "dse_cluster"},
+        },
+        timeout_s=900,
+    )
+    (run,) = [r for r in runs if datetime.fromisoformat(r["logical_date"]) == older]
+    assert run["state"] == "failed"
+    states = _task_states(api, run["dag_run_id"])
+    assert states["preflight_dse_cluster"] == "failed", states
+    status, log = api.call(
+        "GET",
+        f"/api/v2/dags/{DAG}/dagRuns/{run['dag_run_id']}/taskInstances/preflight_dse_cluster/logs/1",
+    )
+    port = json.loads(stack["env"]["AIRFLOW_CONN_DSE_GATEWAY_SSH"])["port"]
+    assert f"cannot reach target 127.0.0.1:{port}" in json.dumps(log), log
+    assert _warehouse_rows(stack, "select * from raw.results order by all") == before
 
 
 def test_the_results_page_is_served_by_airflow_behind_its_login(stack: dict[str, Any], api: Api) -> None:
     anonymous = Api(stack["base"])
     assert anonymous.call("GET", "/benchcamp/hibench_dse")[0] == 401
-    request = urllib.request.Request(f"{stack['base']}/benchcamp/hibench_dse?campaign=e2e")
+    request = urllib.request.Request(f"{stack['base']}/benchcamp/hibench_dse?campaign={stack['campaign']}")
     request.add_header("Authorization", f"Bearer {api.token}")
     with urllib.request.urlopen(request, timeout=60) as answer:
         page = answer.read().decode()
-    assert "Campaign <b>e2e</b>" in page and "wordcount on local_lab (maps=4, reduces=2)" in page
+    assert (
+        f"Campaign <b>{stack['campaign']}</b>" in page
+        and "wordcount on local_lab (maps=4, reduces=2)" in page
+    )
     status, plugins = api.call("GET", "/api/v2/plugins")
     assert status == 200, plugins
     views = [view for plugin in plugins["plugins"] for view in plugin["external_views"]]
