@@ -48,6 +48,12 @@ def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
     assert dag.params["ladder"] == "small"
     clean = dag.task_dict["repetitions_local_lab.clean"]
     assert clean.downstream_task_ids == {"repetitions_local_lab.generate"}
+    # the load task announces hardware changes through an asset alias
+    (alias,) = dag.task_dict["load"].outlets
+    assert alias.name == "benchcamp_hardware_change"
+    # the documentation says how long a campaign takes at each ladder size
+    assert "| small | 15 | 45 | 19 min for 45 repetitions" in dag.doc_md
+    assert "| paper |" in dag.doc_md and "over 26 h" in dag.doc_md
 
 
 def test_dag_file_does_not_import_heavy_libraries_at_parse_time() -> None:

@@ -112,7 +112,8 @@ def _doc(spec: StudySpec) -> str:
     ladder_lines = []
     for ladder in LADDERS:
         cells = spec.cells(ladder, implemented_workloads(spec))
-        ladder_lines.append(f"| {ladder} | {len(cells)} | {len(cells) * spec.repetitions} |")
+        duration = spec.campaign_durations.get(ladder, "not measured yet")
+        ladder_lines.append(f"| {ladder} | {len(cells)} | {len(cells) * spec.repetitions} | {duration} |")
     return textwrap.dedent(
         f"""
         # {spec.title} (`{spec.study}`)
@@ -127,8 +128,12 @@ def _doc(spec: StudySpec) -> str:
         then validate (Great Expectations) → load (DuckDB) → dbt marts → report.
         Implemented workloads: {", ".join(implemented_workloads(spec))}.
 
-        | ladder | cells | repetitions at default |
-        |---|---|---|
+        Schedule: `{spec.schedule or "manual only"}` (catchup off). Unpausing the DAG starts the
+        latest scheduled date's campaign at once; re-run past dates on new hardware with a backfill
+        (README: "Hardware changes and backfills").
+
+        | ladder | cells | repetitions at default | a campaign takes |
+        |---|---|---|---|
         """
     ) + "\n".join(ladder_lines)
 

@@ -203,6 +203,11 @@ class StudySpec(_Strict):
         default_factory=dict, description="per-workload settings, optionally per ladder size"
     )
     default_ladder: Ladder = "small"
+    campaign_durations: dict[Ladder, str] = Field(
+        default_factory=dict,
+        description="how long a default campaign takes per ladder, as measured (where and when) or "
+        "estimated from the published times; shown in the DAG's documentation",
+    )
 
     @field_validator("schedule")
     @classmethod
