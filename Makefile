@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 # Let Python cache bytecode in .venv: without it every process recompiles Airflow, GX and dbt.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup run test test-unit lint up down status lab-up lab-down lab-status benchmark manifest clean
+.PHONY: help setup browser run test test-unit lint up down status lab-up lab-down lab-status benchmark manifest clean
 
 help:
 	@echo "make run      run the $(STUDY) campaign ($(LADDER) ladder) through Airflow on the local lab"
@@ -32,7 +32,12 @@ setup: $(VENV)/.synced
 run: setup
 	$(BENCHCAMP) run $(STUDY) --ladder $(LADDER)
 
-test: setup
+# The browser test drives Debian's Chromium through Playwright (no browser download).
+browser:
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] || { echo "chromium missing: sudo apt-get install -y chromium"; exit 1; }; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+
+test: setup browser
 	$(VENV)/bin/ruff check include dags plugins tests benchmarks
 	$(VENV)/bin/mypy include
 	$(VENV)/bin/pytest $(PYTEST_ARGS)

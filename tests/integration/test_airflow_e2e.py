@@ -324,3 +324,71 @@ def test_the_results_page_is_served_by_airflow_behind_its_login(stack: dict[str,
     assert status == 200, plugins
     views = [view for plugin in plugins["plugins"] for view in plugin["external_views"]]
     assert any(view["href"] == "/benchcamp/" and view["category"] == "browse" for view in views), views
+
+
+# -- the browser: Debian's Chromium driven by Playwright ------------------------------------------
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+
+
+def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str, Any], api: Api) -> None:
+    """Log in through Airflow's own form, open the results page, check its numbers and figures.
+
+    Screenshots land in test-artifacts/browser/ (the README's picture comes from there).
+    """
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, stack["campaign"])
+    (row,) = tables["scaling"]
+    base = stack["base"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            answer = page.goto(f"{base}/benchcamp/{DAG}")
+            assert answer is not None and answer.status == 401  # no session yet
+            page.goto(f"{base}/auth/login")
+            page.locator("input[name=username]").fill("admin")
+            page.locator("input[name=password]").fill(stack["password"])
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(lambda url: "/auth/login" not in url, timeout=60_000)
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=str(ARTIFACTS / "01-airflow-after-login.png"))
+
+            answer = page.goto(f"{base}/benchcamp/{DAG}?campaign={stack['campaign']}")
+            assert answer is not None and answer.status == 200
+            text = page.locator("body").inner_text()
+            assert f"Campaign {stack['campaign']}" in text
+            cells = page.locator("table").first.locator("tbody tr").first.locator("td").all_inner_texts()
+            assert cells[0] == "0.012" and f"{row['mean_s']:.2f}" in cells, cells
+            downloads = page.locator("a[href*='/figures/'][href$='.svg']")
+            assert downloads.count() >= 3, "a figure per kind: time vs size, throughput, time series"
+            figures = page.locator("svg")
+            assert figures.count() >= downloads.count()
+            for index in range(figures.count()):
+                figure = figures.nth(index)
+                box = figure.bounding_box()
+                assert box is not None and box["width"] > 100 and box["height"] > 50, (index, box)
+                assert figure.locator("path, rect, circle, line, text").count() > 0, index
+            page.screenshot(path=str(ARTIFACTS / "02-results-page.png"), full_page=True)
+
+            svg_link = downloads.first.get_attribute("href")
+            assert svg_link
+            answer = page.goto(
+                f"{base}/benchcamp/{svg_link}" if not svg_link.startswith("/") else base + svg_link
+            )
+            assert answer is not None and answer.status == 200
+            assert answer.headers["content-type"].startswith("image/svg+xml")
+
+            page.goto(f"{base}/")
+            page.get_by_role("button", name="Browse").click()
+            page.get_by_role("menuitem", name="Benchmark results").click()
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=str(ARTIFACTS / "03-browse-benchmark-results.png"))
+        finally:
+            browser.close()
