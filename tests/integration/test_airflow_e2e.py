@@ -193,6 +193,8 @@ def test_an_unknown_conf_key_fails_the_first_task_naming_it(api: Api) -> None:
         {"logical_date": None, "conf": {"ladder": "tiny", "ladderr": 1}},
     )
     assert status == 200, run
+    # The original campaign is running (max_active_runs=1): a second trigger waits its turn.
+    assert run["state"] == "queued", run
     assert _wait(api, run["dag_run_id"], timeout_s=600) == "failed"
     states = _task_states(api, run["dag_run_id"])
     assert states["plan"] == "failed"
