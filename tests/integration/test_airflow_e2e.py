@@ -30,7 +30,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp import report
+from benchcamp import archive, report
 from benchcamp.campaign import campaign_id
 
 pytestmark = pytest.mark.integration
@@ -216,7 +216,7 @@ def test_a_campaign_runs_under_the_scheduler_into_the_warehouse(stack: dict[str,
     (row,) = tables["scaling"]
     assert (row["workload"], row["data_size_gb"], row["n"], row["n_failed"]) == ("wordcount", 0.012, 1, 0)
     assert row["mean_s"] > 0
-    raw = Path(stack["env"]["BENCHCAMP_RESULTS"]) / DAG / campaign
+    raw = archive.campaign_dir(DAG, campaign, Path(stack["env"]["BENCHCAMP_RESULTS"]))
     assert (raw / "wordcount_data_size_gb=0.012_maps=4_reduces=2" / "rep1" / "records.jsonl").exists()
 
 
