@@ -248,6 +248,24 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
     )
     latest = datetime.fromisoformat(original["logical_date"])
     previous = latest - timedelta(days=7)  # hibench_dse is weekly
+    # The README's CLI invocation, as a dry run: it lists the two dates and creates nothing.
+    cli = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f'eval "$({BIN}/benchcamp airflow-env)" && {BIN}/airflow backfill create --dag-id {DAG} '
+            f"--from-date {previous.isoformat()} --to-date {latest.isoformat()} "
+            "--reprocess-behavior completed --max-active-runs 1 --dry-run",
+        ],
+        env=stack["env"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert cli.returncode == 0, cli.stderr[-3000:]
+    for date in (previous, latest):
+        assert date.strftime("%Y-%m-%d") in cli.stdout, cli.stdout[-3000:]
+    assert [r for r in _runs(api) if r["run_type"] == "backfill"] == []
     runs = _backfill(
         api,
         {
