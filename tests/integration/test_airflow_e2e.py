@@ -263,8 +263,9 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
         timeout=300,
     )
     assert cli.returncode == 0, cli.stderr[-3000:]
+    attempted = cli.stdout.split("Runs to be attempted:", 1)[-1]
     for date in (previous, latest):
-        assert date.strftime("%Y-%m-%d") in cli.stdout, cli.stdout[-3000:]
+        assert date.strftime("%Y-%m-%d 01:00:00") in attempted, cli.stdout[-3000:]
     assert [r for r in _runs(api) if r["run_type"] == "backfill"] == []
     runs = _backfill(
         api,
