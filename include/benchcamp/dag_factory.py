@@ -169,7 +169,7 @@ def build_study_dag(study: str) -> DAG:
             return plan_units(spec, conf, _campaign(context))
 
         units = plan()
-        repetition_groups = [repetition_group(env.name, units) for env in spec.environments]
+        target_steps = [repetition_group(env.name, units) for env in spec.environments]
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
         def validate(units: dict[str, list[dict[str, Any]]]) -> int:
@@ -225,8 +225,13 @@ def build_study_dag(study: str) -> DAG:
         loaded = load()
         transformed = dbt_task_group()
         reported = report()
-        repetition_groups >> validated
-        validated >> loaded >> transformed >> reported >> publish()
+        [cleaned for _checked, cleaned in target_steps] >> validated
+        published = publish()
+        validated >> loaded >> transformed >> reported >> published
+        # A target that could not be prepared or cleaned (unreachable, full, left dirty) fails the
+        # run whatever fail_on_validation says: its failed repetitions are loaded and reported
+        # first, but such a campaign is not a measurement to publish.
+        [step for steps in target_steps for step in steps] >> published
     return dag
 
 
@@ -313,7 +318,7 @@ def repetition_group(environment: str, units: Any) -> Any:
     mapped = repetitions.expand(unit=environment_units)
     cleaned = cleanup(environment_units)  # type: ignore[arg-type]
     checked >> mapped >> cleaned
-    return cleaned
+    return checked, cleaned
 
 
 def dbt_task_group() -> Any:
