@@ -49,7 +49,9 @@ def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
     clean = dag.task_dict["repetitions_local_lab.clean"]
     assert clean.downstream_task_ids == {"repetitions_local_lab.generate"}
     # a target that cannot be prepared or cleaned fails the run, whatever fail_on_validation says
-    assert {"preflight_local_lab", "cleanup_local_lab", "report"} <= dag.task_dict["publish"].upstream_task_ids
+    assert {"preflight_local_lab", "cleanup_local_lab", "report"} <= dag.task_dict[
+        "publish"
+    ].upstream_task_ids
     # the load task announces hardware changes through an asset alias
     (alias,) = dag.task_dict["load"].outlets
     assert alias.name == "benchcamp_hardware_change"

@@ -613,8 +613,10 @@ def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
     from benchcamp import report
     from benchcamp import warehouse as wh
 
-    tables = report.read_tables(warehouse or wh.default_warehouse(), study, campaign)
+    path = warehouse or wh.default_warehouse()
+    tables = report.read_tables(path, study, campaign)
     text = report.render(tables, "table", study)
+    report.export_snapshot(path)  # what the results page reads: it never waits on the next writer
     archive.write_atomically(archive.campaign_dir(study, campaign) / "report.txt", text)
     return text
 

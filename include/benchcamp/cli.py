@@ -68,6 +68,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         all_failures.extend(failures)
         print(f"{study} / {campaign}: {len(group)} records ({summary})")
     build_marts(target)
+    from benchcamp.report import export_snapshot
+
+    export_snapshot(target)
     for failure in all_failures:
         print(
             f"FAILED {failure.expectation} [{failure.study}/{failure.campaign}] {failure.cell_key}: {failure.details}"
@@ -97,11 +100,22 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
         return EXIT_BAD_INPUT
     try:
-        tables = report.read_tables(target, args.study, args.campaign)
+        if args.format == "html":
+            from benchcamp.results_page import static_report
+
+            text = static_report(target, args.study, args.campaign)
+        else:
+            text = report.render(
+                report.read_tables(target, args.study, args.campaign), args.format, args.study
+            )
     except report.ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(report.render(tables, args.format, args.study))
+    if args.output:
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        print(text)
     return EXIT_OK
 
 
@@ -278,7 +292,13 @@ def build_parser() -> argparse.ArgumentParser:
     reporter = sub.add_parser("report", help="print a study's marts")
     reporter.add_argument("study")
     reporter.add_argument("--campaign", help="campaign id (default: the latest)")
-    reporter.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    reporter.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "html"],
+        default="table",
+        help="html: the results page's tables and figures as one self-contained file",
+    )
+    reporter.add_argument("--output", help="write to this file instead of standard output")
     reporter.add_argument("--warehouse")
     reporter.set_defaults(handler=cmd_report)
 

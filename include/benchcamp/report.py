@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +20,10 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-MARTS = ("scaling", "dfsio_read_write", "phase_times", "validation")
+MARTS = ("scaling", "dfsio_read_write", "phase_times", "hardware_changes", "validation")
+# What the results page and the HTML report read, copied into the read snapshot after each build.
+SNAPSHOT_TABLES = (*MARTS, "campaigns", "campaign_history", "int_environment_fingerprints")
+HISTORY_CAMPAIGNS = 60  # the time series shows a study's latest campaigns
 Format = Literal["table", "csv", "json"]
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -27,6 +31,7 @@ _ORDER = {
     "scaling": "environment, workload, series_params, data_size_gb",
     "dfsio_read_write": "environment, data_size_gb",
     "phase_times": "environment, workload, series_params, data_size_gb",
+    "hardware_changes": "environment",
     "validation": "environment, workload, cell_key, expectation",
 }
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
@@ -124,6 +129,85 @@ def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tab
     if not any(tables.values()):
         raise ReportError(f"no rows for campaign '{chosen}' of study '{study}' in the marts")
     return tables
+
+
+def read_history(warehouse: Path, study: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The study's time series (`campaign_history`, latest campaigns) and its hardware changes."""
+    with _read_only(warehouse) as con:
+        _check_marts(con, warehouse)
+        history = _rows(
+            con,
+            """
+            select * from main.campaign_history
+            where study = ? and campaign in (
+                select campaign from main.campaigns where study = ?
+                order by last_finished_at desc nulls last limit ?
+            )
+            order by last_finished_at, environment, workload, series_params, data_size_gb
+            """,
+            [study, study, HISTORY_CAMPAIGNS],
+        )
+        changes = _rows(
+            con, "select * from main.hardware_changes where study = ? order by marker_at", [study]
+        )
+    return history, changes
+
+
+def fingerprints(warehouse: Path, study: str, campaign: str) -> list[dict[str, Any]]:
+    """Each environment's hardware fingerprint in one campaign."""
+    with _read_only(warehouse) as con:
+        return _rows(
+            con,
+            "select environment, fingerprint, hosts from main.int_environment_fingerprints "
+            "where study = ? and campaign = ? order by environment",
+            [study, campaign],
+        )
+
+
+def snapshot_path(warehouse: Path) -> Path:
+    """Where the read snapshot of `warehouse` lives (next to it)."""
+    return warehouse.with_name(warehouse.stem + ".snapshot.duckdb")
+
+
+def readable(warehouse: Path) -> Path:
+    """The file readers that must never wait on a writer use: the snapshot when there is one."""
+    snapshot = snapshot_path(warehouse)
+    return snapshot if snapshot.exists() else warehouse
+
+
+def export_snapshot(warehouse: Path) -> Path:
+    """Copy what the page reads into a separate file, replaced atomically.
+
+    DuckDB lets one process write a file while nobody else even reads it. The results page
+    reads this copy instead, so it never waits on a load or a dbt build, and never holds a
+    lock they need. Called after every build (the DAG's report task, `benchcamp import`);
+    readers holding the previous copy open keep reading it until they close it.
+    """
+    import duckdb
+
+    target = snapshot_path(warehouse)
+    scratch = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    scratch.unlink(missing_ok=True)
+    tables: dict[str, tuple[list[tuple[str, str]], list[tuple[Any, ...]]]] = {}
+    with _read_only(warehouse) as source:
+        _check_marts(source, warehouse)
+        for name in SNAPSHOT_TABLES:
+            columns = [
+                (str(row[0]), str(row[1])) for row in source.execute(f"describe main.{name}").fetchall()
+            ]
+            tables[name] = (columns, source.execute(f"select * from main.{name}").fetchall())
+    try:
+        with duckdb.connect(str(scratch)) as copy:
+            for name, (columns, rows) in tables.items():
+                definition = ", ".join(f'"{column}" {kind}' for column, kind in columns)
+                copy.execute(f"create table main.{name} ({definition})")
+                if rows:
+                    marks = ", ".join("?" for _ in columns)
+                    copy.executemany(f"insert into main.{name} values ({marks})", rows)
+        os.replace(scratch, target)
+    finally:
+        scratch.unlink(missing_ok=True)
+    return target
 
 
 def campaign_of(tables: Tables) -> str | None:
@@ -285,6 +369,19 @@ def _phase_section(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _hardware_section(rows: list[dict[str, Any]]) -> list[str]:
+    """A campaign that first ran on new hardware says so: it is not comparable with the one before."""
+    out = []
+    for row in rows:
+        out += [
+            "",
+            f"Hardware change on {row['environment']}: this campaign is the first on {row['fingerprint']} "
+            f"(before: {row['previous_fingerprint']}, campaign {row['previous_campaign']}); "
+            f"changed: {row['changed_facts']}",
+        ]
+    return out
+
+
 def _validation_section(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return ["", "Validation: all expectations passed"]
@@ -300,6 +397,7 @@ def render_table(tables: Tables, study: str) -> str:
     lines += _scaling_section(tables.get("scaling", []))
     lines += _dfsio_section(tables.get("dfsio_read_write", []))
     lines += _phase_section(tables.get("phase_times", []))
+    lines += _hardware_section(tables.get("hardware_changes", []))
     lines += _validation_section(tables.get("validation", []))
     return "\n".join(lines)
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import html
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 
-from benchcamp import report
+from benchcamp import figures, report
 from benchcamp.paths import default_warehouse
 from benchcamp.spec import SpecError, load_spec, study_names
 
@@ -26,6 +27,7 @@ table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-variant-numeric
 th, td { border: 1px solid #c8c8c8; padding: 0.25rem 0.6rem; }
 td { text-align: right; } td:last-child { text-align: left; }
 th { background: #f0f0f0; } .empty { color: #555; max-width: 50rem; }
+figure { margin: 0 0 2rem; } .downloads { margin: 0.2rem 0; font-size: 0.9rem; }
 """
 
 
@@ -72,21 +74,58 @@ def report_html(text: str) -> str:
 
 
 def _empty(study: str, why: str) -> HTMLResponse:
-    return _page(
-        f"Benchmark results: {study}",
+    return _page(f"Benchmark results: {study}", _empty_body(study, why))
+
+
+def _empty_body(study: str, why: str) -> str:
+    return (
         f"<p class='empty'>Nothing to show yet: {html.escape(why)}. Trigger the <code>{html.escape(study)}</code> "
-        "DAG (or run <code>make run</code>); its report task builds what this page shows.</p>",
+        "DAG (or run <code>make run</code>); its report task builds what this page shows.</p>"
     )
 
 
-def _fingerprints(warehouse: Path, study: str, campaign: str) -> list[dict[str, Any]]:
-    with report._read_only(warehouse) as con:  # noqa: SLF001 (the report module's read-only opener)
-        return report._rows(  # noqa: SLF001
-            con,
-            "select environment, fingerprint, hosts from main.int_environment_fingerprints "
-            "where study = ? and campaign = ? order by environment",
-            [study, campaign],
+def campaign_figures(warehouse: Path, study: str, tables: report.Tables) -> list[figures.Figure]:
+    """The figures of one campaign, plus the study's time series (with hardware-change markers)."""
+    history, changes = report.read_history(warehouse, study)
+    return figures.study_figures(tables, history, changes)
+
+
+def study_body(warehouse: Path, study: str, tables: report.Tables, downloads: str | None) -> str:
+    """The page's content for one campaign: tables as the report prints them, fingerprints, figures.
+
+    `downloads` is the URL prefix of the CSV and figure downloads (None in the static report,
+    which embeds everything and links nothing).
+    """
+    chosen = report.campaign_of(tables) or ""
+    hardware = "".join(
+        f"<li>{html.escape(row['environment'])}: <code>{html.escape(str(row['fingerprint']))}</code> "
+        f"({row['hosts']} host(s))</li>"
+        for row in report.fingerprints(warehouse, study, chosen)
+    )
+    query = f"?campaign={quote(chosen)}"
+    links = f" · <a href='{downloads}/csv{query}'>tables as CSV</a>" if downloads is not None else ""
+    parts = [
+        f"<p>Campaign <b>{html.escape(chosen)}</b>{links}</p>",
+        f"<h2>Hardware fingerprints</h2><ul>{hardware or '<li>none captured</li>'}</ul>",
+        report_html(report.render(tables, "table", study)),
+        "<h2>Figures</h2>",
+    ]
+    for figure in campaign_figures(warehouse, study, tables):
+        download = (
+            f"<p class='downloads'><a href='{downloads}/figures/{figure.id}.svg{query}'>SVG</a> · "
+            f"<a href='{downloads}/figures/{figure.id}.png{query}'>PNG</a></p>"
+            if downloads is not None
+            else ""
         )
+        parts.append(f"<figure id='{figure.id}'>{figure.svg()}{download}</figure>")
+    return "\n".join(parts)
+
+
+def static_report(warehouse: Path, study: str, campaign: str | None = None) -> str:
+    """`benchcamp report --format html`: the page's content as one self-contained HTML file."""
+    tables = report.read_tables(warehouse, study, campaign)
+    body = study_body(warehouse, study, tables, downloads=None)
+    return bytes(_page(f"Benchmark results: {study}", body).body).decode()
 
 
 async def require_login(request: Request) -> Any:
@@ -118,31 +157,18 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
             load_spec(study)
         except SpecError as exc:
             return _page("Benchmark results", f"<p class='empty'>{html.escape(str(exc))}</p>")
-        path = target or default_warehouse()
+        path = report.readable(target or default_warehouse())
         try:
             tables = report.read_tables(path, study, campaign)
         except report.ReportError as exc:
             return _empty(study, str(exc))
-        chosen = report.campaign_of(tables) or ""
-        prints = _fingerprints(path, study, chosen)
-        hardware = "".join(
-            f"<li>{html.escape(row['environment'])}: <code>{html.escape(str(row['fingerprint']))}</code> "
-            f"({row['hosts']} host(s))</li>"
-            for row in prints
-        )
-        body = (
-            f"<p>Campaign <b>{html.escape(chosen)}</b> · <a href='{html.escape(study)}/csv?campaign="
-            f"{html.escape(chosen)}'>tables as CSV</a></p>"
-            f"<h2>Hardware fingerprints</h2><ul>{hardware or '<li>none captured</li>'}</ul>"
-            + report_html(report.render(tables, "table", study))
-        )
-        return _page(f"Benchmark results: {study}", body)
+        return _page(f"Benchmark results: {study}", study_body(path, study, tables, downloads=quote(study)))
 
     @app.get("/{study}/csv", response_class=PlainTextResponse)
     def study_csv(study: str, campaign: str | None = Query(default=None)) -> PlainTextResponse:
         try:
             load_spec(study)
-            tables = report.read_tables(target or default_warehouse(), study, campaign)
+            tables = report.read_tables(report.readable(target or default_warehouse()), study, campaign)
         except (SpecError, report.ReportError) as exc:
             return PlainTextResponse(f"nothing to export: {exc}\n", status_code=404)
         return PlainTextResponse(
@@ -150,5 +176,28 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
             media_type="text/csv",
             headers={"Content-Disposition": f"attachment; filename={study}-{report.campaign_of(tables)}.csv"},
         )
+
+    @app.get("/{study}/figures/{name}")
+    def study_figure(study: str, name: str, campaign: str | None = Query(default=None)) -> Response:
+        figure_id, _, fmt = name.rpartition(".")
+        if fmt not in ("svg", "png"):
+            return PlainTextResponse(f"unknown figure format '{fmt}' (svg or png)\n", status_code=404)
+        try:
+            load_spec(study)
+            path = report.readable(target or default_warehouse())
+            tables = report.read_tables(path, study, campaign)
+        except (SpecError, report.ReportError) as exc:
+            return PlainTextResponse(f"no figure: {exc}\n", status_code=404)
+        chosen = {figure.id: figure for figure in campaign_figures(path, study, tables)}
+        if figure_id not in chosen:
+            known = ", ".join(chosen) or "none"
+            return PlainTextResponse(
+                f"no figure '{figure_id}' for {study} (figures: {known})\n", status_code=404
+            )
+        filename = f"{study}-{report.campaign_of(tables)}-{figure_id}.{fmt}"
+        headers = {"Content-Disposition": f"inline; filename={filename}"}
+        if fmt == "svg":
+            return Response(chosen[figure_id].svg(), media_type="image/svg+xml", headers=headers)
+        return Response(chosen[figure_id].png(), media_type="image/png", headers=headers)
 
     return app

@@ -88,6 +88,12 @@ def marts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ),
     }
     build_marts(target)
+    from benchcamp import report
+
+    reports = {
+        name: report.render(report.read_tables(target, STUDY, name), "table", STUDY)
+        for name in (week1, week2)
+    }
     with duckdb.connect(str(target), read_only=True) as con:
 
         def select(sql: str) -> list[dict[str, Any]]:
@@ -97,6 +103,7 @@ def marts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
         return {
             "names": (week1, week2, backfill),
+            "reports": reports,
             "events": events,
             "history": select("select * from main.campaign_history order by first_started_at"),
             "changes": select("select * from main.hardware_changes"),
@@ -138,3 +145,13 @@ def test_the_backfill_lands_beside_the_original_with_the_same_logical_date(marts
     assert (campaigns[week1]["run_type"], campaigns[backfill]["run_type"]) == ("scheduled", "backfill")
     assert campaigns[week1]["logical_date"] == campaigns[backfill]["logical_date"] == WEEK1
     assert campaigns[week1]["records"] == campaigns[backfill]["records"] == 3
+
+
+def test_the_report_of_the_first_campaign_on_new_hardware_says_so(marts: dict[str, Any]) -> None:
+    week1, week2, _backfill = marts["names"]
+    assert (
+        "Hardware change on dse_cluster: this campaign is the first on node1=cores16"
+        in marts["reports"][week2]
+    )
+    assert f"campaign {week1}" in marts["reports"][week2] and "cpu_cores" in marts["reports"][week2]
+    assert "Hardware change" not in marts["reports"][week1]

@@ -125,9 +125,11 @@ def test_report_formats(warehouse: Path, capsys: pytest.CaptureFixture[str]) -> 
         "scaling",
         "dfsio_read_write",
         "phase_times",
+        "hardware_changes",
         "validation",
     }
     assert payload["tables"]["phase_times"] == []  # the published records have no job histories
+    assert payload["tables"]["hardware_changes"] == []  # nor environment captures
     assert {"n", "mean_s", "stddev_s", "stddev_pct", "data_delta_pct", "time_delta_pct", "throughput_mb_s",
             "linear_projection_s", "within_threshold"} <= set(payload["tables"]["scaling"][0])  # fmt: skip
     assert main(["report", "hibench_dse", "--campaign", CAMPAIGN, "--warehouse", str(warehouse)]) == 0
@@ -392,3 +394,113 @@ def test_results_page_explains_an_empty_warehouse(tmp_path: Path) -> None:
     assert page.status_code == 200 and "Nothing to show yet" in page.text and "no warehouse" in page.text
     assert "no study" in client.get("/nope").text.lower() or "unknown" in client.get("/nope").text.lower()
     assert client.get("/nope/csv").status_code == 404
+
+
+def test_the_html_report_is_one_file_with_the_tables_and_every_figure(
+    warehouse: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "report.html"
+    args = ["report", "hibench_dse", "--campaign", CAMPAIGN, "--warehouse", str(warehouse)]
+    assert main([*args, "--format", "html", "--output", str(output)]) == 0
+    page = output.read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>") and "http" not in page.split("<svg", 1)[0]  # nothing to fetch
+    assert "<td>4068.22</td>" in page and "<td>+42.21</td>" in page  # Table 9, as the text report prints it
+    figure_ids = ["time-vs-size-wordcount", "time-vs-size-hive-aggregation", "time-vs-size-hive-join"]
+    for figure_id in [*figure_ids, "throughput-per-size", "time-series"]:
+        assert f"<figure id='{figure_id}'><svg" in page, figure_id
+    assert "figures/" not in page  # the static file links no download routes
+    assert main([*args, "--format", "csv", "--output", str(tmp_path / "t.csv")]) == 0
+    assert (tmp_path / "t.csv").read_text().startswith("# scaling")
+
+
+def plotted(spec: Any) -> list[dict[str, Any]]:
+    """Every data row a Vega-Lite spec embeds (inline `data.values` or top-level `datasets`)."""
+    rows: list[dict[str, Any]] = []
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key == "values" and isinstance(value, list):
+                rows += value
+            elif key == "datasets":
+                rows += [row for dataset in value.values() for row in dataset]
+            else:
+                rows += plotted(value)
+    elif isinstance(spec, list):
+        for item in spec:
+            rows += plotted(item)
+    return rows
+
+
+def test_figures_plot_the_mart_values(warehouse: Path) -> None:
+    from benchcamp import figures, report
+
+    tables = report.read_tables(warehouse, "hibench_dse", CAMPAIGN)
+    history, changes = report.read_history(warehouse, "hibench_dse")
+    made = {figure.id: figure for figure in figures.study_figures(tables, history, changes)}
+    wordcount = made["time-vs-size-wordcount"]
+    points = {(v["data_size_gb"], v["mean_s"]) for v in plotted(wordcount.spec)}
+    assert {(240, 4068.22), (340, 5785.47), (440, 7471.23)} <= points  # Table 9's Time column
+    layers = [
+        layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+        for layer in wordcount.spec["layer"]
+    ]
+    assert layers == ["line", "rule", "line"]  # projection, ±σ, measured
+    svg = wordcount.svg()
+    assert svg.startswith("<svg") and "time vs data size" in svg and svg.count("<path") > 3
+    assert wordcount.png()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_time_series_marks_hardware_changes() -> None:
+    from datetime import UTC, datetime
+
+    from benchcamp import figures
+
+    at = datetime(2026, 11, 14, 1, tzinfo=UTC)
+    history = [
+        {"campaign": c, "environment": "lab", "workload": "wordcount", "series_params": "", "data_size_gb": 1.0,
+         "last_finished_at": datetime(2026, 11, d, 2, tzinfo=UTC), "logical_date": None, "mean_s": m,
+         "stddev_s": 1.0, "fingerprint": f, "run_type": "scheduled"}
+        for c, d, m, f in (("w1", 7, 100.0, "old"), ("w2", 14, 60.0, "new"))
+    ]  # fmt: skip
+    changes = [
+        {
+            "environment": "lab",
+            "campaign": "w2",
+            "marker_at": at,
+            "previous_fingerprint": "old",
+            "fingerprint": "new",
+        }
+    ]
+    figure = figures.time_series(history, changes)
+    rule = figure.spec["layer"][1]
+    assert (
+        rule["mark"]["type"] == "rule"
+        and figure.spec["layer"][0]["encoding"]["detail"]["field"] == "fingerprint"
+    )
+    (marker,) = plotted(rule)
+    assert marker["marker_at"] == at.isoformat() and (marker["from"], marker["to"]) == ("old", "new")
+    assert "#c0392b" in figure.svg()  # the marker is drawn
+
+
+def test_the_page_serves_while_a_writer_holds_the_warehouse(warehouse: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from benchcamp import report
+
+    copy = tmp_path / "busy.duckdb"
+    shutil.copy(warehouse, copy)
+    report.export_snapshot(copy)
+    client = _results_client(copy, signed_in=True)
+    with duckdb.connect(str(copy)) as writer:  # a load or dbt build holding the only write lock
+        writer.execute("create table main.busy as select 1")
+        page = client.get("/hibench_dse", params={"campaign": CAMPAIGN})
+        assert page.status_code == 200 and "<td>4068.22</td>" in page.text
+        svg = client.get("/hibench_dse/figures/time-vs-size-wordcount.svg", params={"campaign": CAMPAIGN})
+        assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+        png = client.get("/hibench_dse/figures/throughput-per-size.png", params={"campaign": CAMPAIGN})
+        assert png.status_code == 200 and png.content[:4] == b"\x89PNG"
+    unknown = client.get("/hibench_dse/figures/nope.svg", params={"campaign": CAMPAIGN})
+    assert unknown.status_code == 404 and "time-vs-size-wordcount" in unknown.text
+    assert client.get("/hibench_dse/figures/time-series.gif").status_code == 404
+    assert (
+        _results_client(copy, signed_in=False).get("/hibench_dse/figures/time-series.svg").status_code == 401
+    )

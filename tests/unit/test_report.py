@@ -148,7 +148,7 @@ def test_the_latest_campaign_is_the_one_that_finished_last(warehouse: Path) -> N
 
 def test_rows_carry_the_mart_columns_in_order(warehouse: Path) -> None:
     tables = report.read_tables(warehouse, STUDY, "new")
-    assert set(tables) == {"scaling", "dfsio_read_write", "phase_times", "validation"}
+    assert set(tables) == {"scaling", "dfsio_read_write", "phase_times", "hardware_changes", "validation"}
     assert list(tables["scaling"][0]) == SCALING_COLUMNS
     assert list(tables["dfsio_read_write"][0]) == DFSIO_COLUMNS
     assert list(tables["validation"][0]) == VALIDATION_COLUMNS
@@ -161,7 +161,13 @@ def test_json_is_study_campaign_and_the_three_marts(warehouse: Path) -> None:
     payload = json.loads(report.render(tables, "json", STUDY))
     assert list(payload) == ["study", "campaign", "tables"]
     assert (payload["study"], payload["campaign"]) == (STUDY, "new")
-    assert list(payload["tables"]) == ["scaling", "dfsio_read_write", "phase_times", "validation"]
+    assert list(payload["tables"]) == [
+        "scaling",
+        "dfsio_read_write",
+        "phase_times",
+        "hardware_changes",
+        "validation",
+    ]
     assert payload["tables"]["scaling"] == tables["scaling"]
     (dfsio,) = [row for row in payload["tables"]["dfsio_read_write"] if row["data_size_gb"] == 0.017]
     assert dfsio["read_write_delta_pct"] == pytest.approx(25.0)
@@ -200,6 +206,7 @@ def test_csv_has_one_block_per_mart(warehouse: Path) -> None:
         "# scaling",
         "# dfsio_read_write",
         "# phase_times",
+        "# hardware_changes",
         "# validation",
     ]
     scaling = list(csv.DictReader(io.StringIO(blocks[0].split("\n", 1)[1])))

@@ -1,0 +1,218 @@
+"""The study's figures as Vega-Lite (Altair), rendered to SVG and PNG on the server (vl-convert).
+
+Figures plot mart columns only: every point is a number a table of the report also shows
+(or, for the time series, a row of the `campaign_history` mart), so a figure never says
+something the tables do not. Rendering needs no browser, no JavaScript and no network:
+the results page embeds the SVG, the downloads are the same SVG or a PNG, and the static
+HTML report is one self-contained file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+Rows = list[dict[str, Any]]
+
+WIDTH = 520
+HEIGHT = 300
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure: a stable id (its download name), a title and its Vega-Lite specification."""
+
+    id: str
+    title: str
+    spec: dict[str, Any]
+
+    def svg(self) -> str:
+        import vl_convert
+
+        return str(vl_convert.vegalite_to_svg(self.spec))
+
+    def png(self, scale: float = 2.0) -> bytes:
+        import vl_convert
+
+        return bytes(vl_convert.vegalite_to_png(self.spec, scale=scale))
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "all"
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe values for the embedded data (timestamps as ISO strings)."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, float) and value != value:  # NaN
+        return None
+    return value
+
+
+def _series_label(row: dict[str, Any]) -> str:
+    series = (row.get("series_params") or "").replace("|", ", ")
+    return f"{row['environment']}" + (f" ({series})" if series else "")
+
+
+def _data(rows: Rows, fields: tuple[str, ...], **extra: Any) -> list[dict[str, Any]]:
+    return [
+        {**{name: _plain(row.get(name)) for name in fields}, **extra, "series": _series_label(row)}
+        for row in rows
+    ]
+
+
+def time_vs_size(workload: str, rows: Rows) -> Figure:
+    """Mean time ± σ per data size, with the linear-scaling projection from the smallest size (dashed)."""
+    import altair as alt
+
+    fields = ("data_size_gb", "mean_s", "stddev_s", "linear_projection_s", "n")
+    values = _data([row for row in rows if row.get("mean_s") is not None], fields)
+    base = alt.Chart(alt.Data(values=values)).encode(
+        x=alt.X("data_size_gb:Q", title="Data size (GB)"),
+        color=alt.Color("series:N", title="Environment (axes)"),
+    )
+    measured = base.mark_line(point=True).encode(
+        y=alt.Y("mean_s:Q", title="Time (s)"),
+        tooltip=["series:N", "data_size_gb:Q", "mean_s:Q", "stddev_s:Q", "n:Q"],
+    )
+    spread = (
+        base.transform_calculate(low="datum.mean_s - datum.stddev_s", high="datum.mean_s + datum.stddev_s")
+        .transform_filter("isValid(datum.stddev_s)")
+        .mark_rule()
+        .encode(y="low:Q", y2="high:Q")
+    )
+    projection = (
+        base.transform_filter("isValid(datum.linear_projection_s)")
+        .mark_line(strokeDash=[5, 4], opacity=0.7)
+        .encode(y="linear_projection_s:Q")
+    )
+    title = f"{workload}: time vs data size (dashed: linear projection from the smallest size)"
+    chart = alt.layer(projection, spread, measured).properties(title=title, width=WIDTH, height=HEIGHT)
+    return Figure(f"time-vs-size-{_slug(workload)}", title, chart.to_dict())
+
+
+def throughput_per_size(rows: Rows) -> Figure:
+    """Throughput (MB/s) per data size, one line per workload and environment."""
+    import altair as alt
+
+    values = [
+        {**item, "line": f"{item['workload']} · {item['series']}"}
+        for item in _data(
+            [row for row in rows if row.get("throughput_mb_s") is not None],
+            ("workload", "data_size_gb", "throughput_mb_s"),
+        )
+    ]
+    title = "Throughput per data size"
+    chart = (
+        alt.Chart(alt.Data(values=values))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("data_size_gb:Q", title="Data size (GB)"),
+            y=alt.Y("throughput_mb_s:Q", title="Throughput (MB/s)"),
+            color=alt.Color("line:N", title="Workload · environment"),
+            tooltip=["line:N", "data_size_gb:Q", "throughput_mb_s:Q"],
+        )
+        .properties(title=title, width=WIDTH, height=HEIGHT)
+    )
+    return Figure("throughput-per-size", title, chart.to_dict())
+
+
+def dfsio_read_write(rows: Rows) -> Figure:
+    """TestDFSIO read vs write time per data size, side by side."""
+    import altair as alt
+
+    values = [
+        {
+            "data_size_gb": _plain(row["data_size_gb"]),
+            "environment": row["environment"],
+            "phase": phase,
+            "seconds": row[column],
+        }
+        for row in rows
+        for phase, column in (("read", "read_s"), ("write", "write_s"))
+        if row.get(column) is not None
+    ]
+    title = "TestDFSIO: read vs write time"
+    chart = (
+        alt.Chart(alt.Data(values=values))
+        .mark_bar()
+        .encode(
+            x=alt.X("data_size_gb:N", title="Data size (GB)"),
+            xOffset="phase:N",
+            y=alt.Y("seconds:Q", title="Time (s)"),
+            color=alt.Color("phase:N", title="Phase"),
+            tooltip=["environment:N", "data_size_gb:N", "phase:N", "seconds:Q"],
+        )
+        .properties(title=title, width=WIDTH, height=HEIGHT)
+    )
+    return Figure("dfsio-read-write", title, chart.to_dict())
+
+
+def time_series(history: Rows, changes: Rows) -> Figure:
+    """Each cell's campaign mean over time (when measured); a red rule where a target's hardware changed."""
+    import altair as alt
+
+    points = [
+        {
+            **item,
+            "cell": f"{row['workload']} {row['data_size_gb']:g} GB · {item['series']}",
+            "run_type": row.get("run_type") or "imported",
+        }
+        for row in history
+        if row.get("mean_s") is not None and row.get("last_finished_at") is not None
+        for item in _data(
+            [row], ("campaign", "last_finished_at", "logical_date", "mean_s", "stddev_s", "fingerprint")
+        )
+    ]
+    markers = [
+        {
+            "marker_at": _plain(change["marker_at"]),
+            "label": f"hardware change on {change['environment']}",
+            "campaign": change["campaign"],
+            "from": change["previous_fingerprint"],
+            "to": change["fingerprint"],
+        }
+        for change in changes
+    ]
+    lines = (
+        alt.Chart(alt.Data(values=points))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("last_finished_at:T", title="Campaign finished"),
+            y=alt.Y("mean_s:Q", title="Mean time (s)"),
+            color=alt.Color("cell:N", title="Cell"),
+            shape=alt.Shape("run_type:N", title="Run"),
+            detail="fingerprint:N",  # a line never joins campaigns on different hardware
+            tooltip=["campaign:N", "run_type:N", "logical_date:N", "mean_s:Q", "stddev_s:Q", "fingerprint:N"],
+        )
+    )
+    layers: list[Any] = [lines]
+    if markers:
+        layers.append(
+            alt.Chart(alt.Data(values=markers))
+            .mark_rule(color="#c0392b", strokeWidth=2, strokeDash=[6, 3])
+            .encode(x="marker_at:T", tooltip=["label:N", "campaign:N", "from:N", "to:N"])
+        )
+    title = "Campaigns over time (red: hardware change)"
+    chart = alt.layer(*layers).properties(title=title, width=WIDTH, height=HEIGHT)
+    return Figure("time-series", title, chart.to_dict())
+
+
+def study_figures(
+    tables: dict[str, Rows], history: Rows | None = None, changes: Rows | None = None
+) -> list[Figure]:
+    """Every figure the campaign's marts support, in page order (none for an empty mart)."""
+    figures: list[Figure] = []
+    scaling = tables.get("scaling", [])
+    for workload in dict.fromkeys(row["workload"] for row in scaling):
+        figures.append(time_vs_size(workload, [row for row in scaling if row["workload"] == workload]))
+    if any(row.get("throughput_mb_s") is not None for row in scaling):
+        figures.append(throughput_per_size(scaling))
+    if tables.get("dfsio_read_write"):
+        figures.append(dfsio_read_write(tables["dfsio_read_write"]))
+    if history:
+        figures.append(time_series(history, changes or []))
+    return figures
