@@ -198,27 +198,37 @@ def _airflow(
         )
 
 
-def prepare_airflow(env: dict[str, str]) -> None:
-    """Migrate the metadata DB and create the pools the study DAGs use (idempotent)."""
+def pool_definitions() -> dict[str, dict[str, object]]:
+    """Every pool the study DAGs use, as `airflow pools import` reads them: one slot each."""
     from benchcamp.campaign import WAREHOUSE_POOL, target_pool
     from benchcamp.spec import load_spec, study_names
 
-    Path(env["AIRFLOW_HOME"]).mkdir(parents=True, exist_ok=True)
-    _airflow(["db", "migrate"], env, log=Path(env["AIRFLOW_HOME"]) / "migrate.log")
     pools = {WAREHOUSE_POOL: "DuckDB warehouse: one writer at a time"}
     for study in study_names():
         for environment in load_spec(study).environments:
             pools[target_pool(environment.name)] = f"target {environment.name}: one campaign at a time"
+    return {
+        name: {"slots": 1, "description": text, "include_deferred": False} for name, text in pools.items()
+    }
+
+
+def prepare_airflow(env: dict[str, str]) -> None:
+    """Migrate the metadata DB and create the pools the study DAGs use (idempotent)."""
+    Path(env["AIRFLOW_HOME"]).mkdir(parents=True, exist_ok=True)
+    _airflow(["db", "migrate"], env, log=Path(env["AIRFLOW_HOME"]) / "migrate.log")
     pool_file = Path(env["AIRFLOW_HOME"]) / "pools.json"
-    pool_file.write_text(
-        json.dumps(
-            {
-                name: {"slots": 1, "description": text, "include_deferred": False}
-                for name, text in pools.items()
-            }
-        )
-    )
+    pool_file.write_text(json.dumps(pool_definitions()))
     _airflow(["pools", "import", str(pool_file)], env, log=Path(env["AIRFLOW_HOME"]) / "migrate.log")
+
+
+def cmd_pools(args: argparse.Namespace) -> int:
+    """Write the pools file (the compose file's init service imports it with `airflow pools import`)."""
+    text = json.dumps(pool_definitions(), indent=2)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return EXIT_OK
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -301,6 +311,12 @@ def build_parser() -> argparse.ArgumentParser:
     reporter.add_argument("--output", help="write to this file instead of standard output")
     reporter.add_argument("--warehouse")
     reporter.set_defaults(handler=cmd_report)
+
+    pools = sub.add_parser(
+        "pools", help="the Airflow pools the study DAGs use, as JSON for `airflow pools import`"
+    )
+    pools.add_argument("--output", help="write to this file instead of standard output")
+    pools.set_defaults(handler=cmd_pools)
 
     lab_parser = sub.add_parser("lab", help="the local lab on 127.0.0.1")
     lab_parser.add_argument("action", choices=["up", "down", "status"])
