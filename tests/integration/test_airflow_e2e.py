@@ -339,6 +339,23 @@ def test_a_backfill_onto_an_unreachable_target_fails_clearly_and_loses_nothing(
     assert statuses == {"failed"}, statuses
 
 
+def test_the_results_page_is_served_by_airflow_behind_its_login(stack: dict[str, Any], api: Api) -> None:
+    anonymous = Api(stack["base"])
+    assert anonymous.call("GET", "/benchcamp/hibench_dse")[0] == 401
+    request = urllib.request.Request(f"{stack['base']}/benchcamp/hibench_dse?campaign={stack['campaign']}")
+    request.add_header("Authorization", f"Bearer {api.token}")
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        page = answer.read().decode()
+    assert (
+        f"Campaign <b>{stack['campaign']}</b>" in page
+        and "wordcount on local_lab (maps=4, reduces=2)" in page
+    )
+    status, plugins = api.call("GET", "/api/v2/plugins")
+    assert status == 200, plugins
+    views = [view for plugin in plugins["plugins"] for view in plugin["external_views"]]
+    assert any(view["href"] == "/benchcamp/" and view["category"] == "browse" for view in views), views
+
+
 # -- the browser: Debian's Chromium driven by Playwright ------------------------------------------
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
