@@ -367,8 +367,9 @@ def test_the_airflow_image_is_the_airflow_the_project_locks(services: dict[str, 
         service = services[name]
         assert service["build"] == "." and (ROOT / service["build"] / "Dockerfile").is_file(), name
         assert split_image(service["image"]) == ("benchcamp-airflow", expected_tag), name
-    uv_exports = [words for instruction, words in dockerfile_instructions() if " export " in f" {words} "]
-    assert uv_exports and all("--frozen" in words and "--no-dev" in words for words in uv_exports)
+    runs = [arguments.split() for instruction, arguments in dockerfile_instructions() if instruction == "RUN"]
+    exports = [argv for argv in runs if "export" in argv]  # uv export: the lock, not a fresh resolution
+    assert exports and all("--frozen" in argv and "--no-dev" in argv for argv in exports)
 
 
 def test_every_variable_is_documented_in_env_example(compose: dict[str, Any]) -> None:
