@@ -212,22 +212,58 @@ def pool_definitions() -> dict[str, dict[str, object]]:
     }
 
 
-def prepare_airflow(env: dict[str, str]) -> None:
-    """Migrate the metadata DB and create the pools the study DAGs use (idempotent)."""
+def prepare_airflow(env: dict[str, str], log_to_file: bool = True) -> None:
+    """Migrate the metadata DB and create the pools the study DAGs use (idempotent).
+
+    Airflow's output goes to `<AIRFLOW_HOME>/migrate.log`, or to stdout with `log_to_file=False`
+    (a container's log).
+    """
     Path(env["AIRFLOW_HOME"]).mkdir(parents=True, exist_ok=True)
-    _airflow(["db", "migrate"], env, log=Path(env["AIRFLOW_HOME"]) / "migrate.log")
+    log = Path(env["AIRFLOW_HOME"]) / "migrate.log" if log_to_file else None
+    _airflow(["db", "migrate"], env, log=log)
     pool_file = Path(env["AIRFLOW_HOME"]) / "pools.json"
     pool_file.write_text(json.dumps(pool_definitions()))
-    _airflow(["pools", "import", str(pool_file)], env, log=Path(env["AIRFLOW_HOME"]) / "migrate.log")
+    _airflow(["pools", "import", str(pool_file)], env, log=log)
 
 
-def cmd_pools(args: argparse.Namespace) -> int:
-    """Write the pools file (the compose file's init service imports it with `airflow pools import`)."""
-    text = json.dumps(pool_definitions(), indent=2)
-    if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
-    else:
-        print(text)
+ADMIN_PASSWORD_ENV = "BENCHCAMP_ADMIN_PASSWORD"
+
+
+def write_login(passwords_file: Path, password: str) -> str:
+    """Give SimpleAuthManager's one configured user `password`; return the user's name.
+
+    The api-server generates (and prints) a password for a user missing from its passwords file;
+    a deployment whose password comes from its own secrets writes the file first (mode 600).
+    """
+    from airflow.api_fastapi.auth.managers.simple.simple_auth_manager import SimpleAuthManager
+
+    users = SimpleAuthManager.get_users()
+    if len(users) != 1:
+        raise ValueError(f"expected one SimpleAuthManager user, found {[user.username for user in users]}")
+    passwords_file.parent.mkdir(parents=True, exist_ok=True)
+    passwords_file.unlink(missing_ok=True)
+    descriptor = os.open(passwords_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps({users[0].username: password}) + "\n")
+    return users[0].username
+
+
+def cmd_airflow_init(args: argparse.Namespace) -> int:
+    """docker-compose.yaml's airflow-init: what `make up` prepares, in the container's Airflow home.
+
+    The metadata DB migrated and the pools created (`prepare_airflow`, so the pools are defined
+    once), then the login written from $BENCHCAMP_ADMIN_PASSWORD to the passwords file
+    SimpleAuthManager reads.
+    """
+    from airflow.api_fastapi.auth.managers.simple.simple_auth_manager import SimpleAuthManager
+
+    password = os.environ.get(ADMIN_PASSWORD_ENV, "")
+    if not password:
+        print(f"error: {ADMIN_PASSWORD_ENV} is empty: set the admin password in .env", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    prepare_airflow({"AIRFLOW_HOME": str(airflow_home())}, log_to_file=False)
+    user = write_login(Path(SimpleAuthManager.get_generated_password_file()), password)
+    print(f"metadata DB migrated, pools created, login {user!r} written")
     return EXIT_OK
 
 
@@ -312,12 +348,6 @@ def build_parser() -> argparse.ArgumentParser:
     reporter.add_argument("--warehouse")
     reporter.set_defaults(handler=cmd_report)
 
-    pools = sub.add_parser(
-        "pools", help="the Airflow pools the study DAGs use, as JSON for `airflow pools import`"
-    )
-    pools.add_argument("--output", help="write to this file instead of standard output")
-    pools.set_defaults(handler=cmd_pools)
-
     lab_parser = sub.add_parser("lab", help="the local lab on 127.0.0.1")
     lab_parser.add_argument("action", choices=["up", "down", "status"])
     lab_parser.set_defaults(handler=cmd_lab)
@@ -345,6 +375,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("status", help="Airflow's components and the lab's services").set_defaults(
         handler=cmd_status
     )
+
+    sub.add_parser(
+        "airflow-init",
+        help="migrate Airflow, create the pools, write the login (docker compose's airflow-init)",
+    ).set_defaults(handler=cmd_airflow_init)
 
     env_parser = sub.add_parser("airflow-env", help="print the Airflow environment as shell exports")
     env_parser.set_defaults(handler=cmd_airflow_env)
