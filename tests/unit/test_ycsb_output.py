@@ -86,3 +86,17 @@ def test_errors_and_missing_operations_make_a_repetition_failed() -> None:
     assert parse_text(lines, DATA / "x").problems(requested=2000) == [
         "1000 operations returned OK of 2000 requested"
     ]
+
+
+CASSANDRA = DATA.parent / "cassandra"
+
+
+def test_real_cassandra_outputs_through_our_binding() -> None:
+    load = parse_text((CASSANDRA / "workloada-load-text.stdout.log").read_text(), CASSANDRA / "load")
+    assert load.operations["INSERT"].returns == {"OK": 1000} and load.runtime_ms == 9508
+    run = parse_text((CASSANDRA / "workloada-run-text.stdout.log").read_text(), CASSANDRA / "run")
+    assert (run.operations["READ"].operations, run.operations["UPDATE"].operations) == (502, 498)
+    assert run.operations["UPDATE"].p99_us == 134015 and run.problems(requested=1000) == []
+    read_only = parse_json((CASSANDRA / "workloadc-run.json").read_text(), CASSANDRA / "c.json")
+    assert read_only.operations["READ"].operations == 1000
+    assert read_only.operations["READ"].average_us == pytest.approx(7538.633)

@@ -55,6 +55,7 @@ class YcsbReport:
     runtime_ms: float
     throughput_ops_s: float
     operations: dict[str, OperationStats]
+    client_errors: list[str] = field(default_factory=list)
 
     def completed(self) -> int:
         """Workload operations the client completed (a read-modify-write counts once)."""
@@ -70,7 +71,7 @@ class YcsbReport:
 
     def problems(self, requested: int) -> list[str]:
         """Why this phase cannot count as a measurement: errors, or fewer OK operations than requested."""
-        reasons = []
+        reasons = [f"client: {line}" for line in dict.fromkeys(self.client_errors)]
         errors = {
             name: stats.returns["ERROR"]
             for name, stats in self.operations.items()
@@ -125,9 +126,17 @@ def _build(triples: list[tuple[str, str, float]], source: Path) -> YcsbReport:
 
 
 def parse_text(text: str, source: Path) -> YcsbReport:
-    """The `[SECTION], measurement, value` summary YCSB prints on stdout."""
+    """The `[SECTION], measurement, value` summary YCSB prints on stdout.
+
+    A client thread whose binding cannot start prints its DBException there too (YCSB 0.17.0 then
+    still exits 0, with a summary of no operations): those lines are kept as `client_errors`.
+    """
     triples: list[tuple[str, str, float]] = []
+    client_errors: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("site.ycsb.DBException"):
+            client_errors.append(line.removeprefix("site.ycsb.DBException: ")[:300])
+            continue
         if not line.startswith("["):
             continue
         parts = [part.strip() for part in line.split(",")]
@@ -137,7 +146,9 @@ def parse_text(text: str, source: Path) -> YcsbReport:
             )
         section = parts[0][1:-1]
         triples.append((section, parts[1], _number(parts[2], source, f"line {number}")))
-    return _build(triples, source)
+    report = _build(triples, source)
+    report.client_errors = client_errors
+    return report
 
 
 def parse_json(text: str, source: Path) -> YcsbReport:
