@@ -40,6 +40,7 @@ browser:
 test: setup browser
 	$(VENV)/bin/ruff check include dags plugins tests benchmarks
 	$(VENV)/bin/mypy include
+	mvn -q -B -f lab/ycsb/pom.xml test   # the YCSB bindings' own JUnit tests
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 test-unit: $(VENV)/.synced

@@ -122,6 +122,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_lab(args: argparse.Namespace) -> int:
     from benchcamp import lab
 
+    if getattr(args, "stores", False):
+        os.environ["BENCHCAMP_LAB_STORES"] = "1"
     if args.action == "up":
         print(lab.lab_up().format())
     elif args.action == "down":
@@ -350,6 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     lab_parser = sub.add_parser("lab", help="the local lab on 127.0.0.1")
     lab_parser.add_argument("action", choices=["up", "down", "status"])
+    lab_parser.add_argument(
+        "--stores", action="store_true", help="also the YCSB data stores (Cassandra): ~0.7 GB, ~15 s more"
+    )
     lab_parser.set_defaults(handler=cmd_lab)
 
     runner = sub.add_parser("run", help="run a study campaign through Airflow on the local lab")

@@ -7,7 +7,16 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from benchcamp.lab.layout import HADOOP_VERSION, HIVE_VERSION, LabError, hadoop_home, hive_home, yarn_home
+from benchcamp.lab.layout import (
+    CASSANDRA_VERSION,
+    HADOOP_VERSION,
+    HIVE_VERSION,
+    LabError,
+    cassandra_home,
+    hadoop_home,
+    hive_home,
+    yarn_home,
+)
 
 _MR_JARS = (
     f"hadoop-mapreduce-examples-{HADOOP_VERSION}.jar",
@@ -28,7 +37,11 @@ def _apt_install(*packages: str) -> None:
 
 
 def _copy_dependencies(
-    home: Path, version: str, settings: Path | None = None, exclude: tuple[str, ...] = ()
+    home: Path,
+    version: str,
+    settings: Path | None = None,
+    exclude: tuple[str, ...] = (),
+    extra: tuple[str, ...] = (),
 ) -> None:
     """`mvn dependency:copy-dependencies` into home/lib, marked with the version once complete."""
     lib = home / "lib"
@@ -43,6 +56,7 @@ def _copy_dependencies(
     command += ["dependency:copy-dependencies", "-DoutputDirectory=lib"]
     if exclude:
         command.append("-DexcludeArtifactIds=" + ",".join(exclude))
+    command += extra
     subprocess.run(command, check=True)
     marker.write_text(version)
 
@@ -83,3 +97,21 @@ def ensure_installed() -> None:
     datagen = hadoop_home().parent / "hivebench"
     if (datagen / "pom.xml").exists():
         _build_jar(datagen, datagen / "target" / "hivebench-datagen.jar")
+
+
+def ycsb_home() -> Path:
+    return hadoop_home().parent / "ycsb"
+
+
+def ycsb_classpath() -> str:
+    """The YCSB client with benchcamp's bindings: `java -cp <this> site.ycsb.Client ...`."""
+    home = ycsb_home()
+    return f"{home / 'target' / 'benchcamp-ycsb.jar'}:{home / 'lib'}/*"
+
+
+def ensure_stores_installed() -> None:
+    """The YCSB stores and client (Maven Central): only labs started with stores download them (~80 MB)."""
+    _copy_dependencies(cassandra_home(), CASSANDRA_VERSION)
+    home = ycsb_home()
+    _build_jar(home, home / "target" / "benchcamp-ycsb.jar")
+    _copy_dependencies(home, "0.17.0-1", extra=("-DincludeScope=runtime",))

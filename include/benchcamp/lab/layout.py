@@ -15,6 +15,7 @@ from benchcamp.paths import repo_root
 
 HADOOP_VERSION = "3.4.2"
 HIVE_VERSION = "4.0.1"
+CASSANDRA_VERSION = "5.0.9"
 LAB_CONNECTION_ID = "benchcamp_lab_ssh"
 LAB_HIVE_CONNECTION_ID = "benchcamp_lab_hive"
 HDFS_BASE_PATH = "/benchcamp"
@@ -30,6 +31,9 @@ DEFAULT_PORTS = {
     "resourcemanager_http": 8088,
     "nodemanager_http": 8042,
     "jobhistory_http": 19888,
+    # the YCSB stores, started only on request (lab up --stores)
+    "cassandra_native": 9042,
+    "cassandra_storage": 7000,
 }
 YARN_NETNS = "benchcamp-yarn"
 DEFAULT_SSH_PORT = DEFAULT_PORTS["ssh"]
@@ -61,6 +65,14 @@ def hive_home() -> Path:
 
 def yarn_home() -> Path:
     return repo_root() / "lab" / "yarn"
+
+
+def cassandra_home() -> Path:
+    return repo_root() / "lab" / "cassandra"
+
+
+def cassandra_conf_dir() -> Path:
+    return lab_dir() / "conf" / "cassandra"
 
 
 def yarn_conf_dir() -> Path:

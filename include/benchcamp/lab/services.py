@@ -533,6 +533,62 @@ def _check_jobhistory() -> tuple[bool, str]:
     return True, f"Hadoop {info.get('hadoopVersion')}, REST ok"
 
 
+# -- the YCSB stores (started on request: they cost ~1 GB and 10-20 s) -------------------------
+
+
+def stores_enabled() -> bool:
+    """`lab up --stores` (or BENCHCAMP_LAB_STORES=1) also starts the data stores YCSB measures;
+    once started, status and down see them whatever the environment says."""
+    if os.environ.get("BENCHCAMP_LAB_STORES", "0") == "1":
+        return True
+    return any(pid_file(service.name).exists() for service in STORE_SERVICES)
+
+
+def _start_cassandra() -> None:
+    from benchcamp.lab.config import CASSANDRA_JAVA17_OPTIONS
+    from benchcamp.lab.layout import cassandra_conf_dir, cassandra_home
+
+    storage = lab_dir() / "cassandra"
+    _start_java(
+        "cassandra",
+        "org.apache.cassandra.service.CassandraDaemon",
+        [cassandra_home() / "lib" / "*"],
+        [
+            "-Xms256m",
+            "-Xmx512m",
+            "-XX:+UseG1GC",
+            "-Xss512k",
+            *CASSANDRA_JAVA17_OPTIONS,
+            f"-Dcassandra.config=file://{cassandra_conf_dir() / 'cassandra.yaml'}",
+            "-Dcassandra-foreground=yes",
+            f"-Dcassandra.storagedir={storage}",
+            f"-Dcassandra.logdir={lab_dir() / 'logs'}",
+            "-Dcassandra.jmx.local.port=0",
+            "-Dcassandra.skip_wait_for_gossip_to_settle=0",
+        ],
+        [],
+    )
+
+
+# A native-protocol v4 OPTIONS request (header only): a node that can serve CQL answers SUPPORTED.
+_CQL_OPTIONS = bytes([0x04, 0x00, 0x00, 0x01, 0x05, 0x00, 0x00, 0x00, 0x00])
+_CQL_SUPPORTED = 0x06
+
+
+def _check_cassandra() -> tuple[bool, str]:
+    with socket.create_connection((LOOPBACK, port("cassandra_native")), timeout=2.0) as sock:
+        sock.sendall(_CQL_OPTIONS)
+        header = sock.recv(9)
+    if len(header) == 9 and header[0] == 0x84 and header[4] == _CQL_SUPPORTED:
+        return True, "CQL native protocol v4 answers"
+    return False, f"unexpected answer to CQL OPTIONS: {header.hex()}"
+
+
+STORE_SERVICES = (
+    Service("cassandra", "cassandra_native", _start_cassandra, _check_cassandra, stop_timeout_s=30.0),
+)
+
+
 CORE_SERVICES = (
     Service("sshd", "ssh", _start_sshd, _check_sshd, stop_timeout_s=10.0),
     Service("namenode", "namenode", _start_namenode, _check_namenode),
@@ -544,12 +600,16 @@ YARN_SERVICES = (
     Service("nodemanager", "nodemanager_http", _start_nodemanager, _check_nodemanager),
     Service("jobhistory", "jobhistory_http", _start_jobhistory, _check_jobhistory),
 )
-SERVICES = CORE_SERVICES + YARN_SERVICES
+SERVICES = CORE_SERVICES + YARN_SERVICES + STORE_SERVICES
 
 
 def lab_services() -> tuple[Service, ...]:
-    """The services this machine runs: YARN only where a network namespace can be made."""
-    return SERVICES if yarn_enabled() else CORE_SERVICES
+    """The services this lab runs: YARN only where a network namespace can be made, stores on request."""
+    return (
+        CORE_SERVICES
+        + (YARN_SERVICES if yarn_enabled() else ())
+        + (STORE_SERVICES if stores_enabled() else ())
+    )
 
 
 def service_named(name: str) -> Service:
@@ -578,6 +638,10 @@ def _prepare_hdfs() -> None:
 def lab_up(timeout_s: float = 420.0) -> LabStatus:
     """Start every service not already running (a no-op for healthy ones) and wait until all are healthy."""
     ensure_installed()
+    if stores_enabled():
+        from benchcamp.lab.install import ensure_stores_installed
+
+        ensure_stores_installed()
     directory = lab_dir()
     write_configuration(directory)
     for service in lab_services():
