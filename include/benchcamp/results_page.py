@@ -84,6 +84,11 @@ def _empty_body(study: str, why: str) -> str:
     )
 
 
+def _campaign_param(campaign: str | None) -> str | None:
+    """Campaign names never hold spaces: a `+` typed unencoded in a URL arrives as one."""
+    return campaign.replace(" ", "+") if campaign else campaign
+
+
 def campaign_figures(warehouse: Path, study: str, tables: report.Tables) -> list[figures.Figure]:
     """The figures of one campaign, plus the study's time series (with hardware-change markers)."""
     history, changes = report.read_history(warehouse, study)
@@ -159,7 +164,7 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
             return _page("Benchmark results", f"<p class='empty'>{html.escape(str(exc))}</p>")
         path = report.readable(target or default_warehouse())
         try:
-            tables = report.read_tables(path, study, campaign)
+            tables = report.read_tables(path, study, _campaign_param(campaign))
         except report.ReportError as exc:
             return _empty(study, str(exc))
         return _page(f"Benchmark results: {study}", study_body(path, study, tables, downloads=quote(study)))
@@ -168,7 +173,9 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
     def study_csv(study: str, campaign: str | None = Query(default=None)) -> PlainTextResponse:
         try:
             load_spec(study)
-            tables = report.read_tables(report.readable(target or default_warehouse()), study, campaign)
+            tables = report.read_tables(
+                report.readable(target or default_warehouse()), study, _campaign_param(campaign)
+            )
         except (SpecError, report.ReportError) as exc:
             return PlainTextResponse(f"nothing to export: {exc}\n", status_code=404)
         return PlainTextResponse(
@@ -185,7 +192,7 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
         try:
             load_spec(study)
             path = report.readable(target or default_warehouse())
-            tables = report.read_tables(path, study, campaign)
+            tables = report.read_tables(path, study, _campaign_param(campaign))
         except (SpecError, report.ReportError) as exc:
             return PlainTextResponse(f"no figure: {exc}\n", status_code=404)
         chosen = {figure.id: figure for figure in campaign_figures(path, study, tables)}

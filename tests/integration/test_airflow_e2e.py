@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -342,7 +343,9 @@ def test_a_backfill_onto_an_unreachable_target_fails_clearly_and_loses_nothing(
 def test_the_results_page_is_served_by_airflow_behind_its_login(stack: dict[str, Any], api: Api) -> None:
     anonymous = Api(stack["base"])
     assert anonymous.call("GET", "/benchcamp/hibench_dse")[0] == 401
-    request = urllib.request.Request(f"{stack['base']}/benchcamp/hibench_dse?campaign={stack['campaign']}")
+    request = urllib.request.Request(
+        f"{stack['base']}/benchcamp/hibench_dse?campaign={urllib.parse.quote(stack['campaign'])}"
+    )
     request.add_header("Authorization", f"Bearer {api.token}")
     with urllib.request.urlopen(request, timeout=60) as answer:
         page = answer.read().decode()
@@ -390,7 +393,7 @@ def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str,
             page.wait_for_load_state("networkidle")
             page.screenshot(path=str(ARTIFACTS / "01-airflow-after-login.png"))
 
-            answer = page.goto(f"{base}/benchcamp/{DAG}?campaign={stack['campaign']}")
+            answer = page.goto(f"{base}/benchcamp/{DAG}?campaign={urllib.parse.quote(stack['campaign'])}")
             assert answer is not None and answer.status == 200
             text = page.locator("body").inner_text()
             assert f"Campaign {stack['campaign']}" in text
