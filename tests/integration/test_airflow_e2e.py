@@ -395,11 +395,12 @@ def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str,
 
             answer = page.goto(f"{base}/benchcamp/{DAG}?campaign={urllib.parse.quote(stack['campaign'])}")
             assert answer is not None and answer.status == 200
+            page.screenshot(path=str(ARTIFACTS / "02-results-page.png"), full_page=True)
             text = page.locator("body").inner_text()
             assert f"Campaign {stack['campaign']}" in text
             cells = page.locator("table").first.locator("tbody tr").first.locator("td").all_inner_texts()
             assert cells[0] == "0.012" and f"{row['mean_s']:.2f}" in cells, cells
-            downloads = page.locator("a[href*='/figures/'][href$='.svg']")
+            downloads = page.locator("a[href*='/figures/'][href*='.svg?']")
             assert downloads.count() >= 3, "a figure per kind: time vs size, throughput, time series"
             figures = page.locator("svg")
             assert figures.count() >= downloads.count()
@@ -408,7 +409,6 @@ def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str,
                 box = figure.bounding_box()
                 assert box is not None and box["width"] > 100 and box["height"] > 50, (index, box)
                 assert figure.locator("path, rect, circle, line, text").count() > 0, index
-            page.screenshot(path=str(ARTIFACTS / "02-results-page.png"), full_page=True)
 
             svg_link = downloads.first.get_attribute("href")
             assert svg_link
