@@ -19,7 +19,17 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-MARTS = ("scaling", "dfsio_read_write", "phase_times", "validation")
+MARTS = (
+    "scaling",
+    "dfsio_read_write",
+    "phase_times",
+    "validation",
+    "ycsb_summary",
+    "ycsb_latency_throughput",
+    "ycsb_comparison",
+)
+# Study-specific marts: in a report (all formats) only when the campaign has rows in them.
+_ONLY_WITH_ROWS = frozenset({"ycsb_summary", "ycsb_latency_throughput", "ycsb_comparison"})
 Format = Literal["table", "csv", "json"]
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -28,6 +38,9 @@ _ORDER = {
     "dfsio_read_write": "environment, data_size_gb",
     "phase_times": "environment, workload, series_params, data_size_gb",
     "validation": "environment, workload, cell_key, expectation",
+    "ycsb_summary": "environment, workload, store, operationcount, target_ops, threads, op_type",
+    "ycsb_latency_throughput": "environment, workload, store, threads, op_type, target_ops",
+    "ycsb_comparison": "environment, workload, operationcount, target_ops, threads, op_type",
 }
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
 
@@ -123,7 +136,7 @@ def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tab
         }
     if not any(tables.values()):
         raise ReportError(f"no rows for campaign '{chosen}' of study '{study}' in the marts")
-    return tables
+    return {mart: rows for mart, rows in tables.items() if rows or mart not in _ONLY_WITH_ROWS}
 
 
 def campaign_of(tables: Tables) -> str | None:
@@ -295,19 +308,66 @@ def _validation_section(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _p_value(value: Any) -> str:
+    return "-" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
+
+
+def _ycsb_section(rows: list[dict[str, Any]]) -> list[str]:
+    """HBase vs Cassandra per workload, as the YCSB study compares them: throughput once per test
+    condition, then each operation type's average, 95th and 99th percentile latency."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["workload"], row["environment"]), []).append(row)
+    headers = ["Op", "Condition", "Figure", "n (H/C)", "HBase", "Cassandra", "HBase/Cassandra", "p"]
+    headers.append("Verdict (α = 0.05)")
+    figures = [("avg", "avg latency (µs)"), ("p95", "p95 latency (µs)"), ("p99", "p99 latency (µs)")]
+    out = []
+    for (workload, environment), cells in groups.items():
+        body: list[list[str]] = []
+        seen_conditions: set[str] = set()
+        for cell in cells:
+            condition = cell["pair_params"].replace("|", ", ")
+            n = f"{cell['hbase_n'] or 0}/{cell['cassandra_n'] or 0}"
+            lines = []
+            if condition not in seen_conditions:
+                seen_conditions.add(condition)
+                lines.append(("all", "throughput (ops/s)", "throughput_ops_s", "throughput"))
+            lines += [
+                (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency") for key, label in figures
+            ]
+            for op, label, value, figure in lines:
+                verdict = cell[f"{figure}_verdict"]
+                body.append(
+                    [
+                        op, condition, label, n,
+                        _number(cell[f"hbase_{value}"]), _number(cell[f"cassandra_{value}"]),
+                        _number(cell[f"{figure}_ratio"]), _p_value(cell[f"{figure}_p_value"]),
+                        verdict or "no test (n < 2)",
+                    ]
+                )  # fmt: skip
+        title = f"{workload}: HBase vs Cassandra on {environment} (Welch's t-test over repetitions)"
+        out += ["", title, _grid(headers, body, text_columns=1)]
+    return out
+
+
 def render_table(tables: Tables, study: str) -> str:
     lines = [f"Study {study}, campaign {campaign_of(tables)}"]
     lines += _scaling_section(tables.get("scaling", []))
     lines += _dfsio_section(tables.get("dfsio_read_write", []))
     lines += _phase_section(tables.get("phase_times", []))
+    lines += _ycsb_section(tables.get("ycsb_comparison", []))
     lines += _validation_section(tables.get("validation", []))
     return "\n".join(lines)
+
+
+def _shown(tables: Tables) -> list[str]:
+    return [mart for mart in MARTS if mart not in _ONLY_WITH_ROWS or tables.get(mart)]
 
 
 def render_csv(tables: Tables) -> str:
     """One CSV block per mart, each after a `# <mart>` line, separated by a blank line."""
     buffer = io.StringIO()
-    for mart in MARTS:
+    for mart in _shown(tables):
         rows = tables.get(mart, [])
         buffer.write(f"# {mart}\n")
         if rows:
@@ -325,7 +385,7 @@ def render_json(tables: Tables, study: str) -> str:
         "campaign": campaign_of(tables),
         "tables": {
             mart: [{name: _plain(value) for name, value in row.items()} for row in tables.get(mart, [])]
-            for mart in MARTS
+            for mart in _shown(tables)
         },
     }
     return json.dumps(payload, indent=2, ensure_ascii=False)
