@@ -1,5 +1,6 @@
 {#- Welch's unequal-variance t-test from per-group summaries (mean, sample σ, n), for comparing
-    two stores over their repetitions. NULL unless both groups have n >= 2 (no σ otherwise).
+    two stores over their repetitions. NULL unless both groups have n >= 2 (no σ otherwise) and
+    both means and σ are known.
     Welch rather than Mann-Whitney U: with 3 repetitions a side the smallest two-sided exact U
     p-value is 2/20 = 0.1, so U could never reach α = 0.05.
 
@@ -12,6 +13,8 @@
 
 {% macro welch_t(mean_a, stddev_a, n_a, mean_b, stddev_b, n_b) -%}
     case
+        when ({{ mean_a }}) is null or ({{ mean_b }}) is null
+            or ({{ stddev_a }}) is null or ({{ stddev_b }}) is null then null
         when ({{ n_a }}) >= 2 and ({{ n_b }}) >= 2 then
             case
                 when pow({{ stddev_a }}, 2) / ({{ n_a }}) + pow({{ stddev_b }}, 2) / ({{ n_b }}) > 0

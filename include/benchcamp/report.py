@@ -333,7 +333,10 @@ def _ycsb_section(rows: list[dict[str, Any]]) -> list[str]:
                 seen_conditions.add(condition)
                 lines.append(("all", "throughput (ops/s)", "throughput_ops_s", "throughput"))
             lines += [
-                (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency") for key, label in figures
+                (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency")
+                for key, label in figures
+                if cell[f"hbase_{key}_latency_us"] is not None
+                or cell[f"cassandra_{key}_latency_us"] is not None
             ]
             for op, label, value, figure in lines:
                 verdict = cell[f"{figure}_verdict"]
@@ -345,6 +348,10 @@ def _ycsb_section(rows: list[dict[str, Any]]) -> list[str]:
                         verdict or "no test (n < 2)",
                     ]
                 )  # fmt: skip
+        for column in range(3):  # operation, condition and figure read as text: left-aligned
+            width = max(len(headers[column]), *(len(line[column]) for line in body))
+            for line in body:
+                line[column] = line[column].ljust(width)
         title = f"{workload}: HBase vs Cassandra on {environment} (Welch's t-test over repetitions)"
         out += ["", title, _grid(headers, body, text_columns=1)]
     return out
