@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from benchcamp.campaign import CampaignConfError, check_conf
+from benchcamp.records import ResultRecord
 from benchcamp.spec import AxisValue, StudySpec, load_spec, parse_spec, spec_files
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ArchivedStep, GenerateError, ParseError, RunContext, render
@@ -61,7 +62,7 @@ def copy(name: str, tmp_path: Path) -> Path:
     return target
 
 
-def parse(name: str, directory: Path | None = None, **params: AxisValue) -> dict[str, object]:
+def parse(name: str, directory: Path | None = None, **params: AxisValue) -> dict[str, ResultRecord]:
     workload = get_workload(f"ycsb_{LETTER[name]}")
     ctx = context(f"ycsb_{LETTER[name]}", **params)
     return {r.metric: r for r in workload.parse(ctx, step(directory or DATA / name))}
@@ -110,12 +111,12 @@ def test_every_line_of_the_summary_becomes_its_record(name: str) -> None:
     computed = {"duration_s", "operations_requested", "operations_ok", "error_returns"}
     assert set(records) == set(expected) | computed
     for metric, value in expected.items():
-        assert records[metric].value == value, metric  # type: ignore[attr-defined]
-    assert {r.status for r in records.values()} == {"ok"}  # type: ignore[attr-defined]
-    assert records["duration_s"].value == 1.5  # type: ignore[attr-defined]  # timed by the wrapper
-    assert records["operations_requested"].value == 1000  # type: ignore[attr-defined]
-    assert records["operations_ok"].value == 1000 and records["error_returns"].value == 0  # type: ignore[attr-defined]
-    assert records["throughput_ops_s"].artifact == str(DATA / name / "stdout.log")  # type: ignore[attr-defined]
+        assert records[metric].value == value, metric
+    assert {r.status for r in records.values()} == {"ok"}
+    assert records["duration_s"].value == 1.5  # timed by the wrapper
+    assert records["operations_requested"].value == 1000
+    assert records["operations_ok"].value == 1000 and records["error_returns"].value == 0
+    assert records["throughput_ops_s"].artifact == str(DATA / name / "stdout.log")
 
 
 @pytest.mark.parametrize("name", COMPLETE)
@@ -128,7 +129,7 @@ def test_text_summary_and_json_export_of_one_run_agree(name: str) -> None:
 def test_workload_f_counts_a_read_modify_write_once() -> None:
     """F: 533 reads + 467 read-modify-writes; YCSB also counts each RMW as one READ and one UPDATE."""
     records = parse("run_f")
-    value = {metric: record.value for metric, record in records.items()}  # type: ignore[attr-defined]
+    value = {metric: record.value for metric, record in records.items()}
     assert value["read_operations"] == 1000 and value["read_return_ok"] == 1000
     assert value["update_operations"] == 467 and value["read_modify_write_operations"] == 467
     assert "read_modify_write_return_ok" not in value  # YCSB reports no status for the composite
@@ -140,7 +141,7 @@ def test_workload_f_counts_a_read_modify_write_once() -> None:
 
 
 def test_workload_e_scans_and_inserts() -> None:
-    value = {metric: record.value for metric, record in parse("run_e").items()}  # type: ignore[attr-defined]
+    value = {metric: record.value for metric, record in parse("run_e").items()}
     assert (value["scan_operations"], value["scan_return_ok"]) == (946, 946)
     assert (value["insert_operations"], value["insert_return_ok"]) == (54, 54)
     assert value["scan_avg_latency_us"] == 0.459830866807611 and value["scan_max_latency_us"] == 384
@@ -150,14 +151,14 @@ def test_workload_e_scans_and_inserts() -> None:
 
 def test_verbose_basicdb_calls_before_the_summary_are_ignored() -> None:
     assert (DATA / "run_c_verbose" / "stdout.log").read_text().count("\nREAD usertable") >= 999
-    value = {metric: record.value for metric, record in parse("run_c_verbose").items()}  # type: ignore[attr-defined]
+    value = {metric: record.value for metric, record in parse("run_c_verbose").items()}
     assert (value["read_operations"], value["read_avg_latency_us"]) == (1000, 84.641)
 
 
 def test_error_returns_fail_the_run_and_are_counted_by_status() -> None:
     records = parse("run_a_errors")
-    value = {metric: record.value for metric, record in records.items()}  # type: ignore[attr-defined]
-    assert {record.status for record in records.values()} == {"failed"}  # type: ignore[attr-defined]
+    value = {metric: record.value for metric, record in records.items()}
+    assert {record.status for record in records.values()} == {"failed"}
     assert (value["update_return_ok"], value["update_return_error"]) == (474, 9)
     assert (value["read_return_ok"], value["read_return_not_found"]) == (512, 5)
     assert value["error_returns"] == 14 and value["operations_ok"] == 986
@@ -171,8 +172,8 @@ def test_error_returns_fail_the_run_and_are_counted_by_status() -> None:
 
 def test_fewer_ok_operations_than_requested_fail_the_run() -> None:
     records = parse("run_c", operationcount=2000)  # the file ran 1000
-    assert records["operations_requested"].value == 2000  # type: ignore[attr-defined]
-    assert {record.status for record in records.values()} == {"failed"}  # type: ignore[attr-defined]
+    assert records["operations_requested"].value == 2000
+    assert {record.status for record in records.values()} == {"failed"}
 
 
 def test_a_killed_client_is_a_failed_repetition() -> None:
@@ -224,10 +225,10 @@ def test_either_copy_alone_is_enough(tmp_path: Path) -> None:
     json_only = copy("run_f", tmp_path / "json")
     (json_only / "stdout.log").write_text("")  # a plain JSON exporter prints no summary
     records = parse("run_f", json_only)
-    assert records["throughput_ops_s"].artifact == str(json_only / "ycsb.json")  # type: ignore[attr-defined]
+    assert records["throughput_ops_s"].artifact == str(json_only / "ycsb.json")
     text_only = copy("run_f", tmp_path / "text")
     (text_only / "ycsb.json").unlink()
-    assert parse("run_f", text_only)["read_modify_write_operations"].value == 467  # type: ignore[attr-defined]
+    assert parse("run_f", text_only)["read_modify_write_operations"].value == 467
 
 
 def test_the_load_is_verified_against_recordcount(tmp_path: Path) -> None:
