@@ -344,6 +344,7 @@ def test_bad_trigger_input_is_refused_before_anything_runs(conf: dict[str, objec
         ),
         ("recordcount: {tiny: 1000,", "recordcount: {tiny: 0,", "recordcount must be a whole number above 0"),
         ("readproportion: 0.5\n", "readproportion: 1.5\n", "readproportion must be between 0 and 1"),
+        ("readproportion: 0.5\n", "readproportion: half\n", "readproportion must be a number, got 'half'"),
         (
             "    maxscanlength: 100\n",
             "    maxscanlength: 100\n    db: site.ycsb.BasicDB\n",

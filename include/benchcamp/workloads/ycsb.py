@@ -390,7 +390,10 @@ def check_ycsb_cell(ctx: RunContext) -> None:
             raise ValueError(f"{ctx.workload}: {name} must be a whole number above 0, got {value!r}")
     shares = []
     for name in _PROPORTIONS:
-        share = float(properties.get(name, 0))
+        try:
+            share = float(properties.get(name, 0))
+        except ValueError:
+            raise ValueError(f"{ctx.workload}: {name} must be a number, got {properties[name]!r}") from None
         if not 0 <= share <= 1:
             raise ValueError(f"{ctx.workload}: {name} must be between 0 and 1, got {share}")
         shares.append(share)
