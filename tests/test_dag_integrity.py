@@ -14,7 +14,11 @@ DAG_FILES = sorted((ROOT / "dags").glob("*.py"))
 
 
 def test_there_is_one_dag_per_implemented_study() -> None:
-    assert [path.stem for path in DAG_FILES] == ["hibench_dse"]
+    from benchcamp.campaign import implemented_workloads
+    from benchcamp.spec import load_spec, study_names
+
+    implemented = [study for study in study_names() if implemented_workloads(load_spec(study))]
+    assert [path.stem for path in DAG_FILES] == implemented == ["hibench_dse", "ycsb_hbase_cassandra"]
 
 
 @pytest.fixture
@@ -31,7 +35,7 @@ def dagbag(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
 
 def test_dags_import_without_errors_or_connections(dagbag) -> None:  # type: ignore[no-untyped-def]
     assert dagbag.import_errors == {}
-    assert set(dagbag.dag_ids) == {"hibench_dse"}
+    assert set(dagbag.dag_ids) == {"hibench_dse", "ycsb_hbase_cassandra"}
 
 
 def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
@@ -60,9 +64,10 @@ def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
     assert "| paper |" in dag.doc_md and "over 26 h" in dag.doc_md
 
 
-def test_dag_file_does_not_import_heavy_libraries_at_parse_time() -> None:
+@pytest.mark.parametrize("dag_file", [path.stem for path in DAG_FILES])
+def test_dag_file_does_not_import_heavy_libraries_at_parse_time(dag_file: str) -> None:
     code = (
-        "import sys; sys.path.insert(0, 'dags'); import hibench_dse; "
+        f"import sys; sys.path.insert(0, 'dags'); import {dag_file}; "
         "heavy = [m for m in ('great_expectations', 'duckdb', 'pandas', 'dbt.cli.main') if m in sys.modules]; "
         "print('heavy:' + ','.join(heavy))"
     )
@@ -70,6 +75,25 @@ def test_dag_file_does_not_import_heavy_libraries_at_parse_time() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert result.stdout.strip().splitlines()[-1] == "heavy:"
+
+
+def test_ycsb_dag_shape_and_trigger_form(dagbag) -> None:  # type: ignore[no-untyped-def]
+    from airflow.sdk.definitions.param import ParamsDict
+    from airflow.sdk.exceptions import ParamValidationError
+
+    dag = dagbag.dags["ycsb_hbase_cassandra"]
+    ids = set(dag.task_dict)
+    for environment in ("single_node", "local_lab"):
+        assert {f"repetitions_{environment}.{step}" for step in ("clean", "generate", "execute")} <= ids
+    assert dag.params["workloads"] == [f"ycsb_{letter}" for letter in "abcdef"]
+    assert dag.params["repetitions"] == 3 and dag.params["environment"] == "single_node"
+    assert "| small | 156 | 468 |" in dag.doc_md
+    # an unknown workload letter never reaches a run
+    for bad in ({"workloads": ["ycsb_g"]}, {"workloads": []}, {"repetitions": -1}):
+        params = ParamsDict(dict(dag.params.items()))
+        with pytest.raises(ParamValidationError):
+            params.update(bad)
+            params.validate()
 
 
 def test_bad_params_are_rejected_before_a_run_exists(dagbag) -> None:  # type: ignore[no-untyped-def]

@@ -157,6 +157,14 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 f"cell '{key}' is not in the {ladder} matrix of '{spec.study}' for workloads "
                 f"{', '.join(workloads)} (known: {', '.join(sorted(known))})"
             )
+    for cell in spec.cells(ladder, workloads):
+        if cells and cell.key not in cells:
+            continue
+        ctx = RunContext(spec, target, "check", cell.workload, cell.params, 1, ladder)
+        try:
+            get_workload(cell.workload).check_cell(ctx)
+        except ValueError as exc:
+            raise CampaignConfError(f"cell '{cell.key}' cannot run: {exc}") from exc
     return CampaignConf(
         ladder=ladder,
         repetitions=repetitions,

@@ -20,7 +20,18 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-MARTS = ("scaling", "dfsio_read_write", "phase_times", "hardware_changes", "validation")
+MARTS = (
+    "scaling",
+    "dfsio_read_write",
+    "phase_times",
+    "hardware_changes",
+    "validation",
+    "ycsb_summary",
+    "ycsb_latency_throughput",
+    "ycsb_comparison",
+)
+# Study-specific marts: in a report (all formats) only when the campaign has rows in them.
+_ONLY_WITH_ROWS = frozenset({"ycsb_summary", "ycsb_latency_throughput", "ycsb_comparison"})
 # What the results page and the HTML report read, copied into the read snapshot after each build.
 SNAPSHOT_TABLES = (*MARTS, "campaigns", "campaign_history", "int_environment_fingerprints")
 HISTORY_CAMPAIGNS = 60  # the time series shows a study's latest campaigns
@@ -33,6 +44,9 @@ _ORDER = {
     "phase_times": "environment, workload, series_params, data_size_gb",
     "hardware_changes": "environment",
     "validation": "environment, workload, cell_key, expectation",
+    "ycsb_summary": "environment, workload, store, operationcount, target_ops, threads, op_type",
+    "ycsb_latency_throughput": "environment, workload, store, threads, op_type, target_ops",
+    "ycsb_comparison": "environment, workload, operationcount, target_ops, threads, op_type",
 }
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
 
@@ -128,7 +142,7 @@ def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tab
         }
     if not any(tables.values()):
         raise ReportError(f"no rows for campaign '{chosen}' of study '{study}' in the marts")
-    return tables
+    return {mart: rows for mart, rows in tables.items() if rows or mart not in _ONLY_WITH_ROWS}
 
 
 def read_history(warehouse: Path, study: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -392,20 +406,74 @@ def _validation_section(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _p_value(value: Any) -> str:
+    return "-" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
+
+
+def _ycsb_section(rows: list[dict[str, Any]]) -> list[str]:
+    """HBase vs Cassandra per workload, as the YCSB study compares them: throughput once per test
+    condition, then each operation type's average, 95th and 99th percentile latency."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["workload"], row["environment"]), []).append(row)
+    headers = ["Op", "Condition", "Figure", "n (H/C)", "HBase", "Cassandra", "HBase/Cassandra", "p"]
+    headers.append("Verdict (α = 0.05)")
+    figures = [("avg", "avg latency (µs)"), ("p95", "p95 latency (µs)"), ("p99", "p99 latency (µs)")]
+    out = []
+    for (workload, environment), cells in groups.items():
+        body: list[list[str]] = []
+        seen_conditions: set[str] = set()
+        for cell in cells:
+            condition = cell["pair_params"].replace("|", ", ")
+            n = f"{cell['hbase_n'] or 0}/{cell['cassandra_n'] or 0}"
+            lines = []
+            if condition not in seen_conditions:
+                seen_conditions.add(condition)
+                lines.append(("all", "throughput (ops/s)", "throughput_ops_s", "throughput"))
+            lines += [
+                (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency")
+                for key, label in figures
+                if cell[f"hbase_{key}_latency_us"] is not None
+                or cell[f"cassandra_{key}_latency_us"] is not None
+            ]
+            for op, label, value, figure in lines:
+                verdict = cell[f"{figure}_verdict"]
+                body.append(
+                    [
+                        op, condition, label, n,
+                        _number(cell[f"hbase_{value}"]), _number(cell[f"cassandra_{value}"]),
+                        _number(cell[f"{figure}_ratio"]), _p_value(cell[f"{figure}_p_value"]),
+                        verdict or "no test (n < 2)",
+                    ]
+                )  # fmt: skip
+        for column in range(3):  # operation, condition and figure read as text: left-aligned
+            width = max(len(headers[column]), *(len(line[column]) for line in body))
+            for line in body:
+                line[column] = line[column].ljust(width)
+        title = f"{workload}: HBase vs Cassandra on {environment} (Welch's t-test over repetitions)"
+        out += ["", title, _grid(headers, body, text_columns=1)]
+    return out
+
+
 def render_table(tables: Tables, study: str) -> str:
     lines = [f"Study {study}, campaign {campaign_of(tables)}"]
     lines += _scaling_section(tables.get("scaling", []))
     lines += _dfsio_section(tables.get("dfsio_read_write", []))
     lines += _phase_section(tables.get("phase_times", []))
     lines += _hardware_section(tables.get("hardware_changes", []))
+    lines += _ycsb_section(tables.get("ycsb_comparison", []))
     lines += _validation_section(tables.get("validation", []))
     return "\n".join(lines)
+
+
+def _shown(tables: Tables) -> list[str]:
+    return [mart for mart in MARTS if mart not in _ONLY_WITH_ROWS or tables.get(mart)]
 
 
 def render_csv(tables: Tables) -> str:
     """One CSV block per mart, each after a `# <mart>` line, separated by a blank line."""
     buffer = io.StringIO()
-    for mart in MARTS:
+    for mart in _shown(tables):
         rows = tables.get(mart, [])
         buffer.write(f"# {mart}\n")
         if rows:
@@ -423,7 +491,7 @@ def render_json(tables: Tables, study: str) -> str:
         "campaign": campaign_of(tables),
         "tables": {
             mart: [{name: _plain(value) for name, value in row.items()} for row in tables.get(mart, [])]
-            for mart in MARTS
+            for mart in _shown(tables)
         },
     }
     return json.dumps(payload, indent=2, ensure_ascii=False)

@@ -12,7 +12,10 @@ never happen at DAG parse time.
 from __future__ import annotations
 
 import json
+import math
+import statistics
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +36,17 @@ EXPECTATION_IDS: tuple[str, ...] = (
     "stddev_within_threshold",
     "stddev_uncheckable",
     "record_count",
+    "no_error_returns",
+    "latency_anomaly",
 )
+# Metrics with a meaning across workloads (YCSB records them): calls the store answered with a
+# not-ok status, and within an offered-load sweep (cells differing only in OFFERED_LOAD_AXIS)
+# the achieved throughput and each operation type's average latency.
+ERROR_RETURNS_METRIC = "error_returns"
+OFFERED_LOAD_AXIS = "target_ops"
+THROUGHPUT_METRIC = "throughput_ops_s"
+AVG_LATENCY_SUFFIX = "_avg_latency_us"
+NOISE_SIGMAS = 2.0
 _CELL = ["environment", "workload", "cell_key"]
 
 ExpectedCells = list[tuple[str, str, str, int]]
@@ -88,15 +101,26 @@ def cell_statistics(
     def rep_list(reps: pd.Series) -> str:
         return ", ".join(str(rep) for rep in sorted(set(reps)))
 
+    gated_metric = {workload: stddev_metric_of(workload, duration_metric) for workload in cells["workload"]}
+    gated = pd.DataFrame(
+        [
+            (r.environment, r.workload, r.cell_key, r.value)
+            for r in records
+            if r.status == "ok" and r.metric == gated_metric.get(r.workload, duration_metric)
+        ],
+        columns=[*_CELL, "value"],
+    ).astype({"value": "float64"})
+
     stats = cells.set_index(_CELL)
     stats["present_reps"] = per_cell(in_plan, "repetition", "nunique")
     stats["failed_reps"] = per_cell(durations[~durations["ok"]], "repetition", "nunique")
     stats["failed_list"] = per_cell(durations[~durations["ok"]], "repetition", rep_list)
     stats["duration_records"] = per_cell(durations, "repetition", "size")
-    stats["ok_n"] = per_cell(ok, "value", "size")
     stats["min_duration"] = per_cell(ok, "value", "min")
-    stats["mean_s"] = per_cell(ok, "value", "mean")
-    stats["stddev_s"] = per_cell(ok, "value", "std")  # pandas: ddof=1, the sample σ
+    stats["stddev_metric"] = [gated_metric.get(workload, duration_metric) for _, workload, _ in stats.index]
+    stats["ok_n"] = per_cell(gated, "value", "size")
+    stats["gated_mean"] = per_cell(gated, "value", "mean")
+    stats["gated_stddev"] = per_cell(gated, "value", "std")  # pandas: ddof=1, the sample σ
     for column in ("present_reps", "failed_reps", "duration_records", "ok_n"):
         stats[column] = stats[column].fillna(0).astype(int)
     stats["failed_list"] = stats["failed_list"].fillna("")
@@ -105,13 +129,112 @@ def cell_statistics(
         ", ".join(str(rep) for rep in range(1, wanted + 1) if not isinstance(reps, set) or rep not in reps)
         for wanted, reps in zip(stats["expected_reps"], have, strict=True)
     ]
-    positive_mean = stats["mean_s"] > 0
-    stats["stddev_pct"] = (stats["stddev_s"] / stats["mean_s"] * 100).where(
+    positive_mean = stats["gated_mean"] > 0
+    stats["stddev_pct"] = (stats["gated_stddev"] / stats["gated_mean"] * 100).where(
         positive_mean & (stats["ok_n"] >= 2)
     )
     stats["stddev_checkable"] = (stats["expected_reps"] < 2) | (stats["ok_n"] >= 2)
     stats["surplus_records"] = stats["duration_records"] - stats["present_reps"]
+
+    errors: dict[tuple[str, str, str], list[tuple[int, float]]] = {}
+    for r in records:
+        if r.metric == ERROR_RETURNS_METRIC and r.value > 0:
+            errors.setdefault((r.environment, r.workload, r.cell_key), []).append((r.repetition, r.value))
+    stats["error_returns"] = [sum(value for _, value in errors.get(cell, [])) for cell in stats.index]
+    stats["error_list"] = [
+        ", ".join(f"repetition {rep}: {value:g}" for rep, value in sorted(errors.get(cell, [])))
+        for cell in stats.index
+    ]
+    anomalies = latency_anomalies(records)
+    stats["latency_anomalies"] = [len(anomalies.get(cell, [])) for cell in stats.index]
+    stats["anomaly_list"] = ["; ".join(anomalies.get(cell, [])) for cell in stats.index]
     return stats.reset_index()
+
+
+def stddev_metric_of(workload: str, default: str = DURATION_METRIC) -> str:
+    """The metric whose σ% the study's threshold gates for this workload (its duration by default)."""
+    from benchcamp.workloads import get_workload, is_implemented
+
+    if not is_implemented(workload):
+        return default
+    metric = get_workload(workload).stddev_metric
+    return default if metric == DURATION_METRIC else metric
+
+
+@dataclass(frozen=True)
+class _LoadPoint:
+    cell_key: str
+    offered: float
+    throughput: float
+    throughput_sigma: float
+    latency: float
+    latency_sigma: float
+
+
+def _mean_sigma(values: list[float]) -> tuple[float, float]:
+    """Mean and sample σ; σ is 0 for one value (noise unknown: any change then counts)."""
+    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str], list[str]]:
+    """Points of an offered-load sweep where average latency fell while throughput rose, beyond noise.
+
+    A sweep is the cells of one environment and workload whose params differ only in
+    OFFERED_LOAD_AXIS (so: one store and thread count), per operation type. Over the ok
+    repetitions, point j is anomalous against point i when its achieved throughput is higher
+    by more than NOISE_SIGMAS × √(σT_i² + σT_j²) and its average latency lower by more than
+    NOISE_SIGMAS × √(σL_i² + σL_j²): past that margin the fall is not repetition noise, and
+    latency falling as load rises contradicts queueing (the YCSB study's published caveat).
+    Returns, per (environment, workload, cell_key) of each point j, one line per violation.
+    Unthrottled sweeps (operationcount) are not checked: one closed-loop client thread's
+    throughput is the inverse of its latency there, so a fall is warm-up, not an anomaly.
+    """
+    values: dict[tuple[str, str, str], dict[str, list[float]]] = {}
+    sweep_of: dict[tuple[str, str, str], tuple[str, str, str, float]] = {}
+    for record in records:
+        offered = record.params.get(OFFERED_LOAD_AXIS)
+        if record.status != "ok" or not isinstance(offered, int | float) or isinstance(offered, bool):
+            continue
+        is_latency = record.metric.endswith(AVG_LATENCY_SUFFIX)
+        op = record.metric.removesuffix(AVG_LATENCY_SUFFIX)
+        if record.metric != THROUGHPUT_METRIC and (
+            not is_latency or op == "cleanup" or op.endswith("_failed")
+        ):
+            continue
+        cell = (record.environment, record.workload, record.cell_key)
+        others = "|".join(f"{k}={v}" for k, v in sorted(record.params.items()) if k != OFFERED_LOAD_AXIS)
+        sweep_of[cell] = (record.environment, record.workload, others, float(offered))
+        values.setdefault(cell, {}).setdefault(record.metric, []).append(record.value)
+    sweeps: dict[tuple[str, str, str, str], list[_LoadPoint]] = {}
+    for cell, metrics in values.items():
+        if THROUGHPUT_METRIC not in metrics:
+            continue
+        throughput, throughput_sigma = _mean_sigma(metrics[THROUGHPUT_METRIC])
+        environment, workload, others, offered = sweep_of[cell]
+        for metric, latencies in metrics.items():
+            if metric == THROUGHPUT_METRIC:
+                continue
+            latency, latency_sigma = _mean_sigma(latencies)
+            point = _LoadPoint(cell[2], offered, throughput, throughput_sigma, latency, latency_sigma)
+            op = metric.removesuffix(AVG_LATENCY_SUFFIX)
+            sweeps.setdefault((environment, workload, others, op), []).append(point)
+    found: dict[tuple[str, str, str], list[str]] = {}
+    for (environment, workload, _, op), points in sorted(sweeps.items()):
+        points.sort(key=lambda point: point.throughput)
+        for j, high in enumerate(points):
+            for low in points[:j]:
+                rise = high.throughput - low.throughput
+                fall = low.latency - high.latency
+                if rise > NOISE_SIGMAS * math.hypot(low.throughput_sigma, high.throughput_sigma) and (
+                    fall > NOISE_SIGMAS * math.hypot(low.latency_sigma, high.latency_sigma)
+                ):
+                    found.setdefault((environment, workload, high.cell_key), []).append(
+                        f"{op} average latency fell from {low.latency:.1f} ± {low.latency_sigma:.1f} µs at "
+                        f"{low.throughput:.1f} ops/s ({OFFERED_LOAD_AXIS}={low.offered:g}) to "
+                        f"{high.latency:.1f} ± {high.latency_sigma:.1f} µs at {high.throughput:.1f} ops/s "
+                        f"({OFFERED_LOAD_AXIS}={high.offered:g})"
+                    )
+    return found
 
 
 def _expectations() -> list[Expectation]:
@@ -157,6 +280,17 @@ def _expectations() -> list[Expectation]:
             "record_count",
             e.ExpectColumnValuesToBeBetween(column="surplus_records", min_value=0, max_value=0),
             "exactly one duration record per planned repetition (no duplicates, none unplanned)",
+        ),
+        tagged(
+            "no_error_returns",
+            e.ExpectColumnValuesToBeBetween(column="error_returns", min_value=0, max_value=0),
+            "no call was answered with a not-ok status (error_returns records, e.g. YCSB's Return=ERROR)",
+        ),
+        tagged(
+            "latency_anomaly",
+            e.ExpectColumnValuesToBeBetween(column="latency_anomalies", min_value=0, max_value=0),
+            "within an offered-load sweep, average latency does not fall as achieved throughput rises "
+            f"(each beyond {NOISE_SIGMAS:g} × the combined σ of the repetitions)",
         ),
     ]
 
@@ -207,13 +341,18 @@ def _describe(expectation_id: str, observed: Any, kwargs: dict[str, Any], row: A
         )
     if expectation_id == "stddev_within_threshold":
         threshold = kwargs["max_value"]
-        return f"σ% {observed:.1f} > {threshold:g} (n={row['ok_n']})", observed, threshold
+        metric = "" if row["stddev_metric"] == DURATION_METRIC else f"{row['stddev_metric']} "
+        return f"{metric}σ% {observed:.1f} > {threshold:g} (n={row['ok_n']})", observed, threshold
     if expectation_id == "stddev_uncheckable":
         return (
             f"σ% cannot be checked: {row['ok_n']} ok repetition(s) of {row['expected_reps']} (needs 2)",
             row["ok_n"],
             2,
         )
+    if expectation_id == "no_error_returns":
+        return f"{observed:g} error returns ({row['error_list']})", observed, kwargs["max_value"]
+    if expectation_id == "latency_anomaly":
+        return row["anomaly_list"], observed, kwargs["max_value"]
     return (
         f"{row['duration_records']} duration records for {row['expected_reps']} planned repetitions "
         f"({observed:g} too many: duplicates or unplanned repetition numbers)",

@@ -6,7 +6,7 @@ import shlex
 import subprocess
 
 import pytest
-from benchcamp.spec import load_spec
+from benchcamp.spec import load_spec, study_names
 from benchcamp.targets.ssh import commands_body, prologue, wrapper_script
 from benchcamp.workloads import get_workload, registered
 from benchcamp.workloads.base import RunContext, Shell, render
@@ -99,10 +99,9 @@ def test_wrapper_is_valid_bash_and_times_the_body(tmp_path: object) -> None:
 
 @pytest.mark.parametrize("name", sorted(registered()))
 def test_every_workload_renders_parseable_commands(name: str) -> None:
-    params = (
-        {"data_size_gb": 0.012, "maps": 4, "reduces": 2} if name == "wordcount" else {"data_size_gb": 0.012}
-    )
-    ctx = context(name, params)
+    spec = next(load_spec(study) for study in study_names() if name in load_spec(study).workloads)
+    cell = spec.cells("tiny", [name])[0]
+    ctx = RunContext(spec, spec.environments[-1], "c", name, cell.params, 1, "tiny")
     workload = get_workload(name)
     for command in [*workload.generate(ctx), *workload.execute(ctx)]:
         assert shlex.split(render(command))

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from benchcamp.spec import load_spec
+from benchcamp.spec import load_spec, study_names
 from benchcamp.targets.environment import fingerprint, parse_facts
 from benchcamp.workloads import get_workload, registered
 from benchcamp.workloads._hadoop import parse_job_reports
@@ -138,8 +138,10 @@ def test_every_registered_workload_honours_the_contract(name: str, tmp_path: Pat
     """Registry contract: a family, a declared study, commands, and failed runs kept as failed records."""
     workload = get_workload(name)
     assert workload.family and workload.name == name
-    assert name in SPEC.workloads
-    ctx = context(name)
+    (spec,) = [load_spec(study) for study in study_names() if name in load_spec(study).workloads]
+    cell = spec.cells("tiny", [name])[0]
+    ctx = RunContext(spec, spec.environments[-1], "c1", name, cell.params, 2, "tiny")
+    workload.check_cell(ctx)
     assert workload.execute(ctx) or workload.hive_execute(ctx), "a workload must execute something"
     (tmp_path / "stderr.log").write_text("boom\n")
     failed = workload.parse(

@@ -159,6 +159,12 @@ class Workload(ABC):
     family: ClassVar[str]
     description: ClassVar[str] = ""
     axes: ClassVar[tuple[str, ...]] = ()
+    # The metric whose σ% across repetitions the study's max_stddev_pct gates (validation).
+    stddev_metric: ClassVar[str] = "duration_s"
+
+    def check_cell(self, ctx: RunContext) -> None:
+        """Raise ValueError for a cell this workload cannot run as asked (checked before anything runs)."""
+        return None
 
     def clean_paths(self, ctx: RunContext) -> list[Shell]:
         """Data this repetition may have left on the target's file system (deleted by clean)."""

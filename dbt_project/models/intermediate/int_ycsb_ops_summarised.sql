@@ -1,0 +1,100 @@
+-- YCSB cells (workloads ycsb_*) one row per (cell, operation type), from the per-cell
+-- statistics of int_cells_summarised: the run's throughput (ops/s over every operation type)
+-- beside the operation type's latencies, each as mean and sample σ over the ok repetitions.
+-- Operation types are the workload mix's (read, update, insert, scan, read_modify_write, ...);
+-- cleanup (once per client thread at the end) and <op>_failed (latencies of not-ok calls, which
+-- only failed repetitions have, and no statistic includes) are left out. A cell without any
+-- operation figures (every repetition failed before YCSB printed a summary) keeps one row with
+-- a NULL op_type, so its failures stay visible.
+with cells as (
+    select * from {{ ref('int_cells_summarised') }}
+    where starts_with(workload, 'ycsb_')
+),
+
+per_cell as (
+    select
+        study,
+        campaign,
+        environment,
+        workload,
+        cell_key,
+        any_value(params) as params,
+        max(n) filter (where metric = 'duration_s') as n,
+        max(n_failed) filter (where metric = 'duration_s') as n_failed,
+        any_value(mean) filter (where metric = 'operations_requested') as operations_requested,
+        any_value(n) filter (where metric = 'throughput_ops_s') as throughput_n,
+        any_value(mean) filter (where metric = 'throughput_ops_s') as throughput_ops_s,
+        any_value(stddev) filter (where metric = 'throughput_ops_s') as throughput_stddev,
+        bool_and(passed_validation) as passed_validation
+    from cells
+    group by study, campaign, environment, workload, cell_key
+),
+
+op_metrics as (
+    select
+        *,
+        regexp_extract(metric, '^(.+)_(operations|avg_latency_us|p95_latency_us|p99_latency_us)$', 1) as op_type,
+        regexp_extract(metric, '^(.+)_(operations|avg_latency_us|p95_latency_us|p99_latency_us)$', 2) as measure
+    from cells
+),
+
+per_op as (
+    select
+        study,
+        campaign,
+        environment,
+        cell_key,
+        op_type,
+        any_value(mean) filter (where measure = 'operations') as operations,
+        any_value(n) filter (where measure = 'avg_latency_us') as latency_n,
+        any_value(mean) filter (where measure = 'avg_latency_us') as avg_latency_us,
+        any_value(stddev) filter (where measure = 'avg_latency_us') as avg_latency_stddev_us,
+        any_value(mean) filter (where measure = 'p95_latency_us') as p95_latency_us,
+        any_value(stddev) filter (where measure = 'p95_latency_us') as p95_latency_stddev_us,
+        any_value(mean) filter (where measure = 'p99_latency_us') as p99_latency_us,
+        any_value(stddev) filter (where measure = 'p99_latency_us') as p99_latency_stddev_us
+    from op_metrics
+    where op_type <> '' and op_type <> 'cleanup' and not ends_with(op_type, '_failed')
+    group by study, campaign, environment, cell_key, op_type
+)
+
+select
+    c.study,
+    c.campaign,
+    c.environment,
+    c.workload,
+    c.cell_key,
+    json_extract_string(c.params, '$.store') as store,
+    try_cast(json_extract_string(c.params, '$.operationcount') as bigint) as operationcount,
+    try_cast(json_extract_string(c.params, '$.target_ops') as double) as target_ops,
+    try_cast(json_extract_string(c.params, '$.threads') as integer) as threads,
+    -- the cell's axes other than store: HBase and Cassandra cells with equal pair_params compare
+    array_to_string(
+        list_filter(
+            string_split(substr(c.cell_key, length(c.workload) + 2), '|'),
+            lambda axis: axis <> '' and not starts_with(axis, 'store=')
+        ),
+        '|'
+    ) as pair_params,
+    o.op_type,
+    coalesce(c.n, 0) as n,
+    coalesce(c.n_failed, 0) as n_failed,
+    c.operations_requested,
+    c.throughput_n,
+    c.throughput_ops_s,
+    c.throughput_stddev,
+    o.operations,
+    o.latency_n,
+    o.avg_latency_us,
+    o.avg_latency_stddev_us,
+    o.p95_latency_us,
+    o.p95_latency_stddev_us,
+    o.p99_latency_us,
+    o.p99_latency_stddev_us,
+    c.passed_validation
+from per_cell as c
+left join per_op as o
+    on c.study = o.study
+    and c.campaign = o.campaign
+    and c.environment = o.environment
+    and c.cell_key = o.cell_key

@@ -1,0 +1,35 @@
+-- Latency against offered load: the points of the offered-load sweep (cells with target_ops),
+-- per store, workload, client threads and operation type, ordered by target_ops. achieved_pct is
+-- the achieved throughput as a share of the target: well below 100 past saturation, the knee
+-- of the curve, where latency should rise (validation flags a significant fall).
+with ops as (
+    select * from {{ ref('int_ycsb_ops_summarised') }}
+    where target_ops is not null and op_type is not null
+)
+
+select
+    o.study,
+    o.campaign,
+    o.environment,
+    o.store,
+    o.workload,
+    o.threads,
+    o.op_type,
+    o.target_ops,
+    o.pair_params,
+    o.n,
+    o.n_failed,
+    o.throughput_ops_s,
+    o.throughput_stddev,
+    {{ percent_of('o.throughput_ops_s', 'o.target_ops') }} as achieved_pct,
+    o.avg_latency_us,
+    o.avg_latency_stddev_us,
+    o.p95_latency_us,
+    o.p99_latency_us,
+    o.passed_validation,
+    coalesce(e.fingerprint, 'unknown') as fingerprint
+from ops as o
+left join {{ ref('int_environment_fingerprints') }} as e
+    on o.study = e.study
+    and o.campaign = e.campaign
+    and o.environment = e.environment

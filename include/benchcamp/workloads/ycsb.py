@@ -1,0 +1,486 @@
+"""YCSB core workloads A-F (study 3, HBase vs Cassandra): one module registers all six.
+
+Generate resets `usertable` in the cell's store and loads it (`-load`, untimed); execute
+runs the operation mix (`-t`), timed on the target around the client. The spec's settings
+are YCSB properties passed as `-p name=value`; an axis of the same name (operationcount)
+overrides its setting, as `-p` overrides a workload file. The axes store, threads and
+target_ops become `-db`, `-threads` and `-target` instead.
+
+YCSB's Client writes its summary through one exporter only (to the export file when one is
+set), so the binding jar carries a tee exporter: the stock text summary on stdout and the
+stock JSON array in `ycsb.json` from the same run. The parser reads both and refuses a
+repetition whose two copies disagree; either alone is accepted (a plain JSON or text
+exporter), neither is output cut short. Parsing is pure: the functions below take text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchcamp.records import ResultRecord
+from benchcamp.workloads import register
+from benchcamp.workloads.base import (
+    ArchivedStep,
+    Command,
+    GenerateError,
+    ParseError,
+    RunContext,
+    Shell,
+    Workload,
+    env_ref,
+    job_path,
+)
+
+# -- what the lead wires at merge: one place --------------------------------------------------
+# The target's environment names the client classpath: YCSB core 0.17.0 and its dependencies,
+# the project's bindings, the tee exporter and the table helper (the lab sets it for its sshd).
+YCSB_CLASSPATH = "YCSB_CLASSPATH"
+BINDINGS: dict[str, str] = {
+    "cassandra": "benchcamp.ycsb.CassandraCQLClient",
+    "hbase": "benchcamp.ycsb.HBaseClient",
+}
+EXPORTER = "benchcamp.ycsb.TeeMeasurementsExporter"
+# Hook: drops and re-creates the table in the store before each load (written on the lab side).
+RESET_TABLE_CLASS = "benchcamp.ycsb.ResetTable"
+TABLE = "usertable"
+CORE_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
+CLIENT_CLASS = "site.ycsb.Client"
+EXPORT_FILE = "ycsb.json"
+
+# Axes that are command-line switches, not YCSB properties; settings may not set what the
+# module sets itself.
+SWITCH_AXES = ("store", "threads", "target_ops")
+RESERVED_PROPERTIES = frozenset({"db", "exporter", "exportfile", "threadcount", "target", "table"})
+_PROPERTY_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
+_PROPORTIONS = (
+    "readproportion",
+    "updateproportion",
+    "insertproportion",
+    "scanproportion",
+    "readmodifywriteproportion",
+)
+
+# -- the pure parser ---------------------------------------------------------------------------
+
+# Operations the DB interface performs; each reports a Return= count per status. Others in the
+# summary are measured only: READ-MODIFY-WRITE (one READ plus one UPDATE, counted under both),
+# CLEANUP (once per client thread) and <OP>-FAILED (latencies of the not-ok calls).
+DB_OPERATIONS = frozenset({"READ", "UPDATE", "INSERT", "SCAN", "DELETE"})
+READ_MODIFY_WRITE = "READ-MODIFY-WRITE"
+OK_STATUSES = frozenset({"OK", "BATCHED_OK"})  # what YCSB's Status.isOk() accepts
+_LATENCIES = {
+    "AverageLatency(us)": "avg",
+    "MinLatency(us)": "min",
+    "MaxLatency(us)": "max",
+}
+_PERCENTILE = re.compile(r"^(?P<p>\d+(?:\.\d+)?)(?:th)?PercentileLatency\(us\)$")
+_TEXT_LINE = re.compile(r"^\[(?P<section>[^\]\s]+)\], (?P<measurement>[^,]+), (?P<value>\S+)$")
+
+
+@dataclass(frozen=True)
+class OperationStats:
+    """One operation type's figures: ok-call count, latencies (µs) by name, calls by status."""
+
+    operations: int
+    latencies_us: dict[str, float]
+    returns: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class YcsbSummary:
+    """What one client run reported at its end."""
+
+    runtime_ms: float
+    throughput_ops_s: float
+    operations: dict[str, OperationStats]
+    gc_count: float | None = None
+    gc_time_ms: float | None = None
+
+    @property
+    def ok_operations(self) -> int:
+        """Workload operations that succeeded: ok DB calls, a read-modify-write counted once."""
+        ok_calls = sum(
+            count
+            for name, stats in self.operations.items()
+            if name in DB_OPERATIONS
+            for status, count in stats.returns.items()
+            if status in OK_STATUSES
+        )
+        rmw = self.operations.get(READ_MODIFY_WRITE)
+        return ok_calls - (rmw.operations if rmw else 0)
+
+    @property
+    def error_returns(self) -> int:
+        """DB calls answered with any status YCSB does not count as ok (ERROR, NOT_FOUND, ...)."""
+        return sum(
+            count
+            for stats in self.operations.values()
+            for status, count in stats.returns.items()
+            if status not in OK_STATUSES
+        )
+
+    @property
+    def insert_ok(self) -> int:
+        insert = self.operations.get("INSERT")
+        return sum(n for status, n in insert.returns.items() if status in OK_STATUSES) if insert else 0
+
+
+def _number(raw: str, source: str, where: str) -> float:
+    try:
+        return float(raw)  # Java's Double.toString: 3.88, 1.0E-4, NaN
+    except ValueError:
+        raise ParseError(f"{source}: {where}: {raw!r} is not a number") from None
+
+
+def _summarise(entries: Iterable[tuple[str, str, float]], source: str) -> YcsbSummary:
+    """Sections → summary; output cut short (a section or the overall figures missing) fails."""
+    sections: dict[str, dict[str, float]] = {}
+    for section, measurement, value in entries:
+        measurements = sections.setdefault(section, {})
+        if measurement in measurements:
+            raise ParseError(f"{source}: [{section}], {measurement} appears twice (two YCSB summaries?)")
+        measurements[measurement] = value
+    overall = sections.pop("OVERALL", {})
+    missing = [name for name in ("RunTime(ms)", "Throughput(ops/sec)") if name not in overall]
+    if missing:
+        raise ParseError(f"{source}: no [OVERALL], {missing[0]} line: YCSB output cut short")
+    operations: dict[str, OperationStats] = {}
+    percentiles_seen: set[str] = set()
+    for section, measurements in sections.items():
+        if section.startswith("TOTAL_GC") or "Operations" not in measurements:
+            continue
+        latencies: dict[str, float] = {}
+        returns: dict[str, int] = {}
+        for measurement, value in measurements.items():
+            if measurement in _LATENCIES:
+                latencies[_LATENCIES[measurement]] = value
+            elif match := _PERCENTILE.match(measurement):
+                name = "p" + match.group("p").replace(".", "_")
+                latencies[name] = value
+                percentiles_seen.add(name)
+            elif measurement.startswith("Return="):
+                returns[measurement.removeprefix("Return=")] = int(value)
+        lacking = [name for name in _LATENCIES.values() if name not in latencies]
+        if lacking:
+            raise ParseError(f"{source}: [{section}] has no {lacking[0]} latency: YCSB output cut short")
+        operations[section] = OperationStats(int(measurements["Operations"]), latencies, returns)
+    for section, stats in operations.items():
+        lacking = sorted(percentiles_seen - set(stats.latencies_us))
+        if lacking:
+            raise ParseError(f"{source}: [{section}] has no {lacking[0]} latency: YCSB output cut short")
+        if section in DB_OPERATIONS and sum(stats.returns.values()) < stats.operations:
+            raise ParseError(
+                f"{source}: [{section}] counts {stats.operations} operations but "
+                f"{sum(stats.returns.values())} Return= results: YCSB output cut short"
+            )
+    return YcsbSummary(
+        runtime_ms=overall["RunTime(ms)"],
+        throughput_ops_s=overall["Throughput(ops/sec)"],
+        operations=operations,
+        gc_count=sections.get("TOTAL_GCs", {}).get("Count"),
+        gc_time_ms=sections.get("TOTAL_GC_TIME", {}).get("Time(ms)"),
+    )
+
+
+def has_text_summary(text: str) -> bool:
+    return any(line.startswith("[OVERALL], ") for line in text.splitlines())
+
+
+def parse_ycsb_text(text: str, source: str) -> YcsbSummary:
+    """The TextMeasurementsExporter's `[SECTION], Measurement, value` lines (other lines ignored:
+    BasicDB's verbose calls, the binding's own messages)."""
+    entries = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if match := _TEXT_LINE.match(line):
+            where = f"line {number}"
+            value = _number(match.group("value"), source, where)
+            entries.append((match.group("section"), match.group("measurement"), value))
+        elif line.startswith("[") and entries:
+            raise ParseError(f"{source}: line {number} is cut off ({line!r}): YCSB output cut short")
+    return _summarise(entries, source)
+
+
+def parse_ycsb_json(text: str, source: str) -> YcsbSummary:
+    """The JSONArrayMeasurementsExporter's `[{"metric", "measurement", "value"}, ...]`."""
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}): cut short?") from exc
+    if not isinstance(payload, list):
+        raise ParseError(f"{source}: expected the JSON array of YCSB's JSONArrayMeasurementsExporter")
+    entries = []
+    for index, item in enumerate(payload):
+        if not isinstance(item, dict) or not {"metric", "measurement", "value"} <= set(item):
+            raise ParseError(f"{source}: element {index} is not a metric/measurement/value object")
+        value = item["value"]
+        if isinstance(value, str):  # Jackson writes NaN as a string
+            value = _number(value, source, f"element {index}")
+        entries.append((str(item["metric"]), str(item["measurement"]), float(value)))
+    return _summarise(entries, source)
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def cross_check(text: YcsbSummary, exported: YcsbSummary, text_source: str, json_source: str) -> None:
+    """Both copies of one run's summary must agree figure by figure, else the parse fails."""
+
+    def differ(what: str, a: object, b: object) -> ParseError:
+        return ParseError(f"{json_source} disagrees with {text_source}: {what} is {b} there, {a} in the text")
+
+    for what, a, b in (
+        ("[OVERALL] RunTime(ms)", text.runtime_ms, exported.runtime_ms),
+        ("[OVERALL] Throughput(ops/sec)", text.throughput_ops_s, exported.throughput_ops_s),
+    ):
+        if not _same(a, b):
+            raise differ(what, a, b)
+    if set(text.operations) != set(exported.operations):
+        raise differ("the set of operations", sorted(text.operations), sorted(exported.operations))
+    for name, ours in text.operations.items():
+        theirs = exported.operations[name]
+        if ours.operations != theirs.operations:
+            raise differ(f"[{name}] Operations", ours.operations, theirs.operations)
+        if ours.returns != theirs.returns:
+            raise differ(f"[{name}] returns", ours.returns, theirs.returns)
+        for latency in sorted(set(ours.latencies_us) | set(theirs.latencies_us)):
+            mine, exported_value = ours.latencies_us.get(latency), theirs.latencies_us.get(latency)
+            if not _same(mine, exported_value):
+                raise differ(f"[{name}] {latency} latency", mine, exported_value)
+
+
+def read_step_summary(step: ArchivedStep) -> tuple[YcsbSummary, Path]:
+    """The run's summary from stdout.log and/or ycsb.json (cross-checked) and the file it came from."""
+    stdout_file = step.files.get("stdout.log", step.directory / "stdout.log")
+    json_file = step.files.get(EXPORT_FILE, step.directory / EXPORT_FILE)
+    text = step.text("stdout.log")
+    from_text = parse_ycsb_text(text, str(stdout_file)) if has_text_summary(text) else None
+    from_json = parse_ycsb_json(step.text(EXPORT_FILE), str(json_file)) if json_file.exists() else None
+    if from_text and from_json:
+        cross_check(from_text, from_json, str(stdout_file), str(json_file))
+        return from_text, stdout_file
+    if from_json:
+        return from_json, json_file
+    if from_text:
+        return from_text, stdout_file
+    raise ParseError(
+        f"{stdout_file}: no YCSB summary ([OVERALL] lines) and no {EXPORT_FILE}: output cut short"
+    )
+
+
+def metric_prefix(operation: str) -> str:
+    """`READ-MODIFY-WRITE` → `read_modify_write`: the operation's part of metric names."""
+    return re.sub(r"[^a-z0-9]+", "_", operation.lower()).strip("_")
+
+
+def summary_metrics(summary: YcsbSummary) -> list[tuple[str, float, str]]:
+    """(metric, value, unit) for every figure of the summary; undefined ones (NaN) left out."""
+    out: list[tuple[str, float, str]] = [
+        ("runtime_s", summary.runtime_ms / 1000, "s"),
+        ("throughput_ops_s", summary.throughput_ops_s, "ops/s"),
+        ("operations_ok", float(summary.ok_operations), "operations"),
+        ("error_returns", float(summary.error_returns), "operations"),
+    ]
+    if summary.gc_count is not None:
+        out.append(("client_gc_count", summary.gc_count, "collections"))
+    if summary.gc_time_ms is not None:
+        out.append(("client_gc_time_ms", summary.gc_time_ms, "ms"))
+    for name, stats in summary.operations.items():
+        prefix = metric_prefix(name)
+        out.append((f"{prefix}_operations", float(stats.operations), "operations"))
+        for latency, value in stats.latencies_us.items():
+            out.append((f"{prefix}_{latency}_latency_us", value, "us"))
+        for status, count in stats.returns.items():
+            out.append((f"{prefix}_return_{metric_prefix(status)}", float(count), "operations"))
+    return [(metric, value, unit) for metric, value, unit in out if math.isfinite(value)]
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+def _property_value(value: object) -> str:
+    """As YCSB parses it: integral numbers without a decimal point (Integer.parseInt), booleans lower case."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def ycsb_properties(ctx: RunContext) -> dict[str, str]:
+    """The workload class, the spec's settings, then the cell's property axes over them."""
+    properties = {"workload": CORE_WORKLOAD}
+    for name in ctx.spec.settings.get(ctx.workload, {}):
+        properties[name] = _property_value(ctx.setting(name))
+    for name, value in ctx.params.items():
+        if name not in SWITCH_AXES:
+            properties[name] = _property_value(value)
+    return properties
+
+
+def binding_class(ctx: RunContext) -> str:
+    store = str(ctx.param("store"))
+    try:
+        return BINDINGS[store]
+    except KeyError:
+        raise ValueError(
+            f"no YCSB binding for store '{store}' (known: {', '.join(sorted(BINDINGS))})"
+        ) from None
+
+
+def requested_operations(ctx: RunContext) -> int:
+    return int(float(ycsb_properties(ctx).get("operationcount", "0")))
+
+
+def loaded_records(ctx: RunContext) -> int:
+    properties = ycsb_properties(ctx)
+    return int(float(properties.get("insertcount", properties.get("recordcount", "0"))))
+
+
+def client_command(ctx: RunContext, phase: str) -> Command:
+    """`java -cp "$YCSB_CLASSPATH" site.ycsb.Client -load|-t -db <binding> -p k=v ... -threads N [-target N] -s`."""
+    command: Command = [
+        "java",
+        "-cp",
+        env_ref(YCSB_CLASSPATH),
+        CLIENT_CLASS,
+        phase,
+        "-db",
+        binding_class(ctx),
+    ]
+    for name, value in ycsb_properties(ctx).items():
+        command += ["-p", f"{name}={value}"]
+    command += ["-p", f"table={TABLE}", "-threads", str(int(ctx.params.get("threads", 1)))]
+    target = ctx.params.get("target_ops")
+    if phase == "-t" and target is not None:
+        command += ["-target", str(int(target))]
+    command += ["-p", f"exporter={EXPORTER}", "-p", Shell("exportfile=" + job_path(EXPORT_FILE)), "-s"]
+    return command
+
+
+def reset_table_command(ctx: RunContext) -> Command:
+    """Hook: drop and re-create `usertable` in the cell's store (the lab's helper class does it)."""
+    return ["java", "-cp", env_ref(YCSB_CLASSPATH), RESET_TABLE_CLASS, str(ctx.param("store")), TABLE]
+
+
+def check_ycsb_cell(ctx: RunContext) -> None:
+    """Refuse a cell YCSB could not run as asked, before anything runs (ValueError says why)."""
+    binding_class(ctx)
+    for name in ctx.spec.settings.get(ctx.workload, {}):
+        if not _PROPERTY_NAME.match(name) or name in RESERVED_PROPERTIES or name in SWITCH_AXES:
+            raise ValueError(f"setting '{name}' of {ctx.workload} cannot be a YCSB property set here")
+    properties = ycsb_properties(ctx)
+    for name in ("recordcount", "operationcount"):
+        raw = properties.get(name)
+        if raw is None or not re.fullmatch(r"\d+", raw) or int(raw) <= 0:
+            raise ValueError(f"{ctx.workload}: {name} must be a whole number above 0, got {raw!r}")
+    for name in ("threads", "target_ops"):
+        value = ctx.params.get(name)
+        if value is not None and (isinstance(value, str) or value <= 0 or float(value) != int(value)):
+            raise ValueError(f"{ctx.workload}: {name} must be a whole number above 0, got {value!r}")
+    shares = []
+    for name in _PROPORTIONS:
+        try:
+            share = float(properties.get(name, 0))
+        except ValueError:
+            raise ValueError(f"{ctx.workload}: {name} must be a number, got {properties[name]!r}") from None
+        if not 0 <= share <= 1:
+            raise ValueError(f"{ctx.workload}: {name} must be between 0 and 1, got {share}")
+        shares.append(share)
+    if sum(shares) <= 0:
+        raise ValueError(f"{ctx.workload}: every operation proportion is 0")
+
+
+class _CoreWorkload(Workload):
+    family = "ycsb"
+    axes = ("store", "operationcount", "threads", "target_ops")
+    stddev_metric = "throughput_ops_s"
+
+    def clean_paths(self, ctx: RunContext) -> list[Shell]:
+        return []  # the data lives in the store: generate resets the table
+
+    def check_cell(self, ctx: RunContext) -> None:
+        check_ycsb_cell(ctx)
+
+    def generate(self, ctx: RunContext) -> list[Command]:
+        return [reset_table_command(ctx), client_command(ctx, "-load")]
+
+    def verify_generate(self, ctx: RunContext, step: ArchivedStep) -> dict[str, float]:
+        """Every record of the table was inserted ok."""
+        summary, source = read_step_summary(step)
+        wanted = loaded_records(ctx)
+        if summary.insert_ok != wanted or summary.error_returns:
+            raise GenerateError(
+                f"YCSB loaded {summary.insert_ok} of {wanted} records ({summary.error_returns} error "
+                f"returns) into {TABLE} on {ctx.param('store')}; see {source}"
+            )
+        return {"loaded_records": float(summary.insert_ok), "load_throughput_ops_s": summary.throughput_ops_s}
+
+    def execute(self, ctx: RunContext) -> list[Command]:
+        return [client_command(ctx, "-t")]
+
+    def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
+        return parse_ycsb_run(self, ctx, step)
+
+
+def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
+    """Records of one run; all marked failed on any error return or fewer ok operations than asked."""
+    if step.exit_code != 0:
+        return [workload.duration_record(ctx, step, ok=False)]
+    summary, artifact = read_step_summary(step)
+    requested = requested_operations(ctx)
+    ok = summary.error_returns == 0 and summary.ok_operations >= requested
+    status = "ok" if ok else "failed"
+    records = [
+        workload.duration_record(ctx, step, ok=ok),
+        workload.record(ctx, step, "operations_requested", float(requested), "operations", status, artifact),
+    ]
+    for metric, value, unit in summary_metrics(summary):
+        records.append(workload.record(ctx, step, metric, value, unit, status, artifact))
+    return records
+
+
+@register
+class YcsbA(_CoreWorkload):
+    name = "ycsb_a"
+    description = "YCSB core workload A: update heavy, 50% reads / 50% updates"
+
+
+@register
+class YcsbB(_CoreWorkload):
+    name = "ycsb_b"
+    description = "YCSB core workload B: read mostly, 95% reads / 5% updates"
+
+
+@register
+class YcsbC(_CoreWorkload):
+    name = "ycsb_c"
+    description = "YCSB core workload C: read only"
+
+
+@register
+class YcsbD(_CoreWorkload):
+    name = "ycsb_d"
+    description = "YCSB core workload D: read latest, 95% reads / 5% inserts"
+
+
+@register
+class YcsbE(_CoreWorkload):
+    name = "ycsb_e"
+    description = "YCSB core workload E: short ranges, 95% scans / 5% inserts"
+
+
+@register
+class YcsbF(_CoreWorkload):
+    name = "ycsb_f"
+    description = "YCSB core workload F: read-modify-write, 50% reads / 50% read-modify-writes"

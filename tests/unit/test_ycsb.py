@@ -1,0 +1,369 @@
+"""YCSB: the pure parser on outputs recorded from YCSB 0.17.0 (tests/data/ycsb/basicdb/README.md),
+the commands built from the spec, and the checks that refuse a bad cell before anything runs."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from benchcamp.campaign import CampaignConfError, check_conf
+from benchcamp.records import ResultRecord
+from benchcamp.spec import AxisValue, StudySpec, load_spec, parse_spec, spec_files
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import ArchivedStep, GenerateError, ParseError, RunContext, render
+from benchcamp.workloads.ycsb import (
+    BINDINGS,
+    EXPORTER,
+    RESET_TABLE_CLASS,
+    YCSB_CLASSPATH,
+    parse_ycsb_json,
+    parse_ycsb_text,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb" / "basicdb"
+SPEC = load_spec("ycsb_hbase_cassandra")
+SPEC_TEXT = next(path for path in spec_files() if path.stem == SPEC.study).read_text(encoding="utf-8")
+START = datetime(2026, 11, 23, 7, 1, 0, tzinfo=UTC)
+END = datetime(2026, 11, 23, 7, 1, 1, 500000, tzinfo=UTC)
+COMPLETE = ["load_a", "load_c", "load_e", "load_f", "run_a", "run_c", "run_e", "run_f", "run_c_verbose"]
+COMPLETE += ["run_a_errors"]
+RUNS = ["run_a", "run_c", "run_e", "run_f", "run_c_verbose"]
+LETTER = {
+    "run_a": "a",
+    "run_c": "c",
+    "run_c_killed": "c",
+    "run_e": "e",
+    "run_f": "f",
+    "run_c_verbose": "c",
+    "run_a_errors": "a",
+}
+
+
+def context(
+    workload: str = "ycsb_a", spec: StudySpec = SPEC, ladder: str = "tiny", **params: AxisValue
+) -> RunContext:
+    cell: dict[str, AxisValue] = {"store": "cassandra", "operationcount": 1000, "threads": 1}
+    cell.update(params)
+    return RunContext(spec, spec.environment("local_lab"), "c1", workload, cell, 2, ladder)  # type: ignore[arg-type]
+
+
+def step(directory: Path, exit_code: int = 0) -> ArchivedStep:
+    return ArchivedStep(directory=directory, exit_code=exit_code, started_at=START, finished_at=END)
+
+
+def copy(name: str, tmp_path: Path) -> Path:
+    target = tmp_path / name
+    shutil.copytree(DATA / name, target)
+    return target
+
+
+def parse(name: str, directory: Path | None = None, **params: AxisValue) -> dict[str, ResultRecord]:
+    workload = get_workload(f"ycsb_{LETTER[name]}")
+    ctx = context(f"ycsb_{LETTER[name]}", **params)
+    return {r.metric: r for r in workload.parse(ctx, step(directory or DATA / name))}
+
+
+# -- the parser, on every recorded file ------------------------------------------------------
+
+MEASUREMENT_SUFFIX = {
+    "Operations": "operations",
+    "AverageLatency(us)": "avg_latency_us",
+    "MinLatency(us)": "min_latency_us",
+    "MaxLatency(us)": "max_latency_us",
+    "95thPercentileLatency(us)": "p95_latency_us",
+    "99thPercentileLatency(us)": "p99_latency_us",
+}
+
+
+def expected_from_the_file(text: str) -> dict[str, float]:
+    """What each summary line of the text file says, under the metric name it must get."""
+    expected: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line.startswith("["):
+            continue
+        section, measurement, value = (part.strip() for part in line.split(","))
+        op = section.strip("[]").lower().replace("-", "_")
+        if section == "[OVERALL]":
+            name = {"RunTime(ms)": "runtime_s", "Throughput(ops/sec)": "throughput_ops_s"}[measurement]
+            expected[name] = float(value) / (1000 if measurement == "RunTime(ms)" else 1)
+        elif section == "[TOTAL_GCs]":
+            expected["client_gc_count"] = float(value)
+        elif section == "[TOTAL_GC_TIME]":
+            expected["client_gc_time_ms"] = float(value)
+        elif section.startswith("[TOTAL_GC"):
+            continue  # per collector: the totals above are kept
+        elif measurement.startswith("Return="):
+            expected[f"{op}_return_{measurement[7:].lower()}"] = float(value)
+        else:
+            expected[f"{op}_{MEASUREMENT_SUFFIX[measurement]}"] = float(value)
+    return expected
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_every_line_of_the_summary_becomes_its_record(name: str) -> None:
+    records = parse(name)
+    expected = expected_from_the_file((DATA / name / "stdout.log").read_text())
+    computed = {"duration_s", "operations_requested", "operations_ok", "error_returns"}
+    assert set(records) == set(expected) | computed
+    for metric, value in expected.items():
+        assert records[metric].value == value, metric
+    assert {r.status for r in records.values()} == {"ok"}
+    assert records["duration_s"].value == 1.5  # timed by the wrapper
+    assert records["operations_requested"].value == 1000
+    assert records["operations_ok"].value == 1000 and records["error_returns"].value == 0
+    assert records["throughput_ops_s"].artifact == str(DATA / name / "stdout.log")
+
+
+@pytest.mark.parametrize("name", COMPLETE)
+def test_text_summary_and_json_export_of_one_run_agree(name: str) -> None:
+    text = parse_ycsb_text((DATA / name / "stdout.log").read_text(), "stdout.log")
+    exported = parse_ycsb_json((DATA / name / "ycsb.json").read_text(), "ycsb.json")
+    assert text == exported
+
+
+def test_workload_f_counts_a_read_modify_write_once() -> None:
+    """F: 533 reads + 467 read-modify-writes; YCSB also counts each RMW as one READ and one UPDATE."""
+    records = parse("run_f")
+    value = {metric: record.value for metric, record in records.items()}
+    assert value["read_operations"] == 1000 and value["read_return_ok"] == 1000
+    assert value["update_operations"] == 467 and value["read_modify_write_operations"] == 467
+    assert "read_modify_write_return_ok" not in value  # YCSB reports no status for the composite
+    assert value["operations_ok"] == 1000  # 1000 + 467 ok DB calls − 467 composites
+    assert value["read_modify_write_avg_latency_us"] == 21.143468950749465
+    assert (value["read_modify_write_p95_latency_us"], value["read_modify_write_p99_latency_us"]) == (48, 254)
+    assert (value["runtime_s"], value["throughput_ops_s"]) == (1.003, 997.0089730807578)  # -target 1000
+    assert (value["cleanup_operations"], value["cleanup_max_latency_us"]) == (1, 6)
+
+
+def test_workload_e_scans_and_inserts() -> None:
+    value = {metric: record.value for metric, record in parse("run_e").items()}
+    assert (value["scan_operations"], value["scan_return_ok"]) == (946, 946)
+    assert (value["insert_operations"], value["insert_return_ok"]) == (54, 54)
+    assert value["scan_avg_latency_us"] == 0.459830866807611 and value["scan_max_latency_us"] == 384
+    assert value["cleanup_operations"] == 4  # one per client thread (-threads 4)
+    assert value["throughput_ops_s"] == 7751.937984496124
+
+
+def test_verbose_basicdb_calls_before_the_summary_are_ignored() -> None:
+    assert (DATA / "run_c_verbose" / "stdout.log").read_text().count("\nREAD usertable") >= 999
+    value = {metric: record.value for metric, record in parse("run_c_verbose").items()}
+    assert (value["read_operations"], value["read_avg_latency_us"]) == (1000, 84.641)
+
+
+def test_error_returns_fail_the_run_and_are_counted_by_status() -> None:
+    records = parse("run_a_errors")
+    value = {metric: record.value for metric, record in records.items()}
+    assert {record.status for record in records.values()} == {"failed"}
+    assert (value["update_return_ok"], value["update_return_error"]) == (474, 9)
+    assert (value["read_return_ok"], value["read_return_not_found"]) == (512, 5)
+    assert value["error_returns"] == 14 and value["operations_ok"] == 986
+    # YCSB measures the not-ok calls apart, as UPDATE-FAILED / READ-FAILED
+    assert (value["update_failed_operations"], value["update_failed_avg_latency_us"]) == (
+        9,
+        0.8888888888888888,
+    )
+    assert value["read_failed_max_latency_us"] == 2
+
+
+def test_fewer_ok_operations_than_requested_fail_the_run() -> None:
+    records = parse("run_c", operationcount=2000)  # the file ran 1000
+    assert records["operations_requested"].value == 2000
+    assert {record.status for record in records.values()} == {"failed"}
+
+
+def test_a_killed_client_is_a_failed_repetition() -> None:
+    assert (DATA / "run_c_killed" / "exit_code.txt").read_text().strip() == "exit=143"
+    (record,) = get_workload("ycsb_c").parse(context("ycsb_c"), step(DATA / "run_c_killed", exit_code=143))
+    assert (record.metric, record.status) == ("duration_s", "failed")
+
+
+def test_output_cut_short_fails_naming_the_archived_file(tmp_path: Path) -> None:
+    killed = copy("run_c_killed", tmp_path)  # as if the wrapper had reported exit 0
+    with pytest.raises(ParseError, match=re.escape(str(killed / "stdout.log")) + ".*cut short"):
+        parse("run_c", killed)
+    truncated = DATA / "run_a_truncated"
+    with pytest.raises(ParseError, match=re.escape(str(truncated / "stdout.log")) + ": line 28 is cut off"):
+        parse("run_a", truncated)
+    # the text intact, the JSON cut: the JSON file is named
+    json_cut = copy("run_a_truncated", tmp_path / "json")
+    shutil.copyfile(DATA / "run_a" / "stdout.log", json_cut / "stdout.log")
+    with pytest.raises(ParseError, match=re.escape(str(json_cut / "ycsb.json")) + ": not valid JSON"):
+        parse("run_a", json_cut)
+
+
+def test_a_section_without_its_returns_is_cut_short() -> None:
+    text = (DATA / "run_a" / "stdout.log").read_text()
+    with pytest.raises(ParseError, match=r"s.log: \[UPDATE\] counts 504 operations but 0 Return="):
+        parse_ycsb_text(text.replace("[UPDATE], Return=OK, 504\n", ""), "s.log")
+    with pytest.raises(ParseError, match=r"s.log: no \[OVERALL\], Throughput"):
+        parse_ycsb_text(text.replace("[OVERALL], Throughput", "[overall], Throughput"), "s.log")
+    with pytest.raises(ParseError, match="appears twice"):
+        parse_ycsb_text(text + text, "s.log")
+
+
+def test_text_and_json_that_disagree_fail_naming_both_files(tmp_path: Path) -> None:
+    run = copy("run_a", tmp_path)
+    log = run / "stdout.log"
+    log.write_text(
+        log.read_text().replace(
+            "[UPDATE], 99thPercentileLatency(us), 2", "[UPDATE], 99thPercentileLatency(us), 3"
+        )
+    )
+    with pytest.raises(ParseError) as failure:
+        parse("run_a", run)
+    assert str(failure.value) == (
+        f"{run / 'ycsb.json'} disagrees with {log}: [UPDATE] p99 latency is 2.0 there, 3.0 in the text"
+    )
+
+
+def test_either_copy_alone_is_enough(tmp_path: Path) -> None:
+    json_only = copy("run_f", tmp_path / "json")
+    (json_only / "stdout.log").write_text("")  # a plain JSON exporter prints no summary
+    records = parse("run_f", json_only)
+    assert records["throughput_ops_s"].artifact == str(json_only / "ycsb.json")
+    text_only = copy("run_f", tmp_path / "text")
+    (text_only / "ycsb.json").unlink()
+    assert parse("run_f", text_only)["read_modify_write_operations"].value == 467
+
+
+def test_the_load_is_verified_against_recordcount(tmp_path: Path) -> None:
+    workload = get_workload("ycsb_a")
+    checked = workload.verify_generate(context(), step(DATA / "load_a"))
+    assert checked == {"loaded_records": 1000.0, "load_throughput_ops_s": 10204.081632653062}
+    with pytest.raises(GenerateError, match=r"loaded 1000 of 10000 records .* see .*load_a/stdout.log"):
+        workload.verify_generate(context(ladder="small"), step(DATA / "load_a"))
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+def argv(command: list[object]) -> list[str]:
+    """The words bash passes to the program: quoting checked by a real shell."""
+    line = render(command)  # type: ignore[arg-type]
+    script = f'JOB=/job; {YCSB_CLASSPATH}=/cp; printf "%s\\n" {line}'
+    return subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+
+
+def properties(words: list[str]) -> dict[str, str]:
+    pairs = [words[i + 1] for i, word in enumerate(words) if word == "-p"]
+    names = [pair.split("=", 1)[0] for pair in pairs]
+    assert len(names) == len(set(names)), "a property is passed twice"
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def test_run_phase_command_from_settings_and_axes() -> None:
+    ctx = context("ycsb_e", store="hbase", operationcount=5000, threads=16)
+    (execute,) = get_workload("ycsb_e").execute(ctx)
+    words = argv(execute)
+    assert words[:7] == ["java", "-cp", "/cp", "site.ycsb.Client", "-t", "-db", BINDINGS["hbase"]]
+    assert words[words.index("-threads") + 1] == "16" and "-target" not in words and words[-1] == "-s"
+    assert properties(words) == {
+        "workload": "site.ycsb.workloads.CoreWorkload",
+        "recordcount": "1000",
+        "operationcount": "5000",  # the cell's axis overrides the setting (1000 at tiny)
+        "readproportion": "0",
+        "updateproportion": "0",
+        "scanproportion": "0.95",
+        "insertproportion": "0.05",
+        "maxscanlength": "100",
+        "scanlengthdistribution": "uniform",
+        "requestdistribution": "zipfian",
+        "table": "usertable",
+        "exporter": EXPORTER,
+        "exportfile": "/job/ycsb.json",  # archived with the job directory
+    }
+
+
+def test_offered_load_cells_throttle_the_run_not_the_load() -> None:
+    cell = next(c for c in SPEC.cells("small", ["ycsb_a"]) if "target_ops" in c.params)
+    ctx = RunContext(SPEC, SPEC.environment("local_lab"), "c", "ycsb_a", cell.params, 1, "small")
+    reset, load = get_workload("ycsb_a").generate(ctx)
+    (run,) = get_workload("ycsb_a").execute(ctx)
+    assert argv(reset) == ["java", "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable"]
+    assert argv(load)[4:7] == ["-load", "-db", BINDINGS["cassandra"]] and "-target" not in argv(load)
+    words = argv(run)
+    assert words[words.index("-target") + 1] == str(cell.params["target_ops"])
+    assert properties(words)["operationcount"] == "10000"  # no axis: the small ladder's setting
+    assert "target_ops" not in properties(words) and "store" not in properties(words)
+
+
+def test_hostile_setting_values_reach_ycsb_as_one_word() -> None:
+    hostile = "zipfian; touch /tmp/benchcamp-pwned $(id) 'x"
+    spec = parse_spec(
+        SPEC_TEXT.replace("requestdistribution: zipfian", f'requestdistribution: "{hostile}"', 1)
+    )
+    (execute,) = get_workload("ycsb_a").execute(context(spec=spec))
+    words = argv(execute)
+    assert properties(words)["requestdistribution"] == hostile
+    assert not Path("/tmp/benchcamp-pwned").exists()
+
+
+def test_every_cell_of_every_ladder_passes_the_checks() -> None:
+    for ladder in ("tiny", "small", "paper"):
+        assert check_conf(SPEC, {"ladder": ladder, "environment": "local_lab"}).workloads == SPEC.workloads
+
+
+@pytest.mark.parametrize(
+    ("conf", "message"),
+    [
+        ({"workloads": ["ycsb_g"]}, "has no workload 'ycsb_g'"),
+        ({"cells": ["ycsb_a|operationcount=0|store=cassandra|threads=1"]}, "is not in the small matrix"),
+        ({"cells": ["ycsb_a|operationcount=-5|store=hbase|threads=1"]}, "is not in the small matrix"),
+        ({"cells": ["ycsb_a|operationcount=1000|store=mongodb|threads=1"]}, "is not in the small matrix"),
+    ],
+)
+def test_bad_trigger_input_is_refused_before_anything_runs(conf: dict[str, object], message: str) -> None:
+    with pytest.raises(CampaignConfError, match=message):
+        check_conf(SPEC, conf)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "operationcount: {tiny: 1000,",
+            "operationcount: {tiny: 0,",
+            "operationcount must be a whole number above 0, got '0'",
+        ),
+        (
+            "operationcount: {tiny: 1000,",
+            "operationcount: {tiny: -3,",
+            "operationcount must be a whole number above 0",
+        ),
+        (
+            "operationcount: {tiny: 1000,",
+            "operationcount: {tiny: 1.5,",
+            "operationcount must be a whole number",
+        ),
+        ("recordcount: {tiny: 1000,", "recordcount: {tiny: 0,", "recordcount must be a whole number above 0"),
+        ("readproportion: 0.5\n", "readproportion: 1.5\n", "readproportion must be between 0 and 1"),
+        ("readproportion: 0.5\n", "readproportion: half\n", "readproportion must be a number, got 'half'"),
+        (
+            "    maxscanlength: 100\n",
+            "    maxscanlength: 100\n    db: site.ycsb.BasicDB\n",
+            "setting 'db' of ycsb_e",
+        ),
+    ],
+)
+def test_a_spec_setting_ycsb_cannot_run_is_refused_by_the_plan(old: str, new: str, message: str) -> None:
+    assert old in SPEC_TEXT
+    spec = parse_spec(SPEC_TEXT.replace(old, new, 1))
+    with pytest.raises(CampaignConfError, match=re.escape(message)):
+        check_conf(spec, {"ladder": "tiny", "environment": "local_lab"})
+
+
+def test_recorded_commands_are_what_the_readme_says() -> None:
+    """Provenance: each recording's command line is the one its directory name claims."""
+    for name in RUNS + ["run_a_errors", "run_c_killed"]:
+        command = (DATA / name / "command.txt").read_text()
+        assert f"-P workload{LETTER[name]} " in command and " -t " in command
+        assert f"exporter={EXPORTER}" in command
+    assert "-threads 2 -target 2000" in (DATA / "run_a" / "command.txt").read_text()
+    assert json.loads((DATA / "run_f" / "ycsb.json").read_text())[0]["metric"] == "OVERALL"

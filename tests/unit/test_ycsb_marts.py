@@ -1,0 +1,179 @@
+"""YCSB marts from records loaded into a real warehouse and one real dbt build.
+
+Repetitions m − σ, m, m + σ have sample σ exactly σ, so with three a side and equal σ Welch's
+t is (m_H − m_C) / (σ √(2/3)) on 4 degrees of freedom: placing the means at the t table's
+critical values checks the SQL p-value against published quantiles (p = 0.01, 0.05, 0.10).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp import report
+from benchcamp import warehouse as wh
+from benchcamp.records import ResultRecord
+from benchcamp.spec import load_spec
+from benchcamp.transform import build_marts
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import ArchivedStep, RunContext
+
+STUDY = "ycsb_hbase_cassandra"
+CAMPAIGN = "golden"
+DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb" / "basicdb"
+# two-sided Student t quantiles at 4 degrees of freedom (any t table)
+T_P01, T_P05, T_P10 = 4.604095, 2.776445, 2.131847
+SIGMA = 30.0
+SHIFT = math.sqrt(2 / 3) * SIGMA  # m_H − m_C = t × SHIFT gives Welch's t
+
+
+def records() -> list[ResultRecord]:
+    out: list[ResultRecord] = []
+
+    def add(
+        store: str, params: dict[str, Any], rep: int, figures: dict[str, float], status: str = "ok"
+    ) -> None:
+        for metric, value in {"duration_s": 4.0, "operations_requested": 1000.0, **figures}.items():
+            out.append(
+                ResultRecord(
+                    study=STUDY,
+                    campaign=CAMPAIGN,
+                    environment="local_lab",
+                    workload="ycsb_a",
+                    params={"store": store, **params},
+                    repetition=rep,
+                    metric=metric,
+                    value=value,
+                    unit="",
+                    status=status,  # type: ignore[arg-type]
+                )
+            )
+
+    counted = {"operationcount": 1000, "threads": 1}
+    for rep, offset in enumerate((-SIGMA, 0.0, SIGMA), start=1):
+        # throughput: HBase higher at p = 0.01; read latency: no difference at p = 0.10;
+        # update latency: Cassandra's higher, t on the table's p = 0.05 line
+        add("cassandra", counted, rep, {
+            "throughput_ops_s": 1000 + offset, "read_operations": 500, "read_avg_latency_us": 900 + offset,
+            "read_p95_latency_us": 2000 + offset, "read_p99_latency_us": 4000 + offset,
+            "update_operations": 500, "update_avg_latency_us": 1500 + offset,
+            "cleanup_avg_latency_us": 7.0, "error_returns": 0,
+        })  # fmt: skip
+        add("hbase", counted, rep, {
+            "throughput_ops_s": 1000 + T_P01 * SHIFT + offset, "read_operations": 500,
+            "read_avg_latency_us": 900 + T_P10 * SHIFT + offset,
+            "read_p95_latency_us": 1000 + offset, "read_p99_latency_us": 4000 + offset,
+            "update_operations": 500, "update_avg_latency_us": 1500 - T_P05 * SHIFT + offset,
+            "error_returns": 0,
+        })  # fmt: skip
+    add("hbase", counted, 4, {"throughput_ops_s": 10.0, "error_returns": 3}, status="failed")
+    for target, achieved, latency in ((250, 250.0, 400.0), (500, 499.0, 420.0), (2000, 1300.0, 2500.0)):
+        for rep, offset in enumerate((-1.0, 0.0, 1.0), start=1):
+            add("hbase", {"target_ops": target, "threads": 16}, rep, {
+                "throughput_ops_s": achieved + offset, "read_operations": 500,
+                "read_avg_latency_us": latency + 10 * offset, "read_p95_latency_us": 2 * latency,
+                "read_p99_latency_us": 3 * latency, "error_returns": 0,
+            })  # fmt: skip
+    return out
+
+
+def parsed_recording() -> list[ResultRecord]:
+    """The recorded workload F run, parsed as the execute step would: one repetition."""
+    spec = load_spec(STUDY)
+    params = {"store": "cassandra", "operationcount": 1000, "threads": 1}
+    ctx = RunContext(spec, spec.environment("local_lab"), CAMPAIGN, "ycsb_f", params, 1, "tiny")  # type: ignore[arg-type]
+    now = datetime(2026, 11, 23, tzinfo=UTC)
+    step = ArchivedStep(directory=DATA / "run_f", exit_code=0, started_at=now, finished_at=now)
+    return get_workload("ycsb_f").parse(ctx, step)
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    target = tmp_path_factory.mktemp("ycsb") / "benchcamp.duckdb"
+    wh.load_records(target, records() + parsed_recording())
+    wh.upsert_study_thresholds(target, STUDY, 10)
+    build_marts(target)
+    return report.read_tables(target, STUDY, CAMPAIGN)
+
+
+def one(rows: list[dict[str, Any]], **match: Any) -> dict[str, Any]:
+    (row,) = [row for row in rows if all(row[k] == v for k, v in match.items())]
+    return row
+
+
+def test_summary_per_store_and_operation_type(tables: dict[str, list[dict[str, Any]]]) -> None:
+    summary = tables["ycsb_summary"]
+    hbase_read = one(summary, store="hbase", op_type="read", operationcount=1000, workload="ycsb_a")
+    assert (hbase_read["n"], hbase_read["n_failed"], hbase_read["threads"]) == (3, 1, 1)
+    assert hbase_read["throughput_ops_s"] == pytest.approx(1000 + T_P01 * SHIFT)  # the failed run left out
+    assert hbase_read["throughput_stddev"] == pytest.approx(SIGMA)
+    assert hbase_read["throughput_stddev_pct"] == pytest.approx(SIGMA / (1000 + T_P01 * SHIFT) * 100)
+    assert hbase_read["within_threshold"] is True and hbase_read["target_ops"] is None
+    assert hbase_read["p95_latency_us"] == pytest.approx(1000) and hbase_read["p99_latency_us"] == 4000
+    assert {row["op_type"] for row in summary if row["workload"] == "ycsb_a"} == {"read", "update"}
+    # the recorded BasicDB run, through the parser and the marts: the file's numbers
+    rmw = one(summary, workload="ycsb_f", op_type="read_modify_write")
+    assert (rmw["n"], rmw["operations"], rmw["avg_latency_us"]) == (1, 467, 21.143468950749465)
+    assert (rmw["p95_latency_us"], rmw["p99_latency_us"], rmw["throughput_ops_s"]) == (
+        48,
+        254,
+        997.0089730807578,
+    )
+    assert rmw["throughput_stddev"] is None and rmw["fingerprint"] == "unknown"
+
+
+def test_latency_throughput_curve_points(tables: dict[str, list[dict[str, Any]]]) -> None:
+    curve = [row for row in tables["ycsb_latency_throughput"] if row["op_type"] == "read"]
+    assert [row["target_ops"] for row in curve] == [250, 500, 2000]
+    assert [round(row["achieved_pct"], 2) for row in curve] == [100.0, 99.8, 65.0]
+    assert [row["avg_latency_us"] for row in curve] == [pytest.approx(v) for v in (400, 420, 2500)]
+    assert curve[0]["avg_latency_stddev_us"] == pytest.approx(10)
+    assert {(row["store"], row["threads"]) for row in curve} == {("hbase", 16)}
+
+
+def test_comparison_p_values_match_the_t_table(tables: dict[str, list[dict[str, Any]]]) -> None:
+    read = one(tables["ycsb_comparison"], op_type="read")
+    assert (read["hbase_n"], read["cassandra_n"], read["pair_params"]) == (
+        3,
+        3,
+        "operationcount=1000|threads=1",
+    )
+    assert read["throughput_ratio"] == pytest.approx((1000 + T_P01 * SHIFT) / 1000)
+    assert read["throughput_p_value"] == pytest.approx(0.01, abs=1e-5)
+    assert read["throughput_verdict"] == "HBase higher"
+    assert read["avg_latency_p_value"] == pytest.approx(0.10, abs=1e-5)
+    assert read["avg_latency_verdict"] == "no significant difference"
+    assert (
+        read["p95_latency_ratio"] == pytest.approx(0.5) and read["p95_latency_verdict"] == "Cassandra higher"
+    )
+    assert read["p95_latency_p_value"] < 0.001
+    assert (read["p99_latency_p_value"], read["p99_latency_verdict"]) == (
+        pytest.approx(1.0),
+        "no significant difference",
+    )
+    update = one(tables["ycsb_comparison"], op_type="update")
+    assert update["avg_latency_p_value"] == pytest.approx(0.05, abs=1e-5)
+    assert update["avg_latency_ratio"] < 1
+    # the offered-load points and workload F have no Cassandra partner: no comparison rows
+    assert len(tables["ycsb_comparison"]) == 2
+
+
+def test_report_prints_the_comparison_as_the_study_would(tables: dict[str, list[dict[str, Any]]]) -> None:
+    text = report.render(tables, "table", STUDY)
+    assert "ycsb_a: HBase vs Cassandra on local_lab (Welch's t-test over repetitions)" in text
+    lines = text.splitlines()
+    (throughput,) = [line for line in lines if "throughput (ops/s)" in line and "| all " in line]
+    cells = [cell.strip() for cell in throughput.strip("|").split("|")]
+    assert cells[:4] == ["all", "operationcount=1000, threads=1", "throughput (ops/s)", "3/3"]
+    assert cells[-2:] == ["0.010", "HBase higher"]
+    assert cells[6] == f"{(1000 + T_P01 * SHIFT) / 1000:.2f}"
+    (p95,) = [line for line in lines if line.lstrip("| ").startswith("read") and "p95 latency" in line]
+    assert p95.rstrip(" |").endswith("Cassandra higher") and "< 0.001" in p95
+    csv_blocks = [
+        block.splitlines()[0] for block in report.render(tables, "csv", STUDY).split("\n\n") if block
+    ]
+    assert csv_blocks == ["# scaling", "# dfsio_read_write", "# phase_times", "# hardware_changes", "# validation", "# ycsb_summary",
+                          "# ycsb_latency_throughput", "# ycsb_comparison"]  # fmt: skip

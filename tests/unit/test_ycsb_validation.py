@@ -1,0 +1,176 @@
+"""YCSB campaign validation on constructed records: repetitions, throughput σ%, error returns, and
+the latency/throughput anomaly of an offered-load sweep (the published study's caveat)."""
+
+from __future__ import annotations
+
+import pytest
+from benchcamp.records import ResultRecord, cell_key
+from benchcamp.validation import latency_anomalies, validate_campaign
+
+STUDY = "ycsb_hbase_cassandra"
+
+
+def run(
+    params: dict[str, object],
+    repetition: int,
+    throughput: float,
+    latency: float,
+    duration: float = 5.0,
+    errors: float = 0,
+    workload: str = "ycsb_a",
+) -> list[ResultRecord]:
+    """One repetition's records as the YCSB parser writes them (a failed run when it had errors)."""
+    status = "failed" if errors else "ok"
+
+    def rec(metric: str, value: float, unit: str) -> ResultRecord:
+        return ResultRecord(
+            study=STUDY,
+            campaign="c",
+            environment="local_lab",
+            workload=workload,
+            params=params,  # type: ignore[arg-type]
+            repetition=repetition,
+            metric=metric,
+            value=value,
+            unit=unit,
+            status=status,
+        )
+
+    return [
+        rec("duration_s", duration, "s"),
+        rec("throughput_ops_s", throughput, "ops/s"),
+        rec("read_avg_latency_us", latency, "us"),
+        rec("cleanup_avg_latency_us", 5000.0 / throughput, "us"),  # not an operation of the mix
+        rec("error_returns", errors, "operations"),
+    ]
+
+
+def sweep(points: list[tuple[int, list[float], list[float]]], store: str = "hbase") -> list[ResultRecord]:
+    """An offered-load sweep: (target_ops, throughputs per repetition, read latencies per repetition)."""
+    records = []
+    for target, throughputs, latencies in points:
+        params = {"store": store, "target_ops": target, "threads": 16}
+        for repetition, (throughput, latency) in enumerate(zip(throughputs, latencies, strict=True), start=1):
+            records += run(params, repetition, throughput, latency)
+    return records
+
+
+def expected(records: list[ResultRecord]) -> list[tuple[str, str, str, int]]:
+    cells = {(r.environment, r.workload, r.cell_key) for r in records}
+    return [(*cell, 3) for cell in sorted(cells)]
+
+
+def key(store: str, target: int) -> str:
+    return cell_key("ycsb_a", {"store": store, "target_ops": target, "threads": 16})
+
+
+# Latency rises with the load, as queueing says it must: 250 → 500 → 1000 → 2000 (saturated).
+CLEAN_CURVE = [
+    (250, [249.0, 250.0, 251.0], [410.0, 400.0, 390.0]),
+    (500, [498.0, 500.0, 502.0], [430.0, 420.0, 410.0]),
+    (1000, [990.0, 995.0, 1000.0], [600.0, 650.0, 700.0]),
+    (2000, [1280.0, 1300.0, 1320.0], [2400.0, 2500.0, 2600.0]),
+]
+# What the study published: latency *falling* as the achieved throughput rises.
+PUBLISHED_ANOMALY = [
+    (250, [249.0, 250.0, 251.0], [905.0, 900.0, 895.0]),
+    (500, [498.0, 500.0, 502.0], [705.0, 700.0, 695.0]),
+    (1000, [990.0, 995.0, 1000.0], [505.0, 500.0, 495.0]),
+]
+
+
+def test_a_clean_curve_and_a_clean_operationcount_sweep_pass() -> None:
+    records = sweep(CLEAN_CURVE)
+    for repetition, (throughput, latency) in enumerate([(1000.0, 950.0), (1010.0, 940.0), (990.0, 960.0)], 1):
+        records += run(
+            {"store": "cassandra", "operationcount": 1000, "threads": 1}, repetition, throughput, latency
+        )
+    assert latency_anomalies(records) == {}
+    assert validate_campaign(records, expected(records), 10.0, STUDY, "c") == []
+
+
+def test_the_published_anomaly_is_flagged_with_its_points() -> None:
+    records = sweep(PUBLISHED_ANOMALY)
+    found = validate_campaign(records, expected(records), 10.0, STUDY, "c")
+    assert [(f.cell_key, f.expectation, f.observed, f.threshold) for f in found] == [
+        (key("hbase", 1000), "latency_anomaly", 2, 0),
+        (key("hbase", 500), "latency_anomaly", 1, 0),
+    ]
+    assert found[1].details == (
+        "read average latency fell from 900.0 ± 5.0 µs at 250.0 ops/s (target_ops=250) "
+        "to 700.0 ± 5.0 µs at 500.0 ops/s (target_ops=500)"
+    )
+    assert found[0].details.split("; ") == [
+        "read average latency fell from 900.0 ± 5.0 µs at 250.0 ops/s (target_ops=250) "
+        "to 500.0 ± 5.0 µs at 995.0 ops/s (target_ops=1000)",
+        "read average latency fell from 700.0 ± 5.0 µs at 500.0 ops/s (target_ops=500) "
+        "to 500.0 ± 5.0 µs at 995.0 ops/s (target_ops=1000)",
+    ]
+
+
+def test_a_fall_within_the_noise_is_not_an_anomaly() -> None:
+    # 420 → 400 µs is a fall of 20, under 2 × √(15² + 15²) ≈ 42.4: noise
+    noisy = [
+        (250, [249.0, 250.0, 251.0], [405.0, 420.0, 435.0]),
+        (500, [498.0, 500.0, 502.0], [385.0, 400.0, 415.0]),
+    ]
+    assert latency_anomalies(sweep(noisy)) == {}
+    # the same fall with tight repetitions is one
+    tight = [
+        (250, [249.0, 250.0, 251.0], [419.0, 420.0, 421.0]),
+        (500, [498.0, 500.0, 502.0], [399.0, 400.0, 401.0]),
+    ]
+    assert list(latency_anomalies(sweep(tight))) == [("local_lab", "ycsb_a", key("hbase", 500))]
+    # a throughput that does not rise beyond its noise (saturation) cannot make an anomaly
+    flat = [
+        (2000, [1200.0, 1300.0, 1400.0], [900.0, 901.0, 902.0]),
+        (4000, [1250.0, 1300.0, 1350.0], [700.0, 701.0, 702.0]),
+    ]
+    assert latency_anomalies(sweep(flat)) == {}
+
+
+def test_stores_and_thread_counts_are_separate_sweeps() -> None:
+    records = sweep(PUBLISHED_ANOMALY[:1], store="hbase") + sweep(PUBLISHED_ANOMALY[2:], store="cassandra")
+    assert latency_anomalies(records) == {}
+
+
+def test_throughput_sigma_is_the_gate_not_the_duration() -> None:
+    params = {"store": "cassandra", "operationcount": 1000, "threads": 1}
+    # noisy JVM start-up in the durations (σ% 40) but a steady throughput: passes
+    steady = [
+        record
+        for rep, d in enumerate((3.0, 5.0, 7.0), 1)
+        for record in run(params, rep, 1000.0 + rep, 900.0, d)
+    ]
+    assert validate_campaign(steady, expected(steady), 10.0, STUDY, "c") == []
+    noisy = [
+        record for rep, t in enumerate((1000.0, 1200.0, 1400.0), 1) for record in run(params, rep, t, 900.0)
+    ]
+    (failure,) = validate_campaign(noisy, expected(noisy), 10.0, STUDY, "c")
+    assert failure.expectation == "stddev_within_threshold"
+    assert failure.details == "throughput_ops_s σ% 16.7 > 10 (n=3)"
+    assert failure.observed == pytest.approx(200 / 1200 * 100)
+
+
+def test_error_returns_fail_the_repetition_and_are_named() -> None:
+    params = {"store": "hbase", "operationcount": 1000, "threads": 1}
+    records = (
+        run(params, 1, 1000.0, 900.0)
+        + run(params, 2, 1000.0, 900.0, errors=14)
+        + run(params, 3, 1001.0, 901.0)
+    )
+    found = validate_campaign(records, expected(records), 10.0, STUDY, "c")
+    assert [(f.expectation, f.details) for f in found] == [
+        ("repetitions_ok", "1 of 3 repetitions failed (repetition 2)"),
+        ("no_error_returns", "14 error returns (repetition 2: 14)"),
+    ]
+
+
+def test_every_repetition_must_be_present() -> None:
+    params = {"store": "hbase", "operationcount": 1000, "threads": 1}
+    records = run(params, 1, 1000.0, 900.0) + run(params, 3, 1001.0, 901.0)
+    (failure,) = validate_campaign(records, expected(records), 10.0, STUDY, "c")
+    assert (failure.expectation, failure.details) == (
+        "repetitions_complete",
+        "2 of 3 repetitions present (missing: 2)",
+    )
