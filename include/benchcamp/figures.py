@@ -71,7 +71,7 @@ def time_vs_size(workload: str, rows: Rows) -> Figure:
     fields = ("data_size_gb", "mean_s", "stddev_s", "linear_projection_s", "n")
     values = _data([row for row in rows if row.get("mean_s") is not None], fields)
     base = alt.Chart(alt.Data(values=values)).encode(
-        x=alt.X("data_size_gb:Q", title="Data size (GB)"),
+        x=alt.X("data_size_gb:Q", title="Data size (GB)", axis=alt.Axis(format="~g")),
         color=alt.Color("series:N", title="Environment (axes)"),
     )
     measured = base.mark_line(point=True).encode(
@@ -110,7 +110,7 @@ def throughput_per_size(rows: Rows) -> Figure:
         alt.Chart(alt.Data(values=values))
         .mark_line(point=True)
         .encode(
-            x=alt.X("data_size_gb:Q", title="Data size (GB)"),
+            x=alt.X("data_size_gb:Q", title="Data size (GB)", axis=alt.Axis(format="~g")),
             y=alt.Y("throughput_mb_s:Q", title="Throughput (MB/s)"),
             color=alt.Color("line:N", title="Workload · environment"),
             tooltip=["line:N", "data_size_gb:Q", "throughput_mb_s:Q"],
@@ -181,7 +181,7 @@ def time_series(history: Rows, changes: Rows) -> Figure:
         alt.Chart(alt.Data(values=points))
         .mark_line(point=True)
         .encode(
-            x=alt.X("last_finished_at:T", title="Campaign finished"),
+            x=alt.X("last_finished_at:T", title="Campaign finished", axis=alt.Axis(format="%Y-%m-%d %H:%M")),
             y=alt.Y("mean_s:Q", title="Mean time (s)"),
             color=alt.Color("cell:N", title="Cell"),
             shape=alt.Shape("run_type:N", title="Run"),
