@@ -290,7 +290,7 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
     # A retried generate starts from nothing (clean did it for the first try): jobs refuse to
     # write into an existing output directory.
     remove_old = ""
-    if commands and try_number > 1:
+    if commands and try_number > 1 and workload.uses_data_fs:
         remove_old = (
             render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", data_path()]) + " >/dev/null 2>&1\n"
         )
@@ -421,7 +421,7 @@ def _job_history_records(
 
 def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int, keep_data: bool) -> ArchivedStep:
     body = env_facts.facts_script(ctx)
-    if not keep_data:
+    if not keep_data and get_workload(ctx.workload).uses_data_fs:
         body += (
             "\n"
             + render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", data_path()])
@@ -451,10 +451,16 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int, keep_d
 SPACE_HEADROOM = 1.25  # the study left about 25% of the storage free for temporary data
 
 
-def preflight_body(ctx: RunContext, needed_bytes: int) -> str:
-    """Before anything runs on a target: HDFS out of safe mode (bounded wait), enough free space."""
+def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> str:
+    """Before anything runs on a target: HDFS out of safe mode (bounded wait), enough free space.
+
+    Without `data_fs` (no workload of the campaign keeps data on a Hadoop file system) only
+    the work directory is made: the target may have no Hadoop at all.
+    """
     hadoop = ctx.hadoop
     lines = ["set -u"]
+    if not data_fs:
+        return "\n".join([*lines, 'mkdir -p "$WORK"', "echo data_fs=none"]) + "\n"
     wait_s = ctx.environment.safemode_wait_s
     if wait_s:
         lines += [
@@ -485,6 +491,7 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
         return {"preflight": "nothing planned on this target"}
     ctx = context_for(units[0])
     needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
+    data_fs = any(get_workload(unit["workload"]).uses_data_fs for unit in units)
     archive_dir = (
         archive.campaign_dir(ctx.spec.study, ctx.campaign)
         / "preflight"
@@ -492,7 +499,7 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
         / f"try{try_number}"
     )
     step = ssh.run_step(
-        ctx, ctx.environment.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM)),
+        ctx, ctx.environment.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
         archive_dir, try_number,
     )  # fmt: skip
     ssh.raise_if_failed("preflight", step)
@@ -503,15 +510,17 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     return {"archive": str(step.directory), **facts}
 
 
-def cleanup_body(ctx: RunContext) -> str:
+def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
     """Delete every repetition's data of the campaign on the target and check it is gone."""
     hadoop = ctx.hadoop
     campaign_part = f"{slug(ctx.spec.study)}/{slug(ctx.campaign)}"
+    staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
+    if not data_fs:  # the stores' tables are reset by the next campaign's generate
+        return "\n".join(["set -u", f"rm -rf {staging}", "echo cleanup_verified=yes", ""])
     if ctx.environment.data_root:
         pattern = Shell(shlex.quote(f"{ctx.environment.data_root.rstrip('/')}/{campaign_part}"))
     else:
         pattern = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/data')
-    staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
     return "\n".join(
         [
             "set -u",
@@ -551,8 +560,10 @@ def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, s
     if statements:
         _run_hive(ctx, statements, archive_dir / "hive", "cleanup")
     step = ssh.run_step(
-        ctx, ctx.environment.connection, "cleanup", cleanup_body(ctx), archive_dir, try_number
-    )
+        ctx, ctx.environment.connection, "cleanup",
+        cleanup_body(ctx, any(get_workload(unit["workload"]).uses_data_fs for unit in units)),
+        archive_dir, try_number,
+    )  # fmt: skip
     ssh.raise_if_failed("cleanup", step)
     return {"archive": str(step.directory), "hive_tables_dropped": str(len(statements))}
 

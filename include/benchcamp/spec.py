@@ -76,6 +76,12 @@ class Environment(_Strict):
         description="MapReduce runs in local mode (LocalJobRunner), which forces one map per job "
         "whatever mapreduce.job.maps says; generators then write their data with one map",
     )
+    ycsb_properties: dict[str, str | int | float] = Field(
+        default_factory=dict,
+        description="YCSB `-p` properties that say where this target's stores listen (e.g. "
+        "cassandra.hosts, cassandra.port, hbase.zookeeper.quorum); default: each binding's own "
+        "(the store on the target itself, at its standard port)",
+    )
     baseline: bool = False
     drop_caches: bool = Field(default=True, description="try to drop the page cache before each repetition")
     safemode_wait_s: float | None = Field(
@@ -96,6 +102,14 @@ class Environment(_Strict):
         description="command prefix on the target to reach the JobHistory server (the lab: "
         "'ip netns exec benchcamp-yarn'); empty on real clusters",
     )
+
+    @field_validator("ycsb_properties")
+    @classmethod
+    def _property_names(cls, value: dict[str, str | int | float]) -> dict[str, str | int | float]:
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", name):
+                raise ValueError(f"'{name}' is not a YCSB property name (letters, digits, _ and .)")
+        return value
 
     @field_validator("hadoop_command", "jobhistory_via")
     @classmethod

@@ -1,5 +1,5 @@
 """The YCSB stores of the lab, for real: Cassandra 5.0 started, health-checked and stopped by the
-lab's lifecycle, YCSB's table made by the project's Schema tool, and YCSB 0.17.0 loading and
+lab's lifecycle, YCSB's table made by the project's ResetTable tool, and YCSB 0.17.0 loading and
 running workload A through benchcamp's own CQL binding; the output parses with no error.
 
 The store runs in a private lab directory on free ports, so it never meets a lab in use.
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from benchcamp.lab import services
 from benchcamp.lab.config import write_configuration
-from benchcamp.lab.install import ensure_stores_installed, ycsb_classpath
-from benchcamp.lab.layout import java_home, lab_dir
-from benchcamp.workloads._ycsb_output import parse_text
+from benchcamp.lab.install import ensure_stores_installed
+from benchcamp.lab.layout import java_home, lab_dir, ycsb_classpath
+from benchcamp.workloads.ycsb import parse_ycsb_text
 
 pytestmark = pytest.mark.integration
 WORKLOAD_A = {"readproportion": "0.5", "updateproportion": "0.5", "requestdistribution": "zipfian"}
@@ -75,17 +75,17 @@ def test_the_store_is_healthy_and_small(cassandra: int) -> None:
 
 def test_ycsb_loads_and_runs_workload_a_through_our_binding(cassandra: int, tmp_path: Path) -> None:
     schema = subprocess.run(
-        [str(java_home() / "bin" / "java"), "-cp", ycsb_classpath(), "benchcamp.ycsb.Schema", "cassandra",
-         "127.0.0.1", str(cassandra)],
+        [str(java_home() / "bin" / "java"), "-cp", ycsb_classpath(), "benchcamp.ycsb.ResetTable", "cassandra",
+         "usertable", "-p", f"cassandra.port={cassandra}"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert schema.returncode == 0, schema.stderr[-2000:]
-    assert f"created ycsb.usertable with 10 fields on 127.0.0.1:{cassandra}" in schema.stdout
+    assert f"created ycsb.usertable (10 fields) on Cassandra at [/127.0.0.1:{cassandra}]" in schema.stdout
     for phase, requested in (("-load", 500), ("-t", 500)):
         result = _ycsb(phase, cassandra, tmp_path)
         assert result.returncode == 0, result.stderr[-2000:]
-        report = parse_text(result.stdout, tmp_path / f"{phase}.log")
-        assert report.problems(requested) == [], report
+        report = parse_ycsb_text(result.stdout, f"{phase}.log")
+        assert (report.ok_operations, report.error_returns, report.client_errors) == (requested, 0, ())
         assert report.throughput_ops_s > 0
     assert set(report.operations) == {"READ", "UPDATE"}
 
@@ -95,7 +95,12 @@ def test_a_store_that_is_not_running_fails_naming_host_and_port(tmp_path: Path) 
     result = _ycsb("-t", closed, tmp_path)
     # YCSB 0.17.0 exits 0 when every client thread failed to start, with a summary of nothing.
     assert result.returncode == 0
-    report = parse_text(result.stdout, tmp_path / "stdout.log")
-    problems = report.problems(requested=500)
-    assert problems[0].startswith(f"client: cannot connect to Cassandra at [/127.0.0.1:{closed}]"), problems
-    assert problems[-1] == "0 operations returned OK of 500 requested"
+    report = parse_ycsb_text(result.stdout, "stdout.log")
+    assert report.client_errors[0].startswith(f"cannot connect to Cassandra at [/127.0.0.1:{closed}]")
+    assert report.ok_operations == 0
+    reset = subprocess.run(
+        [str(java_home() / "bin" / "java"), "-cp", ycsb_classpath(), "benchcamp.ycsb.ResetTable", "cassandra",
+         "usertable", "-p", f"cassandra.port={closed}"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert reset.returncode == 1 and f"error: Cassandra at [/127.0.0.1:{closed}]" in reset.stderr

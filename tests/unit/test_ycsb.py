@@ -367,3 +367,41 @@ def test_recorded_commands_are_what_the_readme_says() -> None:
         assert f"exporter={EXPORTER}" in command
     assert "-threads 2 -target 2000" in (DATA / "run_a" / "command.txt").read_text()
     assert json.loads((DATA / "run_f" / "ycsb.json").read_text())[0]["metric"] == "OVERALL"
+
+
+def test_the_targets_store_addresses_reach_the_reset_and_the_client() -> None:
+    environment = SPEC.environment("local_lab").model_copy(
+        update={"ycsb_properties": {"cassandra.hosts": "10.0.0.7", "cassandra.port": 19042}}
+    )
+    ctx = RunContext(SPEC, environment, "c", "ycsb_a", {"store": "cassandra", "threads": 1}, 1, "tiny")
+    reset, load = get_workload("ycsb_a").generate(ctx)
+    assert argv(reset) == [
+        "java", "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable",
+        "-p", "cassandra.hosts=10.0.0.7", "-p", "cassandra.port=19042",
+    ]  # fmt: skip
+    assert properties(argv(load))["cassandra.port"] == "19042"
+
+
+def test_a_property_name_that_is_not_one_is_refused_in_the_spec() -> None:
+    broken = SPEC_TEXT.replace(
+        "    connection: benchcamp_lab_ssh\n",
+        "    connection: benchcamp_lab_ssh\n    ycsb_properties: {'cassandra.port; rm -rf /': 1}\n",
+        1,
+    )
+    with pytest.raises(ValueError, match="is not a YCSB property name"):
+        parse_spec(broken)
+
+
+CASSANDRA = DATA.parent / "cassandra"
+
+
+def test_real_cassandra_outputs_through_our_binding() -> None:
+    load = parse_ycsb_text((CASSANDRA / "workloada-load-text.stdout.log").read_text(), "load")
+    assert load.operations["INSERT"].returns == {"OK": 1000} and load.runtime_ms == 9508
+    run = parse_ycsb_text((CASSANDRA / "workloada-run-text.stdout.log").read_text(), "run")
+    assert (run.operations["READ"].operations, run.operations["UPDATE"].operations) == (502, 498)
+    assert run.operations["UPDATE"].latencies_us["p99"] == 134015
+    assert run.ok_operations == 1000 and run.error_returns == 0 and run.client_errors == ()
+    read_only = parse_ycsb_json((CASSANDRA / "workloadc-run.json").read_text(), "c.json")
+    assert read_only.operations["READ"].operations == 1000
+    assert read_only.operations["READ"].latencies_us["avg"] == pytest.approx(7538.633)

@@ -27,6 +27,7 @@ from benchcamp.lab.layout import (
     ssh_port,
     yarn_conf_dir,
     yarn_home,
+    ycsb_classpath,
 )
 from benchcamp.paths import repo_root
 
@@ -345,6 +346,9 @@ def target_shell_env() -> dict[str, str]:
         "BENCHCAMP_HIVEBENCH_JAR": str(
             repo_root() / "lab" / "hivebench" / "target" / "hivebench-datagen.jar"
         ),
+        # YCSB 0.17.0 with benchcamp's bindings (built by `lab up --stores`): the YCSB workloads'
+        # commands run `java -cp "$YCSB_CLASSPATH" site.ycsb.Client ...`
+        "YCSB_CLASSPATH": ycsb_classpath(),
     }
 
 

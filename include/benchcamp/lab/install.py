@@ -16,6 +16,7 @@ from benchcamp.lab.layout import (
     hadoop_home,
     hive_home,
     yarn_home,
+    ycsb_home,
 )
 
 _MR_JARS = (
@@ -97,16 +98,6 @@ def ensure_installed() -> None:
     datagen = hadoop_home().parent / "hivebench"
     if (datagen / "pom.xml").exists():
         _build_jar(datagen, datagen / "target" / "hivebench-datagen.jar")
-
-
-def ycsb_home() -> Path:
-    return hadoop_home().parent / "ycsb"
-
-
-def ycsb_classpath() -> str:
-    """The YCSB client with benchcamp's bindings: `java -cp <this> site.ycsb.Client ...`."""
-    home = ycsb_home()
-    return f"{home / 'target' / 'benchcamp-ycsb.jar'}:{home / 'lib'}/*"
 
 
 def ensure_stores_installed() -> None:

@@ -71,6 +71,16 @@ def cassandra_home() -> Path:
     return repo_root() / "lab" / "cassandra"
 
 
+def ycsb_home() -> Path:
+    return repo_root() / "lab" / "ycsb"
+
+
+def ycsb_classpath() -> str:
+    """The YCSB client with benchcamp's bindings: `java -cp <this> site.ycsb.Client ...`."""
+    home = ycsb_home()
+    return f"{home / 'target' / 'benchcamp-ycsb.jar'}:{home / 'lib'}/*"
+
+
 def cassandra_conf_dir() -> Path:
     return lab_dir() / "conf" / "cassandra"
 

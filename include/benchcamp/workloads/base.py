@@ -161,6 +161,10 @@ class Workload(ABC):
     axes: ClassVar[tuple[str, ...]] = ()
     # The metric whose σ% across repetitions the study's max_stddev_pct gates (validation).
     stddev_metric: ClassVar[str] = "duration_s"
+    # Data lives on the target's Hadoop file system (cleaned, sized and removed with `hadoop fs`);
+    # False for workloads whose data is in a store they reset themselves (YCSB), whose targets
+    # then need no Hadoop at all.
+    uses_data_fs: ClassVar[bool] = True
 
     def check_cell(self, ctx: RunContext) -> None:
         """Raise ValueError for a cell this workload cannot run as asked (checked before anything runs)."""

@@ -15,6 +15,7 @@ exporter), neither is output cut short. Parsing is pure: the functions below tak
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -36,16 +37,15 @@ from benchcamp.workloads.base import (
     job_path,
 )
 
-# -- what the lead wires at merge: one place --------------------------------------------------
 # The target's environment names the client classpath: YCSB core 0.17.0 and its dependencies,
-# the project's bindings, the tee exporter and the table helper (the lab sets it for its sshd).
+# the project's bindings, the tee exporter and the table reset (lab/ycsb; the lab's sshd sets it).
 YCSB_CLASSPATH = "YCSB_CLASSPATH"
 BINDINGS: dict[str, str] = {
     "cassandra": "benchcamp.ycsb.CassandraCQLClient",
     "hbase": "benchcamp.ycsb.HBaseClient",
 }
 EXPORTER = "benchcamp.ycsb.TeeMeasurementsExporter"
-# Hook: drops and re-creates the table in the store before each load (written on the lab side).
+# Drops and re-creates the table in the store before each load (lab/ycsb).
 RESET_TABLE_CLASS = "benchcamp.ycsb.ResetTable"
 TABLE = "usertable"
 CORE_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
@@ -79,6 +79,7 @@ _LATENCIES = {
     "MaxLatency(us)": "max",
 }
 _PERCENTILE = re.compile(r"^(?P<p>\d+(?:\.\d+)?)(?:th)?PercentileLatency\(us\)$")
+_DB_EXCEPTION = "site.ycsb.DBException:"
 _TEXT_LINE = re.compile(r"^\[(?P<section>[^\]\s]+)\], (?P<measurement>[^,]+), (?P<value>\S+)$")
 
 
@@ -100,6 +101,10 @@ class YcsbSummary:
     operations: dict[str, OperationStats]
     gc_count: float | None = None
     gc_time_ms: float | None = None
+    # A client thread whose binding cannot start prints its DBException on stdout and YCSB
+    # 0.17.0 still exits 0 with a summary of nothing: the messages (naming the store's
+    # address) are kept so the failure says why.
+    client_errors: tuple[str, ...] = ()
 
     @property
     def ok_operations(self) -> int:
@@ -191,6 +196,16 @@ def has_text_summary(text: str) -> bool:
     return any(line.startswith("[OVERALL], ") for line in text.splitlines())
 
 
+def client_errors(text: str) -> tuple[str, ...]:
+    """The distinct DBException messages client threads printed (a binding that could not start)."""
+    found = (
+        line.removeprefix(_DB_EXCEPTION).strip()[:300]
+        for line in text.splitlines()
+        if line.startswith(_DB_EXCEPTION)
+    )
+    return tuple(dict.fromkeys(found))
+
+
 def parse_ycsb_text(text: str, source: str) -> YcsbSummary:
     """The TextMeasurementsExporter's `[SECTION], Measurement, value` lines (other lines ignored:
     BasicDB's verbose calls, the binding's own messages)."""
@@ -203,7 +218,8 @@ def parse_ycsb_text(text: str, source: str) -> YcsbSummary:
             entries.append((match.group("section"), match.group("measurement"), value))
         elif line.startswith("[") and entries:
             raise ParseError(f"{source}: line {number} is cut off ({line!r}): YCSB output cut short")
-    return _summarise(entries, source)
+    summary = _summarise(entries, source)
+    return dataclasses.replace(summary, client_errors=client_errors(text))
 
 
 def parse_ycsb_json(text: str, source: str) -> YcsbSummary:
@@ -269,6 +285,8 @@ def read_step_summary(step: ArchivedStep) -> tuple[YcsbSummary, Path]:
     if from_text and from_json:
         cross_check(from_text, from_json, str(stdout_file), str(json_file))
         return from_text, stdout_file
+    if from_json and not from_text:  # the summary went to the file only; stdout still has errors
+        from_json = dataclasses.replace(from_json, client_errors=client_errors(text))
     if from_json:
         return from_json, json_file
     if from_text:
@@ -317,9 +335,14 @@ def _property_value(value: object) -> str:
     return str(value)
 
 
+def store_properties(ctx: RunContext) -> dict[str, str]:
+    """Where the target's stores listen (the environment's `ycsb_properties`), for client and reset alike."""
+    return {name: _property_value(value) for name, value in ctx.environment.ycsb_properties.items()}
+
+
 def ycsb_properties(ctx: RunContext) -> dict[str, str]:
-    """The workload class, the spec's settings, then the cell's property axes over them."""
-    properties = {"workload": CORE_WORKLOAD}
+    """The workload class, the target's store addresses, the spec's settings, then the cell's property axes."""
+    properties = {"workload": CORE_WORKLOAD, **store_properties(ctx)}
     for name in ctx.spec.settings.get(ctx.workload, {}):
         properties[name] = _property_value(ctx.setting(name))
     for name, value in ctx.params.items():
@@ -369,8 +392,21 @@ def client_command(ctx: RunContext, phase: str) -> Command:
 
 
 def reset_table_command(ctx: RunContext) -> Command:
-    """Hook: drop and re-create `usertable` in the cell's store (the lab's helper class does it)."""
-    return ["java", "-cp", env_ref(YCSB_CLASSPATH), RESET_TABLE_CLASS, str(ctx.param("store")), TABLE]
+    """Drop and re-create `usertable` in the cell's store, where the binding will look for it."""
+    command: Command = [
+        "java",
+        "-cp",
+        env_ref(YCSB_CLASSPATH),
+        RESET_TABLE_CLASS,
+        str(ctx.param("store")),
+        TABLE,
+    ]
+    properties = ycsb_properties(ctx)
+    for name, value in store_properties(ctx).items():
+        command += ["-p", f"{name}={value}"]
+    if "fieldcount" in properties:
+        command += ["-p", f"fieldcount={properties['fieldcount']}"]
+    return command
 
 
 def check_ycsb_cell(ctx: RunContext) -> None:
@@ -405,9 +441,13 @@ class _CoreWorkload(Workload):
     family = "ycsb"
     axes = ("store", "operationcount", "threads", "target_ops")
     stddev_metric = "throughput_ops_s"
+    uses_data_fs = False
 
     def clean_paths(self, ctx: RunContext) -> list[Shell]:
         return []  # the data lives in the store: generate resets the table
+
+    def estimated_bytes(self, ctx: RunContext) -> int:
+        return 0  # nothing on a data file system
 
     def check_cell(self, ctx: RunContext) -> None:
         check_ycsb_cell(ctx)
@@ -419,10 +459,11 @@ class _CoreWorkload(Workload):
         """Every record of the table was inserted ok."""
         summary, source = read_step_summary(step)
         wanted = loaded_records(ctx)
-        if summary.insert_ok != wanted or summary.error_returns:
+        if summary.insert_ok != wanted or summary.error_returns or summary.client_errors:
+            why = f": {summary.client_errors[0]}" if summary.client_errors else ""
             raise GenerateError(
                 f"YCSB loaded {summary.insert_ok} of {wanted} records ({summary.error_returns} error "
-                f"returns) into {TABLE} on {ctx.param('store')}; see {source}"
+                f"returns) into {TABLE} on {ctx.param('store')}{why}; see {source}"
             )
         return {"loaded_records": float(summary.insert_ok), "load_throughput_ops_s": summary.throughput_ops_s}
 
@@ -439,7 +480,7 @@ def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> l
         return [workload.duration_record(ctx, step, ok=False)]
     summary, artifact = read_step_summary(step)
     requested = requested_operations(ctx)
-    ok = summary.error_returns == 0 and summary.ok_operations >= requested
+    ok = summary.error_returns == 0 and summary.ok_operations >= requested and not summary.client_errors
     status = "ok" if ok else "failed"
     records = [
         workload.duration_record(ctx, step, ok=ok),

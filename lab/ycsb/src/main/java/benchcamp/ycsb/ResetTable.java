@@ -1,0 +1,96 @@
+package benchcamp.ycsb;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import java.util.Properties;
+
+/**
+ * Drops and re-creates YCSB's table in the store under test, as the study did before every
+ * test; the campaign's generate step runs it before {@code -load}.
+ *
+ * <p>{@code java -cp ... benchcamp.ycsb.ResetTable STORE TABLE [-p name=value ...]} takes the
+ * same {@code -p} properties as the YCSB client, so the table is made where the binding will
+ * look for it (cassandra.hosts/port/keyspace, fieldcount; for HBase the ZooKeeper quorum and
+ * columnfamily). Exit status 0 when the table is empty and ready, 2 for bad arguments, 1 when
+ * the store cannot be reached or refuses (the message names the store's address).
+ */
+public final class ResetTable {
+  private ResetTable() {}
+
+  /** {@code -p name=value} pairs after STORE and TABLE; anything else is refused. */
+  static Properties properties(String[] args, int from) {
+    Properties properties = new Properties();
+    for (int i = from; i < args.length; i += 2) {
+      if (!"-p".equals(args[i]) || i + 1 >= args.length || !args[i + 1].contains("=")) {
+        throw new IllegalArgumentException("expected '-p name=value', got '" + args[i] + "'");
+      }
+      String[] pair = args[i + 1].split("=", 2);
+      properties.setProperty(pair[0], pair[1]);
+    }
+    return properties;
+  }
+
+  static int fieldCount(Properties properties) {
+    int fieldCount = Integer.parseInt(properties.getProperty("fieldcount", "10"));
+    if (fieldCount < 1 || fieldCount > 100) {
+      throw new IllegalArgumentException("fieldcount must be 1..100, not " + fieldCount);
+    }
+    return fieldCount;
+  }
+
+  static String resetCassandra(Properties properties, String table) {
+    CassandraCQLClient.Settings settings = new CassandraCQLClient.Settings(properties);
+    int fieldCount = fieldCount(properties);
+    try (CqlSession session = CqlSession.builder()
+        .addContactPoints(settings.contactPoints)
+        .withLocalDatacenter(settings.datacenter)
+        .build()) {
+      session.execute("CREATE KEYSPACE IF NOT EXISTS " + settings.keyspace
+          + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+      session.execute("DROP TABLE IF EXISTS " + settings.keyspace + "." + table);
+      session.execute(Schema.cassandraTable(settings.keyspace, table, fieldCount));
+      return "created " + settings.keyspace + "." + table + " (" + fieldCount + " fields) on Cassandra at "
+          + settings.contactPoints;
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("Cassandra at " + settings.contactPoints + ": " + e.getMessage(), e);
+    }
+  }
+
+  public static void main(String[] args) {
+    if (args.length < 2) {
+      System.err.println("usage: ResetTable cassandra|hbase TABLE [-p name=value ...]");
+      System.exit(2);
+    }
+    String store = args[0];
+    Properties properties;
+    String table;
+    try {
+      table = Schema.identifier(args[1], "table");
+      properties = properties(args, 2);
+      if (!"cassandra".equals(store) && !"hbase".equals(store)) {
+        throw new IllegalArgumentException("unknown store '" + store + "' (cassandra, hbase)");
+      }
+      fieldCount(properties);
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    try {
+      String done = switch (store) {
+        case "cassandra" -> resetCassandra(properties, table);
+        default -> resetHBase(properties, table);
+      };
+      System.out.println(done);
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + e.getMessage());
+      System.exit(2);
+    } catch (RuntimeException e) {
+      System.err.println("error: " + e.getMessage());
+      System.exit(1);
+    }
+  }
+
+  static String resetHBase(Properties properties, String table) {
+    throw new IllegalArgumentException("this build of benchcamp-ycsb has no HBase support yet");
+  }
+}

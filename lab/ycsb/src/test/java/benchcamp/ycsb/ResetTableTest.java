@@ -1,0 +1,34 @@
+package benchcamp.ycsb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class ResetTableTest {
+  @Test
+  void takesTheClientsPropertySwitches() {
+    Properties properties =
+        ResetTable.properties(new String[] {"cassandra", "usertable", "-p", "cassandra.port=19042", "-p", "a=b=c"}, 2);
+    assertEquals("19042", properties.getProperty("cassandra.port"));
+    assertEquals("b=c", properties.getProperty("a"));
+  }
+
+  @Test
+  void refusesAnythingButPropertySwitches() {
+    IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+        () -> ResetTable.properties(new String[] {"cassandra", "usertable", "-threads", "4"}, 2));
+    assertEquals("expected '-p name=value', got '-threads'", error.getMessage());
+    assertThrows(IllegalArgumentException.class,
+        () -> ResetTable.properties(new String[] {"cassandra", "usertable", "-p"}, 2));
+  }
+
+  @Test
+  void fieldCountIsBounded() {
+    Properties properties = new Properties();
+    assertEquals(10, ResetTable.fieldCount(properties));
+    properties.setProperty("fieldcount", "0");
+    assertThrows(IllegalArgumentException.class, () -> ResetTable.fieldCount(properties));
+  }
+}
