@@ -27,6 +27,7 @@ class Figure:
     id: str
     title: str
     spec: dict[str, Any]
+    notes: tuple[str, ...] = ()  # shown under the figure (e.g. the anomalies it marks)
 
     def svg(self) -> str:
         import vl_convert
@@ -162,7 +163,9 @@ def time_series(history: Rows, changes: Rows) -> Figure:
             "run_type": row.get("run_type") or "imported",
         }
         for row in history
-        if row.get("mean_s") is not None and row.get("last_finished_at") is not None
+        if row.get("mean_s") is not None
+        and row.get("last_finished_at") is not None
+        and row.get("data_size_gb") is not None  # YCSB cells have no size: their durations are not the figure
         for item in _data(
             [row], ("campaign", "last_finished_at", "logical_date", "mean_s", "stddev_s", "fingerprint")
         )
@@ -201,6 +204,54 @@ def time_series(history: Rows, changes: Rows) -> Figure:
     return Figure("time-series", title, chart.to_dict())
 
 
+def _cell_key(row: dict[str, Any]) -> str:
+    """The cell key of a YCSB mart row: its workload, store and the pair's other axes."""
+    params = [f"store={row['store']}", *filter(None, (row.get("pair_params") or "").split("|"))]
+    return "|".join([row["workload"], *sorted(params)])
+
+
+def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> Figure:
+    """Average latency against achieved throughput over the offered-load sweep, per store and
+    operation type; points the anomaly check refused are drawn as red crosses with its message."""
+    import altair as alt
+
+    values = [
+        {
+            **{name: _plain(row.get(name)) for name in ("store", "op_type", "target_ops", "threads", "n")},
+            "throughput_ops_s": _plain(row["throughput_ops_s"]),
+            "avg_latency_ms": _plain(row["avg_latency_us"] / 1000),
+            "line": f"{row['store']} · {row['op_type']} · {row['threads']} threads",
+            "anomaly": anomalies.get(_cell_key(row), ""),
+        }
+        for row in rows
+        if row.get("throughput_ops_s") is not None and row.get("avg_latency_us") is not None
+    ]
+    base = alt.Chart(alt.Data(values=values)).encode(
+        x=alt.X("throughput_ops_s:Q", title="Achieved throughput (ops/s)"),
+        y=alt.Y("avg_latency_ms:Q", title="Average latency (ms)"),
+    )
+    lines = base.mark_line(point=True).encode(
+        color=alt.Color("line:N", title="Store · operation · threads"),
+        order="target_ops:Q",
+        tooltip=["line:N", "target_ops:Q", "throughput_ops_s:Q", "avg_latency_ms:Q", "n:Q"],
+    )
+    flagged = (
+        base.transform_filter("datum.anomaly != ''")
+        .mark_point(shape="cross", color="#c0392b", size=220, strokeWidth=3)
+        .encode(tooltip=["line:N", "target_ops:Q", "anomaly:N"])
+    )
+    title = f"{workload}: latency vs throughput over the offered-load sweep (red ×: anomaly)"
+    chart = alt.layer(lines, flagged).properties(title=title, width=WIDTH, height=HEIGHT)
+    notes = tuple(
+        dict.fromkeys(
+            f"anomaly, {_cell_key(row)}: {anomalies[_cell_key(row)]}"
+            for row in rows
+            if _cell_key(row) in anomalies
+        )
+    )
+    return Figure(f"latency-throughput-{_slug(workload)}", title, chart.to_dict(), notes)
+
+
 def study_figures(
     tables: dict[str, Rows], history: Rows | None = None, changes: Rows | None = None
 ) -> list[Figure]:
@@ -213,6 +264,16 @@ def study_figures(
         figures.append(throughput_per_size(scaling))
     if tables.get("dfsio_read_write"):
         figures.append(dfsio_read_write(tables["dfsio_read_write"]))
-    if history:
-        figures.append(time_series(history, changes or []))
+    curves = tables.get("ycsb_latency_throughput", [])
+    anomalies = {
+        row["cell_key"]: row["details"]
+        for row in tables.get("validation", [])
+        if row.get("expectation") == "latency_anomaly" and row.get("cell_key")
+    }
+    for workload in dict.fromkeys(row["workload"] for row in curves):
+        figures.append(
+            latency_throughput(workload, [row for row in curves if row["workload"] == workload], anomalies)
+        )
+    if any(row.get("data_size_gb") is not None for row in history or []):
+        figures.append(time_series(history or [], changes or []))
     return figures

@@ -27,7 +27,7 @@ table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-variant-numeric
 th, td { border: 1px solid #c8c8c8; padding: 0.25rem 0.6rem; }
 td { text-align: right; } td:last-child { text-align: left; }
 th { background: #f0f0f0; } .empty { color: #555; max-width: 50rem; }
-figure { margin: 0 0 2rem; } .downloads { margin: 0.2rem 0; font-size: 0.9rem; }
+figure { margin: 0 0 2rem; } .anomalies { color: #c0392b; } .downloads { margin: 0.2rem 0; font-size: 0.9rem; }
 """
 
 
@@ -122,7 +122,9 @@ def study_body(warehouse: Path, study: str, tables: report.Tables, downloads: st
             if downloads is not None
             else ""
         )
-        parts.append(f"<figure id='{figure.id}'>{figure.svg()}{download}</figure>")
+        notes = "".join(f"<li>{html.escape(note)}</li>" for note in figure.notes)
+        caption = f"<figcaption class='anomalies'><ul>{notes}</ul></figcaption>" if notes else ""
+        parts.append(f"<figure id='{figure.id}'>{figure.svg()}{caption}{download}</figure>")
     return "\n".join(parts)
 
 

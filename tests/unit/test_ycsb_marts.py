@@ -177,3 +177,34 @@ def test_report_prints_the_comparison_as_the_study_would(tables: dict[str, list[
     ]
     assert csv_blocks == ["# scaling", "# dfsio_read_write", "# phase_times", "# hardware_changes", "# validation", "# ycsb_summary",
                           "# ycsb_latency_throughput", "# ycsb_comparison"]  # fmt: skip
+
+
+def test_an_anomalous_sweep_is_marked_on_its_curve_and_listed_under_it(tmp_path: Path) -> None:
+    """The published anomaly through the whole path: records → validation → warehouse → dbt →
+    the latency-throughput figure (red crosses at the refused points) and the page's caption."""
+    from benchcamp import figures
+    from benchcamp.results_page import study_body
+    from benchcamp.validation import validate_campaign
+    from test_marts_golden import plotted
+    from test_ycsb_validation import PUBLISHED_ANOMALY, expected, key, sweep
+
+    records = sweep(PUBLISHED_ANOMALY)
+    failures = validate_campaign(records, expected(records), 10.0, STUDY, "c")
+    target = tmp_path / "benchcamp.duckdb"
+    wh.load_records(target, records)
+    wh.replace_validation_failures(target, STUDY, "c", failures)
+    wh.upsert_study_thresholds(target, STUDY, 10)
+    build_marts(target)
+    tables = report.read_tables(target, STUDY, "c")
+    assert len(tables["ycsb_latency_throughput"]) == 3
+    (curve,) = [f for f in figures.study_figures(tables) if f.id == "latency-throughput-ycsb-a"]
+    flagged = {row["target_ops"]: row["anomaly"] for row in plotted(curve.spec)}
+    assert flagged[250] == "" and flagged[500].startswith("read average latency fell from 900.0")
+    assert flagged[1000].count("read average latency fell") == 2
+    assert [note.split(": ")[0] for note in curve.notes] == [
+        f"anomaly, {key('hbase', 500)}",
+        f"anomaly, {key('hbase', 1000)}",
+    ]
+    body = study_body(target, STUDY, tables, downloads=None)
+    assert "<figure id='latency-throughput-ycsb-a'><svg" in body
+    assert "<figcaption class='anomalies'><ul><li>anomaly, ycsb_a|store=hbase|target_ops=500" in body

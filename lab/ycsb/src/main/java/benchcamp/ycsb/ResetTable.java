@@ -43,6 +43,7 @@ public final class ResetTable {
     try (CqlSession session = CqlSession.builder()
         .addContactPoints(settings.contactPoints)
         .withLocalDatacenter(settings.datacenter)
+        .withConfigLoader(CassandraCQLClient.driverConfig())
         .build()) {
       session.execute("CREATE KEYSPACE IF NOT EXISTS " + settings.keyspace
           + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
