@@ -455,12 +455,59 @@ def _ycsb_section(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _ycsb_summary_section(rows: list[dict[str, Any]]) -> list[str]:
+    """Per workload, as the YCSB study tabulates it: each store and test condition's throughput,
+    then per operation type the average, 95th and 99th percentile latency (means over the
+    repetitions; σ% of throughput is what validation gates)."""
+    headers = ["Store", "Condition", "Op", "n", "Throughput (ops/s)", "σ%", "Avg (µs)", "p95 (µs)"]
+    headers += ["p99 (µs)", "Passed"]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["workload"], row["environment"]), []).append(row)
+    out = []
+    for (workload, environment), cells in groups.items():
+        cells = sorted(
+            cells,
+            key=lambda r: (
+                r["store"], r["target_ops"] is not None, r["operationcount"] or 0, r["target_ops"] or 0,
+                r["threads"] or 0, r["op_type"] or "",
+            ),
+        )  # fmt: skip
+        body = [
+            [
+                cell["store"], (cell["pair_params"] or "").replace("|", ", "), cell["op_type"] or "-",
+                f"{cell['n']}" + (f" ({cell['n_failed']} failed)" if cell["n_failed"] else ""),
+                _number(cell["throughput_ops_s"]), _number(cell["throughput_stddev_pct"]),
+                _number(cell["avg_latency_us"]), _number(cell["p95_latency_us"]), _number(cell["p99_latency_us"]),
+                "yes" if cell["passed_validation"] else "no",
+            ]
+            for cell in cells
+        ]  # fmt: skip
+        shown: set[tuple[str, str]] = set()  # a condition's store, throughput and n once
+        for line in body:
+            condition = (line[0], line[1])
+            if condition in shown:
+                line[0] = line[1] = line[3] = line[4] = line[5] = ""
+            shown.add(condition)
+        for column in range(3):
+            width = max(len(headers[column]), *(len(line[column]) for line in body))
+            for line in body:
+                line[column] = line[column].ljust(width)
+        out += [
+            "",
+            f"{workload} on {environment}: YCSB results per store",
+            _grid(headers, body, text_columns=1),
+        ]
+    return out
+
+
 def render_table(tables: Tables, study: str) -> str:
     lines = [f"Study {study}, campaign {campaign_of(tables)}"]
     lines += _scaling_section(tables.get("scaling", []))
     lines += _dfsio_section(tables.get("dfsio_read_write", []))
     lines += _phase_section(tables.get("phase_times", []))
     lines += _hardware_section(tables.get("hardware_changes", []))
+    lines += _ycsb_summary_section(tables.get("ycsb_summary", []))
     lines += _ycsb_section(tables.get("ycsb_comparison", []))
     lines += _validation_section(tables.get("validation", []))
     return "\n".join(lines)

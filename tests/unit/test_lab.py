@@ -86,9 +86,13 @@ def test_yarn_addresses_are_loopback_and_tasks_run_java17_opens(tmp_path: Path) 
     assert properties["yarn.app.mapreduce.am.staging-dir"] == str(tmp_path / "yarn" / "staging")
 
 
-def test_without_yarn_the_lab_says_why_and_runs_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_yarn_the_lab_says_why_and_runs_the_rest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from benchcamp.lab import services
 
+    monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))  # no stores started there
+    monkeypatch.delenv("BENCHCAMP_LAB_STORES", raising=False)
     monkeypatch.setenv("BENCHCAMP_LAB_YARN", "0")
     assert services.yarn_unavailable_reason() == "left out (BENCHCAMP_LAB_YARN=0)"
     assert [service.name for service in services.lab_services()] == [
