@@ -53,7 +53,15 @@ def context(
 
 
 def step(directory: Path, exit_code: int = 0) -> ArchivedStep:
-    return ArchivedStep(directory=directory, exit_code=exit_code, started_at=START, finished_at=END)
+    """An execute step: the recorded run, with the recorded load of its workload as `load.*`
+    (the load and the run are two client processes there as in the campaign's step)."""
+    files: dict[str, Path] = {}
+    if match := re.match(r"run_([a-f])", directory.name):
+        load = DATA / f"load_{match.group(1)}"
+        files = {"load.stdout.log": load / "stdout.log", "load.ycsb.json": load / "ycsb.json"}
+    return ArchivedStep(
+        directory=directory, exit_code=exit_code, started_at=START, finished_at=END, files=files
+    )
 
 
 def copy(name: str, tmp_path: Path) -> Path:
@@ -109,6 +117,7 @@ def test_every_line_of_the_summary_becomes_its_record(name: str) -> None:
     records = parse(name)
     expected = expected_from_the_file((DATA / name / "stdout.log").read_text())
     computed = {"duration_s", "operations_requested", "operations_ok", "error_returns"}
+    computed |= {"loaded_records", "load_throughput_ops_s"}  # from the load's summary
     assert set(records) == set(expected) | computed
     for metric, value in expected.items():
         assert records[metric].value == value, metric
@@ -232,11 +241,31 @@ def test_either_copy_alone_is_enough(tmp_path: Path) -> None:
 
 
 def test_the_load_is_verified_against_recordcount(tmp_path: Path) -> None:
-    workload = get_workload("ycsb_a")
-    checked = workload.verify_generate(context(), step(DATA / "load_a"))
-    assert checked == {"loaded_records": 1000.0, "load_throughput_ops_s": 10204.081632653062}
+    records = parse("run_a")
+    assert (records["loaded_records"].value, records["load_throughput_ops_s"].value) == (
+        1000.0,
+        10204.081632653062,
+    )
+    assert records["loaded_records"].artifact == str(DATA / "load_a" / "stdout.log")
     with pytest.raises(GenerateError, match=r"loaded 1000 of 10000 records .* see .*load_a/stdout.log"):
-        workload.verify_generate(context(ladder="small"), step(DATA / "load_a"))
+        get_workload("ycsb_a").parse(context(ladder="small"), step(DATA / "run_a"))
+    unloaded = copy("run_a", tmp_path).rename(tmp_path / "other")  # no load summary: cut short
+    message = re.escape(
+        f"{unloaded / 'load.stdout.log'}: no YCSB summary ([OVERALL] lines) and no load.ycsb.json"
+    )
+    with pytest.raises(ParseError, match=message):
+        parse("run_a", unloaded)
+
+
+def test_a_load_the_store_refused_fails_naming_its_address(tmp_path: Path) -> None:
+    run = copy("run_a", tmp_path)
+    (run / "load.stdout.log").write_text(
+        "site.ycsb.DBException: cannot connect to Cassandra at [/127.0.0.1:9042]: Could not reach any contact point\n"
+        "[OVERALL], RunTime(ms), 12\n[OVERALL], Throughput(ops/sec), 0.0\n"
+    )
+    failing = ArchivedStep(directory=run, exit_code=0, started_at=START, finished_at=END)
+    with pytest.raises(GenerateError, match=r"loaded 0 of 1000 records .*127.0.0.1:9042.*load.stdout.log"):
+        get_workload("ycsb_a").parse(context(), failing)
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -260,7 +289,7 @@ def properties(words: list[str]) -> dict[str, str]:
 
 def test_run_phase_command_from_settings_and_axes() -> None:
     ctx = context("ycsb_e", store="hbase", operationcount=5000, threads=16)
-    (execute,) = get_workload("ycsb_e").execute(ctx)
+    *_, execute = get_workload("ycsb_e").execute(ctx)
     words = argv(execute)
     assert words[:7] == ["java", "-cp", "/cp", "site.ycsb.Client", "-t", "-db", BINDINGS["hbase"]]
     assert words[words.index("-threads") + 1] == "16" and "-target" not in words and words[-1] == "-s"
@@ -284,8 +313,10 @@ def test_run_phase_command_from_settings_and_axes() -> None:
 def test_offered_load_cells_throttle_the_run_not_the_load() -> None:
     cell = next(c for c in SPEC.cells("small", ["ycsb_a"]) if "target_ops" in c.params)
     ctx = RunContext(SPEC, SPEC.environment("local_lab"), "c", "ycsb_a", cell.params, 1, "small")
-    reset, load = get_workload("ycsb_a").generate(ctx)
-    (run,) = get_workload("ycsb_a").execute(ctx)
+    assert get_workload("ycsb_a").generate(ctx) == []  # execute loads, right before its run
+    reset, load, run = get_workload("ycsb_a").execute(ctx)
+    assert render(load[-2:]) == '> "$JOB"/load.stdout.log'
+    load = load[:-2]
     assert argv(reset) == ["java", "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable"]
     assert argv(load)[4:7] == ["-load", "-db", BINDINGS["cassandra"]] and "-target" not in argv(load)
     words = argv(run)
@@ -299,7 +330,7 @@ def test_hostile_setting_values_reach_ycsb_as_one_word() -> None:
     spec = parse_spec(
         SPEC_TEXT.replace("requestdistribution: zipfian", f'requestdistribution: "{hostile}"', 1)
     )
-    (execute,) = get_workload("ycsb_a").execute(context(spec=spec))
+    *_, execute = get_workload("ycsb_a").execute(context(spec=spec))
     words = argv(execute)
     assert properties(words)["requestdistribution"] == hostile
     assert not Path("/tmp/benchcamp-pwned").exists()
@@ -374,7 +405,8 @@ def test_the_targets_store_addresses_reach_the_reset_and_the_client() -> None:
         update={"ycsb_properties": {"cassandra.hosts": "10.0.0.7", "cassandra.port": 19042}}
     )
     ctx = RunContext(SPEC, environment, "c", "ycsb_a", {"store": "cassandra", "threads": 1}, 1, "tiny")
-    reset, load = get_workload("ycsb_a").generate(ctx)
+    reset, load, _ = get_workload("ycsb_a").execute(ctx)
+    load = load[:-2]  # the redirection of its summary
     assert argv(reset) == [
         "java", "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable",
         "-p", "cassandra.hosts=10.0.0.7", "-p", "cassandra.port=19042",

@@ -86,7 +86,11 @@ def parsed_recording() -> list[ResultRecord]:
     params = {"store": "cassandra", "operationcount": 1000, "threads": 1}
     ctx = RunContext(spec, spec.environment("local_lab"), CAMPAIGN, "ycsb_f", params, 1, "tiny")  # type: ignore[arg-type]
     now = datetime(2026, 11, 23, tzinfo=UTC)
-    step = ArchivedStep(directory=DATA / "run_f", exit_code=0, started_at=now, finished_at=now)
+    load = {
+        "load.stdout.log": DATA / "load_f" / "stdout.log",
+        "load.ycsb.json": DATA / "load_f" / "ycsb.json",
+    }
+    step = ArchivedStep(directory=DATA / "run_f", exit_code=0, started_at=now, finished_at=now, files=load)
     return get_workload("ycsb_f").parse(ctx, step)
 
 
