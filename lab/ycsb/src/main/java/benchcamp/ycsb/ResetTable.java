@@ -2,10 +2,13 @@ package benchcamp.ycsb;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * Drops and re-creates YCSB's table in the store under test, as the study did before every
- * test; the campaign's generate step runs it before {@code -load}.
+ * Empties YCSB's table in the store under test, as the study did before every test (the
+ * campaign's execute step runs it before {@code -load}): a table of the expected schema is
+ * truncated, any other is dropped and created.
  *
  * <p>{@code java -cp ... benchcamp.ycsb.ResetTable STORE TABLE [-p name=value ...]} takes the
  * same {@code -p} properties as the YCSB client, so the table is made where the binding will
@@ -47,10 +50,21 @@ public final class ResetTable {
         .build()) {
       session.execute("CREATE KEYSPACE IF NOT EXISTS " + settings.keyspace
           + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-      session.execute("DROP TABLE IF EXISTS " + settings.keyspace + "." + table);
+      String name = settings.keyspace + "." + table;
+      Set<String> columns = session.getMetadata().getKeyspace(settings.keyspace)
+          .flatMap(keyspace -> keyspace.getTable(table))
+          .map(existing -> existing.getColumns().keySet().stream()
+              .map(column -> column.asInternal()).collect(Collectors.toSet()))
+          .orElse(Set.of());
+      if (columns.equals(Schema.cassandraColumns(fieldCount))) {
+        // same schema: emptying it is the same clean state, in ~0.1 s instead of ~2.5 s for a
+        // drop and create (each a schema change the node must apply and agree on)
+        session.execute("TRUNCATE " + name);
+        return "truncated " + name + " (" + fieldCount + " fields) on Cassandra at " + settings.contactPoints;
+      }
+      session.execute("DROP TABLE IF EXISTS " + name);
       session.execute(Schema.cassandraTable(settings.keyspace, table, fieldCount));
-      return "created " + settings.keyspace + "." + table + " (" + fieldCount + " fields) on Cassandra at "
-          + settings.contactPoints;
+      return "created " + name + " (" + fieldCount + " fields) on Cassandra at " + settings.contactPoints;
     } catch (RuntimeException e) {
       throw new IllegalStateException("Cassandra at " + settings.contactPoints + ": " + e.getMessage(), e);
     }

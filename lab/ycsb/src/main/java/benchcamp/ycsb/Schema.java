@@ -16,6 +16,16 @@ public final class Schema {
     return value;
   }
 
+  /** The columns of {@link #cassandraTable}: the key and field0..field(N-1). */
+  static java.util.Set<String> cassandraColumns(int fieldCount) {
+    java.util.Set<String> columns = new java.util.HashSet<>();
+    columns.add(CassandraCQLClient.KEY);
+    for (int i = 0; i < fieldCount; i++) {
+      columns.add("field" + i);
+    }
+    return columns;
+  }
+
   static String cassandraTable(String keyspace, String table, int fieldCount) {
     StringBuilder cql = new StringBuilder("CREATE TABLE " + keyspace + "." + table + " (" + CassandraCQLClient.KEY
         + " text PRIMARY KEY");

@@ -31,4 +31,9 @@ class ResetTableTest {
     properties.setProperty("fieldcount", "0");
     assertThrows(IllegalArgumentException.class, () -> ResetTable.fieldCount(properties));
   }
+
+  @Test
+  void theExpectedColumnsAreTheKeyAndTheFields() {
+    assertEquals(java.util.Set.of("y_id", "field0", "field1"), Schema.cassandraColumns(2));
+  }
 }
