@@ -14,7 +14,7 @@ unexport PYTHONDONTWRITEBYTECODE
 .PHONY: help setup browser run test test-unit lint up down status lab-up lab-down lab-status benchmark manifest clean
 
 help:
-	@echo "make run      run the $(STUDY) campaign ($(LADDER) ladder) through Airflow on the local lab"
+	@echo "make run      run the $(STUDY) campaign ($(LADDER) ladder), then a small YCSB one, through Airflow on the local lab"
 	@echo "make test     lint, type-check and run every test (unit, DAG integrity, golden, integration)"
 	@echo "make up | down | status    Airflow (UI on 127.0.0.1:8080, login required) and the lab"
 	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
@@ -29,8 +29,14 @@ $(VENV)/.synced: pyproject.toml uv.lock
 setup: $(VENV)/.synced
 	$(PY) -c "from benchcamp.lab import ensure_installed; ensure_installed()"
 
+# The default `make run` also runs a small YCSB campaign (study 3: both stores, workloads A and C,
+# the tiny ladder's operation counts and offered-load sweep); `make run STUDY=x` runs x alone.
+YCSB_RUN ?= --ladder tiny --workloads ycsb_a,ycsb_c
 run: setup
 	$(BENCHCAMP) run $(STUDY) --ladder $(LADDER)
+ifeq ($(STUDY),hibench_dse)
+	$(BENCHCAMP) run ycsb_hbase_cassandra $(YCSB_RUN)
+endif
 
 # The browser test drives Debian's Chromium through Playwright (no browser download).
 browser:
@@ -68,6 +74,7 @@ lab-status: $(VENV)/.synced
 benchmark: setup
 	$(PY) benchmarks/hivebench_datagen.py
 	$(PY) benchmarks/harness.py
+	$(PY) benchmarks/ycsb_overhead.py
 
 manifest: $(VENV)/.synced
 	$(PY) -c "from benchcamp.transform import generate_manifest; generate_manifest()"

@@ -287,8 +287,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             conf["repetitions"] = args.repetitions
         if args.workloads:
             conf["workloads"] = args.workloads.split(",")
-        if args.environment:
-            conf["environment"] = args.environment
+        lab_targets = [env.name for env in spec.environments if env.connection == lab.LAB_CONNECTION_ID]
+        if args.environment or lab_targets:  # the lab this command starts, unless told otherwise
+            conf["environment"] = args.environment or lab_targets[0]
         if args.cells:
             conf["cells"] = args.cells.split(",")
         campaign = args.campaign or f"run_{_now_tag()}"
@@ -368,7 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     runner.add_argument("--repetitions", type=int)
     runner.add_argument("--workloads", help="comma-separated subset")
     runner.add_argument(
-        "--environment", help="target environment of the study spec (default: its baseline, the lab)"
+        "--environment",
+        help="target environment of the study spec (default: the one on the lab this command starts)",
     )
     runner.add_argument("--cells", help="comma-separated cell keys (default: the whole matrix)")
     runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")

@@ -1,0 +1,145 @@
+"""The YCSB DAG end to end through Airflow against the lab's real Cassandra and HBase.
+
+Workload A on both stores: one unthrottled cell (operationcount 1000, one thread) and a short
+offered-load sweep (-target 250 and 1000 ops/s, 16 threads), two repetitions each, through
+`benchcamp run` (`airflow dags test`) in a private Airflow home, results directory and
+warehouse. Then, with the lab still up, Cassandra is stopped and one more repetition is run:
+it must fail naming the store's address, archive what it got, and count nothing as a result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from benchcamp import lab, report
+from benchcamp.lab import services
+from benchcamp.records import cell_key
+
+pytestmark = pytest.mark.integration
+BIN = Path(sys.executable).parent
+STUDY = "ycsb_hbase_cassandra"
+CAMPAIGN = "it_ycsb"
+STORES = ("cassandra", "hbase")
+CELLS = [
+    {"store": store, **params}
+    for store in STORES
+    for params in (
+        {"operationcount": 1000, "threads": 1},
+        {"target_ops": 250, "threads": 16},
+        {"target_ops": 1000, "threads": 16},
+    )
+]
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    tmp = tmp_path_factory.mktemp("ycsb_campaign")
+    paths = {
+        "results": tmp / "results",
+        "warehouse": tmp / "warehouse" / "benchcamp.duckdb",
+        "airflow": tmp / "airflow",
+        "log": tmp / "run.log",
+    }
+    env = {
+        **os.environ,
+        "BENCHCAMP_RESULTS": str(paths["results"]),
+        "BENCHCAMP_WAREHOUSE": str(paths["warehouse"]),
+        "AIRFLOW_HOME": str(paths["airflow"]),
+    }
+    cells = ",".join(cell_key("ycsb_a", cell) for cell in CELLS)  # type: ignore[arg-type]
+    command = [str(BIN / "benchcamp"), "run", STUDY, "--ladder", "tiny", "--environment", "local_lab"]
+    command += ["--repetitions", "2", "--cells", cells, "--campaign", CAMPAIGN, "--keep-lab"]
+    try:
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
+        paths["log"].write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
+        assert result.returncode == 0, (
+            f"campaign failed, log in {paths['log']}:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+        )
+        yield paths
+    finally:
+        lab.lab_down()
+
+
+def test_every_cell_of_both_stores_ran_twice_and_parsed(campaign: dict[str, Path]) -> None:
+    tables = report.read_tables(campaign["warehouse"], STUDY, CAMPAIGN)
+    summary = tables["ycsb_summary"]
+    seen = {(row["store"], row["pair_params"], row["op_type"]) for row in summary}
+    for cell in CELLS:
+        pair = "|".join(f"{k}={v}" for k, v in sorted(cell.items()) if k != "store")
+        for op in ("read", "update"):  # workload A: 50/50
+            assert (cell["store"], pair, op) in seen, (cell, sorted(seen))
+    for row in summary:
+        assert (row["n"], row["n_failed"]) == (2, 0), row
+        assert row["throughput_ops_s"] > 0 and row["avg_latency_us"] > 0
+        assert row["p99_latency_us"] >= row["p95_latency_us"] > 0
+        assert row["operations_requested"] == 1000
+
+
+def test_offered_load_points_and_the_store_comparison(campaign: dict[str, Path]) -> None:
+    tables = report.read_tables(campaign["warehouse"], STUDY, CAMPAIGN)
+    points = {(row["store"], row["op_type"], row["target_ops"]) for row in tables["ycsb_latency_throughput"]}
+    assert points == {
+        (store, op, target) for store in STORES for op in ("read", "update") for target in (250, 1000)
+    }
+    for row in tables["ycsb_latency_throughput"]:
+        assert 0 < row["achieved_pct"] <= 105, row  # YCSB's throttle never offers more than the target
+    comparison = tables["ycsb_comparison"]
+    assert {(row["pair_params"], row["op_type"]) for row in comparison} >= {
+        ("operationcount=1000|threads=1", "read"),
+        ("target_ops=250|threads=16", "update"),
+    }
+    for row in comparison:
+        assert (row["hbase_n"], row["cassandra_n"]) == (2, 2)
+        assert row["throughput_ratio"] > 0 and row["throughput_p_value"] is not None
+        assert row["throughput_verdict"] in ("HBase higher", "Cassandra higher", "no significant difference")
+    text = report.render(tables, "table", STUDY)
+    assert "ycsb_a on local_lab: YCSB results per store" in text
+    assert "ycsb_a: HBase vs Cassandra on local_lab (Welch's t-test over repetitions)" in text
+
+
+def test_every_figure_traces_to_an_archived_output(campaign: dict[str, Path]) -> None:
+    run_dirs = sorted((campaign["results"] / STUDY / CAMPAIGN).glob("ycsb_a_*/rep*/execute/try1"))
+    assert len(run_dirs) == len(CELLS) * 2
+    for run_dir in run_dirs:
+        stdout = (run_dir / "stdout.log").read_text()
+        assert "[OVERALL], Throughput(ops/sec)" in stdout and (run_dir / "ycsb.json").exists()
+        assert "[INSERT], Return=OK, 1000" in (run_dir / "load.stdout.log").read_text()
+        assert (run_dir / "load.ycsb.json").exists()
+        records = [
+            json.loads(line) for line in (run_dir.parents[1] / "records.jsonl").read_text().splitlines()
+        ]
+        assert {record["status"] for record in records} == {"ok"}
+        for record in records:
+            assert Path(record["artifact"]).exists(), record
+
+
+def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
+    campaign: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchcamp import campaign as steps
+    from benchcamp.targets.ssh import StepFailed
+
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(campaign["results"]))
+    monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(campaign["warehouse"]))
+    for name, value in lab.airflow_connection_env().items():
+        monkeypatch.setenv(name, value)
+    services._stop("cassandra", services.service_named("cassandra").stop_timeout_s)  # noqa: SLF001
+    unit = {
+        "study": STUDY, "campaign": "it_ycsb_down", "environment": "local_lab", "workload": "ycsb_a",
+        "params": {"store": "cassandra", "operationcount": 1000, "threads": 1}, "repetition": 1,
+        "ladder": "tiny",
+    }  # fmt: skip
+    steps.run_clean(unit)
+    steps.run_generate(unit)
+    with pytest.raises(StepFailed, match=r"Cassandra at \[/127\.0\.0\.1:9042\]"):
+        steps.run_execute(unit)
+    rep_dir = steps.rep_dir_for(steps.context_for(unit))
+    (record,) = [json.loads(line) for line in (rep_dir / "records.jsonl").read_text().splitlines()]
+    assert (record["metric"], record["status"]) == ("duration_s", "failed")
+    assert (Path(record["artifact"]) / "stderr.log").exists()
