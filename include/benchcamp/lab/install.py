@@ -109,4 +109,4 @@ def ensure_stores_installed() -> None:
     _copy_dependencies(hbase_home(), HBASE_VERSION + "-log4j2")
     home = ycsb_home()
     _build_jar(home, home / "target" / "benchcamp-ycsb.jar")
-    _copy_dependencies(home, "0.17.0-1", extra=("-DincludeScope=runtime",))
+    _copy_dependencies(home, "0.17.0-1+hbase-shaded-client-2.6.4", extra=("-DincludeScope=runtime",))
