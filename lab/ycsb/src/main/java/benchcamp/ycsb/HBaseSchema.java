@@ -16,9 +16,10 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
  * <p>{@code java -cp ... benchcamp.ycsb.HBaseSchema [QUORUM] [ZKPORT] [TABLE] [FAMILY]}
  * (127.0.0.1, 2181, usertable, family) disables and deletes TABLE if it exists and creates it
  * with the one column family FAMILY that {@link HBaseClient} writes (one region: no pre-split).
- * Exit status 0 on success, 2 on bad arguments, 1 when the store fails. Its client waits longer
- * than the YCSB binding's (a master still initialising refuses DDL for a few seconds) but still
- * gives up within about a minute when nothing answers.
+ * Exit status 0 on success, 2 on bad arguments, 1 when the store fails. Its client has the YCSB
+ * binding's short retries (with nothing listening it gives up after ~40 s: the table lookup and
+ * its meta lookups each retry); a master still initialising, which
+ * refuses DDL for a few seconds after a start (PleaseHoldException), is waited for up to 60 s.
  */
 public final class HBaseSchema {
   private HBaseSchema() {}
@@ -45,19 +46,45 @@ public final class HBaseSchema {
 
   static Configuration configuration(String quorum, int zookeeperPort) {
     Configuration configuration = HBaseConfiguration.create();
+    HBaseClient.Settings.CLIENT_DEFAULTS.forEach(configuration::set);
     configuration.set("hbase.zookeeper.quorum", quorum);
     configuration.setInt("hbase.zookeeper.property.clientPort", zookeeperPort);
-    configuration.setInt("hbase.client.retries.number", 10);
-    configuration.setInt("zookeeper.recovery.retry", 3);
-    configuration.setInt("zookeeper.session.timeout", 10000);
-    configuration.setInt("hbase.rpc.timeout", 20000);
-    configuration.setInt("hbase.client.operation.timeout", 60000);
-    configuration.setInt("hbase.client.meta.operation.timeout", 60000);
     return configuration;
   }
 
-  /** Disables and deletes the table if it exists, then creates it with one column family. */
+  /** Whether HBase refused because its master has not finished starting (worth waiting for). */
+  static boolean masterInitialising(Throwable error) {
+    for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+      if (String.valueOf(cause).contains("PleaseHoldException")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Disables and deletes the table if it exists, then creates it with one column family;
+   * waits (up to 60 s) while the master is still initialising. */
   public static void reset(String quorum, int zookeeperPort, String table, String family) throws IOException {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (true) {
+      try {
+        resetOnce(quorum, zookeeperPort, table, family);
+        return;
+      } catch (IOException e) {
+        if (!masterInitialising(e) || System.nanoTime() > deadline) {
+          throw e;
+        }
+      }
+      try {
+        Thread.sleep(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while the HBase master initialises", e);
+      }
+    }
+  }
+
+  private static void resetOnce(String quorum, int zookeeperPort, String table, String family) throws IOException {
     TableName name = TableName.valueOf(Schema.identifier(table, "table"));
     Schema.identifier(family, "column family");
     try (Connection connection = ConnectionFactory.createConnection(configuration(quorum(quorum), zookeeperPort));

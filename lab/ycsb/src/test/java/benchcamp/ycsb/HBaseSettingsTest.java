@@ -102,7 +102,10 @@ class HBaseSettingsTest {
     assertEquals("ZooKeeper port 0 is not a port number (1-65535)", zero.getMessage());
     Configuration configuration = HBaseSchema.configuration("127.0.0.1", 12181);
     assertEquals(12181, configuration.getInt("hbase.zookeeper.property.clientPort", 0));
-    assertEquals(10, configuration.getInt("hbase.client.retries.number", 0));
+    assertEquals(3, configuration.getInt("hbase.client.retries.number", 0));
+    assertTrue(HBaseSchema.masterInitialising(new java.io.IOException("retries exhausted",
+        new org.apache.hadoop.hbase.PleaseHoldException("Master is initializing"))));
+    assertFalse(HBaseSchema.masterInitialising(new java.io.IOException("ConnectionLoss for /hbase")));
   }
 
   @Test
