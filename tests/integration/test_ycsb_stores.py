@@ -179,14 +179,18 @@ def test_hbase_is_healthy_and_small(hbase: int) -> None:
 
 
 def test_ycsb_loads_and_runs_workload_a_through_the_hbase_binding(hbase: int, tmp_path: Path) -> None:
-    for _ in range(2):  # the second time the table exists (with no rows): disabled, deleted, made again
-        schema = _java(
-            "benchcamp.ycsb.HBaseSchema", "127.0.0.1", str(hbase), "usertable", "family", timeout=120
-        )
-        assert schema.returncode == 0, schema.stderr[-2000:]
-        assert schema.stdout.strip() == (
-            f"created usertable with column family family in HBase at ZooKeeper 127.0.0.1:{hbase}"
-        )
+    schema = _java("benchcamp.ycsb.HBaseSchema", "127.0.0.1", str(hbase), "usertable", "family", timeout=120)
+    assert schema.returncode == 0, schema.stderr[-2000:]
+    assert schema.stdout.strip() == (
+        f"created usertable with column family family in HBase at ZooKeeper 127.0.0.1:{hbase}"
+    )
+    # the campaign's reset hook: the table exists now, so it is disabled, deleted and made again
+    port_property = f"hbase.zookeeper.property.clientPort={hbase}"
+    reset = _java("benchcamp.ycsb.ResetTable", "hbase", "usertable", "-p", port_property, timeout=120)
+    assert reset.returncode == 0, reset.stderr[-2000:]
+    assert reset.stdout.strip() == (
+        f"created usertable (column family family) on HBase at ZooKeeper 127.0.0.1:{hbase}"
+    )
     load = _ycsb_hbase("-load", hbase)
     assert load.returncode == 0, load.stderr[-2000:]
     loaded = parse_ycsb_text(load.stdout, "load stdout")
@@ -222,3 +226,8 @@ def test_a_read_against_a_stopped_hbase_fails_naming_host_and_port(hbase: int) -
     report = parse_ycsb_text(result.stdout, "stdout.log")
     assert report.client_errors[0].startswith(f"cannot reach HBase at ZooKeeper 127.0.0.1:{hbase}: ")
     assert report.ok_operations == 0
+    started = time.monotonic()
+    port_property = f"hbase.zookeeper.property.clientPort={hbase}"
+    reset = _java("benchcamp.ycsb.ResetTable", "hbase", "usertable", "-p", port_property, timeout=120)
+    assert reset.returncode == 1 and f"error: HBase at ZooKeeper 127.0.0.1:{hbase}: " in reset.stderr
+    assert time.monotonic() - started < 90
