@@ -359,7 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab_parser = sub.add_parser("lab", help="the local lab on 127.0.0.1")
     lab_parser.add_argument("action", choices=["up", "down", "status"])
     lab_parser.add_argument(
-        "--stores", action="store_true", help="also the YCSB data stores (Cassandra): ~0.7 GB, ~15 s more"
+        "--stores", action="store_true", help="also the YCSB stores (Cassandra, HBase): ~1 GB, ~20 s more"
     )
     lab_parser.set_defaults(handler=cmd_lab)
 

@@ -1,6 +1,7 @@
-"""The YCSB stores of the lab, for real: Cassandra 5.0 started, health-checked and stopped by the
-lab's lifecycle, YCSB's table made by the project's ResetTable tool, and YCSB 0.17.0 loading and
-running workload A through benchcamp's own CQL binding; the output parses with no error.
+"""The YCSB stores of the lab, for real: Cassandra 5.0 and HBase 2.6 started, health-checked and
+stopped by the lab's lifecycle, YCSB's table made by the project's ResetTable/HBaseSchema tools, and YCSB 0.17.0
+loading and running workload A through benchcamp's own bindings (CQL, HBase); the output parses
+with no error.
 
 The store runs in a private lab directory on free ports, so it never meets a lab in use.
 """
@@ -18,7 +19,7 @@ from benchcamp.lab import services
 from benchcamp.lab.config import write_configuration
 from benchcamp.lab.install import ensure_stores_installed
 from benchcamp.lab.layout import java_home, lab_dir, ycsb_classpath
-from benchcamp.workloads.ycsb import parse_ycsb_text
+from benchcamp.workloads.ycsb import parse_ycsb_json, parse_ycsb_text
 
 pytestmark = pytest.mark.integration
 WORKLOAD_A = {"readproportion": "0.5", "updateproportion": "0.5", "requestdistribution": "zipfian"}
@@ -104,3 +105,129 @@ def test_a_store_that_is_not_running_fails_naming_host_and_port(tmp_path: Path) 
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert reset.returncode == 1 and f"error: Cassandra at [/127.0.0.1:{closed}]" in reset.stderr
+
+
+# -- HBase ------------------------------------------------------------------------------------
+
+HBASE_PORTS = ("hbase_zookeeper", "hbase_master", "hbase_regionserver")
+
+
+@pytest.fixture(scope="module")
+def hbase(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """HBase alone (standalone: one JVM with its ZooKeeper) in a private lab dir on free ports;
+    yields the ZooKeeper port clients start from."""
+    patch = pytest.MonkeyPatch()
+    ports = {name: _free_port() for name in HBASE_PORTS}
+    directory = tmp_path_factory.mktemp("lab")
+    patch.setenv("BENCHCAMP_LAB_DIR", str(directory))
+    for name, number in ports.items():
+        patch.setenv(f"BENCHCAMP_LAB_{name.upper()}_PORT", str(number))
+    patch.setenv("BENCHCAMP_LAB_STORES", "1")
+    ensure_stores_installed()
+    write_configuration(lab_dir())
+    service = services.service_named("hbase")
+    started = time.monotonic()
+    service.start()
+    try:
+        deadline = started + 180
+        while not (status := service.status()).healthy:
+            assert status.alive, f"HBase exited: {services.log_file('hbase')}"
+            assert time.monotonic() < deadline, f"HBase not ready after 180 s: {status.detail}"
+            time.sleep(0.5)
+        print(f"HBase healthy after {time.monotonic() - started:.1f} s, RSS {status.rss_mb:.0f} MB")
+        yield ports["hbase_zookeeper"]
+    finally:
+        pid = services.read_pid("hbase")
+        service.stop()
+        assert pid is None or not services.alive(pid), "HBase still running after stop"
+        assert not _processes_mentioning(str(directory)), "a process of the lab dir outlived the stop"
+        patch.undo()
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    """PIDs whose command line mentions `text` (the HBase JVM and its stop client name the lab dir)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text.encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue  # exited while listed
+    return found
+
+
+def _java(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    command = [str(java_home() / "bin" / "java"), "-cp", ycsb_classpath(), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def _ycsb_hbase(phase: str, zk_port: int, *extra: str) -> subprocess.CompletedProcess[str]:
+    properties = {**WORKLOAD_A, "recordcount": "500", "operationcount": "500"}
+    properties["hbase.zookeeper.property.clientPort"] = str(zk_port)
+    command = ["site.ycsb.Client", phase, "-db", "benchcamp.ycsb.HBaseClient"]
+    command += ["-p", "workload=site.ycsb.workloads.CoreWorkload"]
+    for name, value in properties.items():
+        command += ["-p", f"{name}={value}"]
+    return _java(*command, *extra, "-threads", "2")
+
+
+def test_hbase_is_healthy_and_small(hbase: int) -> None:
+    status = services.service_named("hbase").status()
+    assert status.healthy and status.port == hbase, status
+    assert status.detail.startswith("master 127.0.0.1:") and "hbase:meta OPEN on 127.0.0.1:" in status.detail
+    assert 100 < status.rss_mb < 900, status.rss_mb
+
+
+def test_ycsb_loads_and_runs_workload_a_through_the_hbase_binding(hbase: int, tmp_path: Path) -> None:
+    schema = _java("benchcamp.ycsb.HBaseSchema", "127.0.0.1", str(hbase), "usertable", "family", timeout=120)
+    assert schema.returncode == 0, schema.stderr[-2000:]
+    assert schema.stdout.strip() == (
+        f"created usertable with column family family in HBase at ZooKeeper 127.0.0.1:{hbase}"
+    )
+    # the campaign's reset hook: the table exists now, so it is disabled, deleted and made again
+    port_property = f"hbase.zookeeper.property.clientPort={hbase}"
+    reset = _java("benchcamp.ycsb.ResetTable", "hbase", "usertable", "-p", port_property, timeout=120)
+    assert reset.returncode == 0, reset.stderr[-2000:]
+    assert reset.stdout.strip() == (
+        f"created usertable (column family family) on HBase at ZooKeeper 127.0.0.1:{hbase}"
+    )
+    load = _ycsb_hbase("-load", hbase)
+    assert load.returncode == 0, load.stderr[-2000:]
+    loaded = parse_ycsb_text(load.stdout, "load stdout")
+    assert (loaded.insert_ok, loaded.error_returns) == (500, 0), loaded
+    exported = tmp_path / "ycsb.json"
+    exporter = "site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter"
+    as_json = _ycsb_hbase("-t", hbase, "-p", f"exporter={exporter}", "-p", f"exportfile={exported}")
+    as_text = _ycsb_hbase("-t", hbase)
+    for result in (as_json, as_text):
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert "Exception" not in result.stdout, result.stdout[-2000:]
+    for summary in (
+        parse_ycsb_json(exported.read_text(), str(exported)),
+        parse_ycsb_text(as_text.stdout, "run"),
+    ):
+        assert (summary.ok_operations, summary.error_returns) == (500, 0), summary
+        assert {"READ", "UPDATE"} <= set(summary.operations) <= {"READ", "UPDATE", "CLEANUP"}
+        read = summary.operations["READ"]
+        assert read.returns == {"OK": read.operations}  # every key was loaded: no NOT_FOUND
+        assert summary.throughput_ops_s > 0
+
+
+def test_a_read_against_a_stopped_hbase_fails_naming_host_and_port(hbase: int) -> None:
+    """Runs last: stops the store, then reads through the binding. YCSB exits 0 when every
+    client thread failed to start; the binding's error names where it looked."""
+    services.service_named("hbase").stop()
+    started = time.monotonic()
+    result = _ycsb_hbase("-t", hbase)
+    elapsed = time.monotonic() - started
+    assert result.returncode == 0
+    assert f"cannot reach HBase at ZooKeeper 127.0.0.1:{hbase}: " in result.stdout, result.stdout[-2000:]
+    assert elapsed < 60, f"an unreachable HBase took {elapsed:.0f} s to fail"
+    report = parse_ycsb_text(result.stdout, "stdout.log")
+    assert report.client_errors[0].startswith(f"cannot reach HBase at ZooKeeper 127.0.0.1:{hbase}: ")
+    assert report.ok_operations == 0
+    started = time.monotonic()
+    port_property = f"hbase.zookeeper.property.clientPort={hbase}"
+    reset = _java("benchcamp.ycsb.ResetTable", "hbase", "usertable", "-p", port_property, timeout=120)
+    assert reset.returncode == 1 and f"error: HBase at ZooKeeper 127.0.0.1:{hbase}: " in reset.stderr
+    assert time.monotonic() - started < 90

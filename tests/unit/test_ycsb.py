@@ -21,6 +21,8 @@ from benchcamp.workloads.ycsb import (
     EXPORTER,
     RESET_TABLE_CLASS,
     YCSB_CLASSPATH,
+    YcsbSummary,
+    cross_check,
     parse_ycsb_json,
     parse_ycsb_text,
 )
@@ -437,3 +439,81 @@ def test_real_cassandra_outputs_through_our_binding() -> None:
     read_only = parse_ycsb_json((CASSANDRA / "workloadc-run.json").read_text(), "c.json")
     assert read_only.operations["READ"].operations == 1000
     assert read_only.operations["READ"].latencies_us["avg"] == pytest.approx(7538.633)
+
+
+# -- real HBase outputs (tests/data/ycsb/hbase/README.md) ---------------------------------------
+
+HBASE = DATA.parent / "hbase"
+HBASE_STEPS = ["load_a", "run_a", "load_c", "run_c", "load_e", "run_e", "load_f", "run_f"]
+
+
+def hbase_summaries(name: str) -> tuple[YcsbSummary, YcsbSummary]:
+    text_file, json_file = HBASE / name / "stdout.log", HBASE / name / "ycsb.json"
+    text = parse_ycsb_text(text_file.read_text(), str(text_file))
+    exported = parse_ycsb_json(json_file.read_text(), str(json_file))
+    cross_check(text, exported, str(text_file), str(json_file))
+    return text, exported
+
+
+@pytest.mark.parametrize("name", HBASE_STEPS)
+def test_hbase_recordings_agree_as_text_and_json_with_no_error(name: str) -> None:
+    text, exported = hbase_summaries(name)
+    assert text == exported
+    assert (text.ok_operations, text.error_returns, text.client_errors) == (1000, 0, ())
+    assert text.throughput_ops_s == pytest.approx(1000 / (text.runtime_ms / 1000))  # ops over the whole run
+    assert text.operations["CLEANUP"].operations == 1  # one client thread, one binding cleanup
+    for operation, stats in text.operations.items():
+        latency = stats.latencies_us
+        assert 0 < latency["min"] <= latency["avg"] <= latency["p95"] <= latency["p99"] <= latency["max"], (
+            operation
+        )
+    if name.startswith("load_"):
+        assert set(text.operations) == {"INSERT", "CLEANUP"} and text.insert_ok == 1000
+
+
+def test_hbase_runs_hold_the_mix_each_workload_asks_for() -> None:
+    counts = {
+        name: {
+            op: stats.operations
+            for op, stats in hbase_summaries(name)[0].operations.items()
+            if op != "CLEANUP"
+        }
+        for name in ("run_a", "run_c", "run_e", "run_f")
+    }
+    assert counts == {
+        "run_a": {"READ": 497, "UPDATE": 503},
+        "run_c": {"READ": 1000},
+        "run_e": {"SCAN": 953, "INSERT": 47},
+        "run_f": {"READ": 1000, "READ-MODIFY-WRITE": 486, "UPDATE": 486},
+    }
+    scan = hbase_summaries("run_e")[0].operations["SCAN"]
+    assert scan.returns == {"OK": 953}
+    assert (scan.latencies_us["avg"], scan.latencies_us["p95"], scan.latencies_us["max"]) == (
+        2825.345225603358,
+        7615,
+        50463,
+    )
+
+
+def test_an_hbase_run_becomes_records_of_the_hbase_cell() -> None:
+    """Workload F on HBase through the workload's parser, with its own load beside it."""
+    run, load = HBASE / "run_f", HBASE / "load_f"
+    archived = ArchivedStep(
+        directory=run,
+        exit_code=0,
+        started_at=START,
+        finished_at=END,
+        files={"load.stdout.log": load / "stdout.log", "load.ycsb.json": load / "ycsb.json"},
+    )
+    records = get_workload("ycsb_f").parse(context("ycsb_f", store="hbase"), archived)
+    value = {record.metric: record.value for record in records}
+    assert {record.status for record in records} == {"ok"}
+    assert (value["operations_ok"], value["error_returns"], value["operations_requested"]) == (1000, 0, 1000)
+    assert (value["read_return_ok"], value["update_return_ok"], value["read_modify_write_operations"]) == (
+        1000,
+        486,
+        486,
+    )
+    assert value["read_modify_write_p99_latency_us"] == 25343
+    assert (value["throughput_ops_s"], value["runtime_s"]) == (269.83270372369134, 3.706)
+    assert (value["loaded_records"], value["load_throughput_ops_s"]) == (1000, 464.9000464900046)

@@ -10,10 +10,12 @@ from pathlib import Path
 from benchcamp.lab.layout import (
     CASSANDRA_VERSION,
     HADOOP_VERSION,
+    HBASE_VERSION,
     HIVE_VERSION,
     LabError,
     cassandra_home,
     hadoop_home,
+    hbase_home,
     hive_home,
     yarn_home,
     ycsb_home,
@@ -101,8 +103,10 @@ def ensure_installed() -> None:
 
 
 def ensure_stores_installed() -> None:
-    """The YCSB stores and client (Maven Central): only labs started with stores download them (~80 MB)."""
+    """The YCSB stores and client (Maven Central): only labs started with stores download them (~200 MB)."""
     _copy_dependencies(cassandra_home(), CASSANDRA_VERSION)
+    # log4j2 only (lab/hbase/pom.xml excludes the reload4j binding Hadoop brings)
+    _copy_dependencies(hbase_home(), HBASE_VERSION + "-log4j2")
     home = ycsb_home()
     _build_jar(home, home / "target" / "benchcamp-ycsb.jar")
-    _copy_dependencies(home, "0.17.0-1", extra=("-DincludeScope=runtime",))
+    _copy_dependencies(home, "0.17.0-1+hbase-shaded-client-2.6.4", extra=("-DincludeScope=runtime",))

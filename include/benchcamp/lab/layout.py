@@ -16,6 +16,7 @@ from benchcamp.paths import repo_root
 HADOOP_VERSION = "3.4.2"
 HIVE_VERSION = "4.0.1"
 CASSANDRA_VERSION = "5.0.9"
+HBASE_VERSION = "2.6.4-hadoop3"  # the newest 2.6 hbase-server built for Hadoop 3 on Maven Central
 LAB_CONNECTION_ID = "benchcamp_lab_ssh"
 LAB_HIVE_CONNECTION_ID = "benchcamp_lab_hive"
 HDFS_BASE_PATH = "/benchcamp"
@@ -34,6 +35,9 @@ DEFAULT_PORTS = {
     # the YCSB stores, started only on request (lab up --stores)
     "cassandra_native": 9042,
     "cassandra_storage": 7000,
+    "hbase_zookeeper": 2181,  # HBase's embedded ZooKeeper (standalone mode): clients start here
+    "hbase_master": 16000,
+    "hbase_regionserver": 16020,
 }
 YARN_NETNS = "benchcamp-yarn"
 DEFAULT_SSH_PORT = DEFAULT_PORTS["ssh"]
@@ -83,6 +87,14 @@ def ycsb_classpath() -> str:
 
 def cassandra_conf_dir() -> Path:
     return lab_dir() / "conf" / "cassandra"
+
+
+def hbase_home() -> Path:
+    return repo_root() / "lab" / "hbase"
+
+
+def hbase_conf_dir() -> Path:
+    return lab_dir() / "conf" / "hbase"
 
 
 def yarn_conf_dir() -> Path:

@@ -193,10 +193,13 @@ def _start_java(
     return process.pid
 
 
-def _stop(name: str, timeout_s: float) -> None:
+def _stop(name: str, timeout_s: float, request_stop: Callable[[], bool] | None = None) -> None:
+    """SIGTERM (or the service's own stop request, if it has one and it gets through), then
+    SIGKILL after timeout_s."""
     pid = read_pid(name)
     if pid is not None:
-        os.kill(pid, signal.SIGTERM)
+        if request_stop is None or not request_stop():
+            os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
         while alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -244,6 +247,10 @@ class Service:
     start: Callable[[], None]
     check: Callable[[], tuple[bool, str]]
     stop_timeout_s: float = 15.0
+    request_stop: Callable[[], bool] | None = None  # a clean stop better than SIGTERM
+
+    def stop(self) -> None:
+        _stop(self.name, self.stop_timeout_s, self.request_stop)
 
     @property
     def port(self) -> int:
@@ -584,8 +591,112 @@ def _check_cassandra() -> tuple[bool, str]:
     return False, f"unexpected answer to CQL OPTIONS: {header.hex()}"
 
 
+def _hbase_java(main_class: str) -> list[str]:
+    from benchcamp.lab.config import HBASE_JAVA17_OPTIONS
+    from benchcamp.lab.layout import hbase_conf_dir, hbase_home
+
+    classpath = f"{hbase_conf_dir()}:{hbase_home() / 'lib' / '*'}"
+    return [str(java_home() / "bin" / "java"), *HBASE_JAVA17_OPTIONS, "-cp", classpath, main_class]
+
+
+def _start_hbase() -> None:
+    """Standalone HBase: one JVM (HMaster's `start` in local mode) runs the master, a region
+    server and an embedded ZooKeeper.
+
+    ZooKeeper's data is wiped first: in HBase 2.6 it holds only coordination state (the meta
+    location is kept in the master's own store, table states in hbase:meta), and a previous
+    JVM killed mid-way would otherwise leave its ephemeral znodes behind for a session timeout,
+    which would make the health check below believe a dead region server."""
+    from benchcamp.lab.config import HBASE_JAVA17_OPTIONS
+    from benchcamp.lab.layout import hbase_conf_dir, hbase_home
+
+    shutil.rmtree(lab_dir() / "hbase" / "zookeeper", ignore_errors=True)
+    _start_java(
+        "hbase",
+        "org.apache.hadoop.hbase.master.HMaster",
+        [hbase_conf_dir(), hbase_home() / "lib" / "*"],
+        [
+            "-Xms128m",
+            "-Xmx384m",
+            "-XX:+UseG1GC",
+            *HBASE_JAVA17_OPTIONS,
+            # ZooKeeper's AdminServer would take port 8080 (Airflow's UI)
+            "-Dzookeeper.admin.enableServer=false",
+            f"-Dhbase.log.dir={lab_dir() / 'logs'}",
+        ],
+        ["start"],
+        home=hbase_home(),
+        conf_dir=hbase_conf_dir(),
+    )
+
+
+def _request_hbase_stop() -> bool:
+    """`HMaster stop --shutDownCluster`: the master closes every region, flushing memstores, and
+    exits (~12 s, plus ~3 s for this client JVM). SIGTERM instead runs shutdown hooks in no set
+    order; when ZooKeeper goes first the region server retries it for ~20 s and its next start
+    replays a crash procedure. False when the request did not get through (then: SIGTERM)."""
+    command = _hbase_java("org.apache.hadoop.hbase.master.HMaster")
+    command[1:1] = ["-Xmx128m"]
+    command += ["-D", "hbase.client.retries.number=2", "stop", "--shutDownCluster"]
+    with log_file("hbase").open("ab") as log:
+        try:
+            result = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                timeout=30,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return False
+    return result.returncode == 0
+
+
+def _check_hbase() -> tuple[bool, str]:
+    """Serving when the active master has finished initialising and hbase:meta is OPEN on a live
+    region server that accepts connections: what every client looks up first (see hbase_probe).
+
+    HBase 2.6 writes the namespaces under /hbase/namespace when its cluster schema service
+    starts, the last step before the master calls itself initialised and accepts DDL
+    (creating YCSB's table); ZooKeeper starts empty on every start (_start_hbase)."""
+    from benchcamp.lab.hbase_probe import meta_region_state, read_znodes, region_server_name, server_location
+
+    data, children = read_znodes(
+        LOOPBACK,
+        port("hbase_zookeeper"),
+        ("/hbase/master", "/hbase/meta-region-server"),
+        ("/hbase/rs", "/hbase/namespace"),
+    )
+    master, meta_znode = data["/hbase/master"], data["/hbase/meta-region-server"]
+    if master is None:
+        return False, "ZooKeeper answers, no active master yet"
+    if meta_znode is None:
+        return False, f"master {server_location(master)} active, hbase:meta not assigned yet"
+    meta, state = server_location(meta_znode), meta_region_state(meta_znode)
+    if state != "OPEN":
+        return False, f"hbase:meta {state} on {meta}"
+    if region_server_name(meta) not in (children["/hbase/rs"] or []):
+        return False, f"hbase:meta on {meta}, which is not a live region server"
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        if sock.connect_ex((meta.host, meta.port)) != 0:
+            return False, f"region server {meta} does not accept connections"
+    if "default" not in (children["/hbase/namespace"] or []):
+        return False, f"hbase:meta OPEN on {meta}, master {server_location(master)} still initialising"
+    return True, f"master {server_location(master)} initialised, hbase:meta OPEN on {meta}"
+
+
 STORE_SERVICES = (
     Service("cassandra", "cassandra_native", _start_cassandra, _check_cassandra, stop_timeout_s=30.0),
+    Service(
+        "hbase",
+        "hbase_zookeeper",
+        _start_hbase,
+        _check_hbase,
+        stop_timeout_s=45.0,
+        request_stop=_request_hbase_stop,
+    ),
 )
 
 
@@ -675,6 +786,6 @@ def _log_tail(name: str, lines: int = 15) -> str:
 def lab_down() -> None:
     """Stop every lab service by its recorded PID, in reverse start order; leave no process behind."""
     for service in reversed(SERVICES):
-        _stop(service.name, service.stop_timeout_s)
+        service.stop()
     if yarn_enabled():  # BENCHCAMP_LAB_YARN=0 leaves the namespace alone (another lab may use it)
         subprocess.run(["ip", "netns", "delete", YARN_NETNS], capture_output=True, check=False)

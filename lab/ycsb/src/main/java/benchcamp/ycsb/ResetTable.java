@@ -1,6 +1,7 @@
 package benchcamp.ycsb;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import java.io.IOException;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -105,7 +106,14 @@ public final class ResetTable {
     }
   }
 
+  /** The binding's own settings (quorum, ZooKeeper port, columnfamily), then {@link HBaseSchema#reset}. */
   static String resetHBase(Properties properties, String table) {
-    throw new IllegalArgumentException("this build of benchcamp-ycsb has no HBase support yet");
+    HBaseClient.Settings settings = new HBaseClient.Settings(properties);
+    try {
+      HBaseSchema.reset(settings.quorum, settings.zookeeperPort, table, settings.family);
+    } catch (IOException e) {
+      throw new IllegalStateException("HBase at " + settings.where() + ": " + e.getMessage(), e);
+    }
+    return "created " + table + " (column family " + settings.family + ") on HBase at " + settings.where();
   }
 }
