@@ -319,6 +319,7 @@ def test_offered_load_cells_throttle_the_run_not_the_load() -> None:
     reset, load, run = get_workload("ycsb_a").execute(ctx)
     assert render(load[-2:]) == '> "$JOB"/load.stdout.log'
     load = load[:-2]
+    assert argv(load)[argv(load).index("-threads") + 1] == "16"  # the cell's, when above LOAD_THREADS
     assert argv(reset) == ["java", "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable"]
     assert argv(load)[4:7] == ["-load", "-db", BINDINGS["cassandra"]] and "-target" not in argv(load)
     words = argv(run)
@@ -407,8 +408,10 @@ def test_the_targets_store_addresses_reach_the_reset_and_the_client() -> None:
         update={"ycsb_properties": {"cassandra.hosts": "10.0.0.7", "cassandra.port": 19042}}
     )
     ctx = RunContext(SPEC, environment, "c", "ycsb_a", {"store": "cassandra", "threads": 1}, 1, "tiny")
-    reset, load, _ = get_workload("ycsb_a").execute(ctx)
+    reset, load, run = get_workload("ycsb_a").execute(ctx)
     load = load[:-2]  # the redirection of its summary
+    threads = {argv(command)[argv(command).index("-threads") + 1] for command in (load, run)}
+    assert threads == {"4", "1"}  # the untimed load uses 4 client threads, the run the cell's one
     assert argv(reset) == [
         "java", "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable",
         "-p", "cassandra.hosts=10.0.0.7", "-p", "cassandra.port=19042",

@@ -53,6 +53,7 @@ TABLE = "usertable"
 CORE_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
 CLIENT_CLASS = "site.ycsb.Client"
 EXPORT_FILE = "ycsb.json"
+LOAD_THREADS = 4  # the untimed load's client threads (at least): it only prepares the table
 LOAD_PREFIX = "load."  # the load's summary files in the execute step: load.stdout.log, load.ycsb.json
 
 # Axes that are command-line switches, not YCSB properties; settings may not set what the
@@ -390,7 +391,10 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "") -> Command:
     ]
     for name, value in ycsb_properties(ctx).items():
         command += ["-p", f"{name}={value}"]
-    command += ["-p", f"table={TABLE}", "-threads", str(int(ctx.params.get("threads", 1)))]
+    threads = int(ctx.params.get("threads", 1))
+    if phase == "-load":  # preparation, not the measurement: never slower than LOAD_THREADS
+        threads = max(threads, LOAD_THREADS)
+    command += ["-p", f"table={TABLE}", "-threads", str(threads)]
     target = ctx.params.get("target_ops")
     if phase == "-t" and target is not None:
         command += ["-target", str(int(target))]
