@@ -19,6 +19,7 @@ from benchcamp.workloads.base import ArchivedStep, GenerateError, ParseError, Ru
 from benchcamp.workloads.ycsb import (
     BINDINGS,
     EXPORTER,
+    JAVA_OPTIONS,
     RESET_TABLE_CLASS,
     YCSB_CLASSPATH,
     YcsbSummary,
@@ -293,7 +294,16 @@ def test_run_phase_command_from_settings_and_axes() -> None:
     ctx = context("ycsb_e", store="hbase", operationcount=5000, threads=16)
     *_, execute = get_workload("ycsb_e").execute(ctx)
     words = argv(execute)
-    assert words[:7] == ["java", "-cp", "/cp", "site.ycsb.Client", "-t", "-db", BINDINGS["hbase"]]
+    assert words[:8] == [
+        "java",
+        *JAVA_OPTIONS,
+        "-cp",
+        "/cp",
+        "site.ycsb.Client",
+        "-t",
+        "-db",
+        BINDINGS["hbase"],
+    ]
     assert words[words.index("-threads") + 1] == "16" and "-target" not in words and words[-1] == "-s"
     assert properties(words) == {
         "workload": "site.ycsb.workloads.CoreWorkload",
@@ -320,8 +330,8 @@ def test_offered_load_cells_throttle_the_run_not_the_load() -> None:
     assert render(load[-2:]) == '> "$JOB"/load.stdout.log'
     load = load[:-2]
     assert argv(load)[argv(load).index("-threads") + 1] == "16"  # the cell's, when above LOAD_THREADS
-    assert argv(reset) == ["java", "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable"]
-    assert argv(load)[4:7] == ["-load", "-db", BINDINGS["cassandra"]] and "-target" not in argv(load)
+    assert argv(reset) == ["java", *JAVA_OPTIONS, "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable"]
+    assert argv(load)[5:8] == ["-load", "-db", BINDINGS["cassandra"]] and "-target" not in argv(load)
     words = argv(run)
     assert words[words.index("-target") + 1] == str(cell.params["target_ops"])
     assert properties(words)["operationcount"] == "10000"  # no axis: the small ladder's setting
@@ -413,7 +423,7 @@ def test_the_targets_store_addresses_reach_the_reset_and_the_client() -> None:
     threads = {argv(command)[argv(command).index("-threads") + 1] for command in (load, run)}
     assert threads == {"4", "1"}  # the untimed load uses 4 client threads, the run the cell's one
     assert argv(reset) == [
-        "java", "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable",
+        "java", *JAVA_OPTIONS, "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable",
         "-p", "cassandra.hosts=10.0.0.7", "-p", "cassandra.port=19042",
     ]  # fmt: skip
     assert properties(argv(load))["cassandra.port"] == "19042"

@@ -52,6 +52,8 @@ RESET_TABLE_CLASS = "benchcamp.ycsb.ResetTable"
 TABLE = "usertable"
 CORE_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
 CLIENT_CLASS = "site.ycsb.Client"
+# Java 17 closes java.nio to the HBase client, which then falls back to slower byte comparisons
+JAVA_OPTIONS = ("--add-opens=java.base/java.nio=ALL-UNNAMED",)
 EXPORT_FILE = "ycsb.json"
 LOAD_THREADS = 4  # the untimed load's client threads (at least): it only prepares the table
 LOAD_PREFIX = "load."  # the load's summary files in the execute step: load.stdout.log, load.ycsb.json
@@ -382,6 +384,7 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "") -> Command:
     """
     command: Command = [
         "java",
+        *JAVA_OPTIONS,
         "-cp",
         env_ref(YCSB_CLASSPATH),
         CLIENT_CLASS,
@@ -414,6 +417,7 @@ def reset_table_command(ctx: RunContext) -> Command:
     """Drop and re-create `usertable` in the cell's store, where the binding will look for it."""
     command: Command = [
         "java",
+        *JAVA_OPTIONS,
         "-cp",
         env_ref(YCSB_CLASSPATH),
         RESET_TABLE_CLASS,
