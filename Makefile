@@ -31,7 +31,7 @@ setup: $(VENV)/.synced
 
 # The default `make run` also runs a small YCSB campaign (study 3: both stores, workloads A and C,
 # the tiny ladder's operation counts and offered-load sweep); `make run STUDY=x` runs x alone.
-YCSB_RUN ?= --ladder tiny --workloads ycsb_a,ycsb_c
+YCSB_RUN ?= --ladder tiny --workloads ycsb_a,ycsb_c --repetitions 2
 run: setup
 	$(BENCHCAMP) run $(STUDY) --ladder $(LADDER)
 ifeq ($(STUDY),hibench_dse)
