@@ -530,3 +530,25 @@ def test_an_hbase_run_becomes_records_of_the_hbase_cell() -> None:
     assert value["read_modify_write_p99_latency_us"] == 25343
     assert (value["throughput_ops_s"], value["runtime_s"]) == (269.83270372369134, 3.706)
     assert (value["loaded_records"], value["load_throughput_ops_s"]) == (1000, 464.9000464900046)
+
+
+def test_the_workload_property_files_hold_the_specs_settings() -> None:
+    """lab/ycsb/workloads/workload[a-f] (for running the client by hand) say what the campaign passes."""
+    files = Path(__file__).resolve().parents[2] / "lab" / "ycsb" / "workloads"
+    for letter in "abcdef":
+        pairs = (
+            line.split("=", 1)
+            for line in (files / f"workload{letter}").read_text().splitlines()
+            if line and not line.startswith("#")
+        )
+        written = dict(pairs)
+        assert written.pop("workload") == "site.ycsb.workloads.CoreWorkload"
+        assert (written.pop("recordcount"), written.pop("operationcount")) == ("1000", "1000")
+        settings = {
+            name: value
+            for name, value in SPEC.settings[f"ycsb_{letter}"].items()
+            if name not in ("recordcount", "operationcount")
+        }
+        assert set(written) == set(settings), letter
+        for name, value in settings.items():
+            assert written[name] == str(value) or float(written[name]) == value, (letter, name)
