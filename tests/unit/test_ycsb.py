@@ -439,19 +439,37 @@ def test_a_property_name_that_is_not_one_is_refused_in_the_spec() -> None:
         parse_spec(broken)
 
 
-CASSANDRA = DATA.parent / "cassandra"
+PIPELINE = DATA.parent / "pipeline"
 
 
-def test_real_cassandra_outputs_through_our_binding() -> None:
-    load = parse_ycsb_text((CASSANDRA / "workloada-load-text.stdout.log").read_text(), "load")
-    assert load.operations["INSERT"].returns == {"OK": 1000} and load.runtime_ms == 9508
-    run = parse_ycsb_text((CASSANDRA / "workloada-run-text.stdout.log").read_text(), "run")
-    assert (run.operations["READ"].operations, run.operations["UPDATE"].operations) == (502, 498)
-    assert run.operations["UPDATE"].latencies_us["p99"] == 134015
-    assert run.ok_operations == 1000 and run.error_returns == 0 and run.client_errors == ()
-    read_only = parse_ycsb_json((CASSANDRA / "workloadc-run.json").read_text(), "c.json")
-    assert read_only.operations["READ"].operations == 1000
-    assert read_only.operations["READ"].latencies_us["avg"] == pytest.approx(7538.633)
+@pytest.mark.parametrize(
+    ("name", "workload", "params", "mix"),
+    [
+        ("cassandra_a", "ycsb_a", {"store": "cassandra", "operationcount": 1000, "threads": 1}, {"READ": 478, "UPDATE": 522}),
+        ("hbase_a", "ycsb_a", {"store": "hbase", "operationcount": 1000, "threads": 1}, {"READ": 480, "UPDATE": 520}),
+        ("cassandra_c_target1000", "ycsb_c", {"store": "cassandra", "target_ops": 1000, "threads": 16}, {"READ": 1000}),
+        ("hbase_c_target1000", "ycsb_c", {"store": "hbase", "target_ops": 1000, "threads": 16}, {"READ": 1000}),
+    ],
+)  # fmt: skip
+def test_real_execute_steps_of_both_stores_parse_into_ok_records(
+    name: str, workload: str, params: dict[str, AxisValue], mix: dict[str, int]
+) -> None:
+    """Execute steps archived by a real campaign on the lab's Cassandra and HBase (tests/data/ycsb/pipeline)."""
+    directory = PIPELINE / name
+    ctx = context(workload, **params)
+    records = {r.metric: r for r in get_workload(workload).parse(ctx, step(directory))}
+    assert {r.status for r in records.values()} == {"ok"}
+    assert records["loaded_records"].value == 1000
+    assert records["loaded_records"].artifact == str(directory / "load.stdout.log")
+    assert records["operations_ok"].value == 1000 and records["error_returns"].value == 0
+    for op, count in mix.items():
+        assert records[f"{op.lower()}_return_ok"].value == count
+        latency = [records[f"{op.lower()}_{k}_latency_us"].value for k in ("min", "avg", "p95", "p99", "max")]
+        assert latency == sorted(latency) and latency[0] >= 0
+    summary = parse_ycsb_text((directory / "stdout.log").read_text(), "stdout.log")
+    assert records["throughput_ops_s"].value == summary.throughput_ops_s > 0
+    command = (directory / "command.sh").read_text()
+    assert f"benchcamp.ycsb.ResetTable {params['store']} usertable" in command
 
 
 # -- real HBase outputs (tests/data/ycsb/hbase/README.md) ---------------------------------------

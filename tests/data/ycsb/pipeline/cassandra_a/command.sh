@@ -1,0 +1,4 @@
+set -e -o pipefail
+java -cp "$YCSB_CLASSPATH" benchcamp.ycsb.ResetTable cassandra usertable
+java -cp "$YCSB_CLASSPATH" site.ycsb.Client -load -db benchcamp.ycsb.CassandraCQLClient -p workload=site.ycsb.workloads.CoreWorkload -p recordcount=1000 -p operationcount=1000 -p readproportion=0.5 -p updateproportion=0.5 -p requestdistribution=zipfian -p table=usertable -threads 1 -p exporter=benchcamp.ycsb.TeeMeasurementsExporter -p exportfile="$JOB"/load.ycsb.json -s > "$JOB"/load.stdout.log
+java -cp "$YCSB_CLASSPATH" site.ycsb.Client -t -db benchcamp.ycsb.CassandraCQLClient -p workload=site.ycsb.workloads.CoreWorkload -p recordcount=1000 -p operationcount=1000 -p readproportion=0.5 -p updateproportion=0.5 -p requestdistribution=zipfian -p table=usertable -threads 1 -p exporter=benchcamp.ycsb.TeeMeasurementsExporter -p exportfile="$JOB"/ycsb.json -s

@@ -1,0 +1,4 @@
+set -e -o pipefail
+java -cp "$YCSB_CLASSPATH" benchcamp.ycsb.ResetTable hbase usertable
+java -cp "$YCSB_CLASSPATH" site.ycsb.Client -load -db benchcamp.ycsb.HBaseClient -p workload=site.ycsb.workloads.CoreWorkload -p recordcount=1000 -p operationcount=1000 -p readproportion=1 -p updateproportion=0 -p requestdistribution=zipfian -p table=usertable -threads 16 -p exporter=benchcamp.ycsb.TeeMeasurementsExporter -p exportfile="$JOB"/load.ycsb.json -s > "$JOB"/load.stdout.log
+java -cp "$YCSB_CLASSPATH" site.ycsb.Client -t -db benchcamp.ycsb.HBaseClient -p workload=site.ycsb.workloads.CoreWorkload -p recordcount=1000 -p operationcount=1000 -p readproportion=1 -p updateproportion=0 -p requestdistribution=zipfian -p table=usertable -threads 16 -target 1000 -p exporter=benchcamp.ycsb.TeeMeasurementsExporter -p exportfile="$JOB"/ycsb.json -s
