@@ -448,6 +448,11 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int, keep_d
     return step
 
 
+def _uses_data_fs(units: list[dict[str, Any]]) -> bool:
+    """Whether any unit's workload keeps data on the target's Hadoop file system."""
+    return any(get_workload(unit["workload"]).uses_data_fs for unit in units)
+
+
 SPACE_HEADROOM = 1.25  # the study left about 25% of the storage free for temporary data
 
 
@@ -491,7 +496,7 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
         return {"preflight": "nothing planned on this target"}
     ctx = context_for(units[0])
     needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
-    data_fs = any(get_workload(unit["workload"]).uses_data_fs for unit in units)
+    data_fs = _uses_data_fs(units)
     archive_dir = (
         archive.campaign_dir(ctx.spec.study, ctx.campaign)
         / "preflight"
@@ -515,7 +520,7 @@ def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
     hadoop = ctx.hadoop
     campaign_part = f"{slug(ctx.spec.study)}/{slug(ctx.campaign)}"
     staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
-    if not data_fs:  # the stores' tables are reset by the next campaign's generate
+    if not data_fs:  # the stores' tables are emptied by the next run's execute step
         return "\n".join(["set -u", f"rm -rf {staging}", "echo cleanup_verified=yes", ""])
     if ctx.environment.data_root:
         pattern = Shell(shlex.quote(f"{ctx.environment.data_root.rstrip('/')}/{campaign_part}"))
@@ -561,7 +566,7 @@ def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, s
         _run_hive(ctx, statements, archive_dir / "hive", "cleanup")
     step = ssh.run_step(
         ctx, ctx.environment.connection, "cleanup",
-        cleanup_body(ctx, any(get_workload(unit["workload"]).uses_data_fs for unit in units)),
+        cleanup_body(ctx, _uses_data_fs(units)),
         archive_dir, try_number,
     )  # fmt: skip
     ssh.raise_if_failed("cleanup", step)

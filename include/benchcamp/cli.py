@@ -272,11 +272,12 @@ def cmd_airflow_init(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab."""
     from benchcamp import lab
+    from benchcamp.campaign import implemented_workloads
     from benchcamp.spec import load_spec
     from benchcamp.workloads import get_workload
 
     spec = load_spec(args.study)
-    if not all(get_workload(name).uses_data_fs for name in spec.workloads):
+    if not all(get_workload(name).uses_data_fs for name in implemented_workloads(spec)):
         os.environ["BENCHCAMP_LAB_STORES"] = "1"  # YCSB measures the lab's data stores
     print(lab.lab_up().format())
     try:

@@ -204,12 +204,6 @@ def time_series(history: Rows, changes: Rows) -> Figure:
     return Figure("time-series", title, chart.to_dict())
 
 
-def _cell_key(row: dict[str, Any]) -> str:
-    """The cell key of a YCSB mart row: its workload, store and the pair's other axes."""
-    params = [f"store={row['store']}", *filter(None, (row.get("pair_params") or "").split("|"))]
-    return "|".join([row["workload"], *sorted(params)])
-
-
 def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> Figure:
     """Average latency against achieved throughput over the offered-load sweep, per store and
     operation type; points the anomaly check refused are drawn as red crosses with its message."""
@@ -221,7 +215,7 @@ def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> 
             "throughput_ops_s": _plain(row["throughput_ops_s"]),
             "avg_latency_ms": _plain(row["avg_latency_us"] / 1000),
             "line": f"{row['store']} · {row['op_type']} · {row['threads']} threads",
-            "anomaly": anomalies.get(_cell_key(row), ""),
+            "anomaly": anomalies.get(row["cell_key"], ""),
         }
         for row in rows
         if row.get("throughput_ops_s") is not None and row.get("avg_latency_us") is not None
@@ -244,9 +238,9 @@ def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> 
     chart = alt.layer(lines, flagged).properties(title=title, width=WIDTH, height=HEIGHT)
     notes = tuple(
         dict.fromkeys(
-            f"anomaly, {_cell_key(row)}: {anomalies[_cell_key(row)]}"
+            f"anomaly, {row['cell_key']}: {anomalies[row['cell_key']]}"
             for row in rows
-            if _cell_key(row) in anomalies
+            if row["cell_key"] in anomalies
         )
     )
     return Figure(f"latency-throughput-{_slug(workload)}", title, chart.to_dict(), notes)

@@ -410,6 +410,14 @@ def _p_value(value: Any) -> str:
     return "-" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
 
 
+def _left_align(headers: list[str], body: list[list[str]], columns: int) -> None:
+    """Pad the first `columns` cells of every row to their column's width (text, not numbers)."""
+    for column in range(columns):
+        width = max(len(headers[column]), *(len(line[column]) for line in body))
+        for line in body:
+            line[column] = line[column].ljust(width)
+
+
 def _ycsb_section(rows: list[dict[str, Any]]) -> list[str]:
     """HBase vs Cassandra per workload, as the YCSB study compares them: throughput once per test
     condition, then each operation type's average, 95th and 99th percentile latency."""
@@ -446,10 +454,7 @@ def _ycsb_section(rows: list[dict[str, Any]]) -> list[str]:
                         verdict or "no test (n < 2)",
                     ]
                 )  # fmt: skip
-        for column in range(3):  # operation, condition and figure read as text: left-aligned
-            width = max(len(headers[column]), *(len(line[column]) for line in body))
-            for line in body:
-                line[column] = line[column].ljust(width)
+        _left_align(headers, body, columns=3)  # operation, condition and figure read as text
         title = f"{workload}: HBase vs Cassandra on {environment} (Welch's t-test over repetitions)"
         out += ["", title, _grid(headers, body, text_columns=1)]
     return out
@@ -489,10 +494,7 @@ def _ycsb_summary_section(rows: list[dict[str, Any]]) -> list[str]:
             if condition in shown:
                 line[0] = line[1] = line[3] = line[4] = line[5] = ""
             shown.add(condition)
-        for column in range(3):
-            width = max(len(headers[column]), *(len(line[column]) for line in body))
-            for line in body:
-                line[column] = line[column].ljust(width)
+        _left_align(headers, body, columns=3)  # store, condition and operation read as text
         out += [
             "",
             f"{workload} on {environment}: YCSB results per store",

@@ -26,6 +26,7 @@ Ladder = Literal["tiny", "small", "paper"]
 LADDERS: tuple[Ladder, ...] = ("tiny", "small", "paper")
 AxisValue = float | int | str
 _NAME = r"^[a-z][a-z0-9_]*$"
+YCSB_PROPERTY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")  # what YCSB takes after -p
 _CRON_FIELD = re.compile(r"^[\d*/,\-A-Za-z?LW#]+$")
 
 
@@ -107,7 +108,7 @@ class Environment(_Strict):
     @classmethod
     def _property_names(cls, value: dict[str, str | int | float]) -> dict[str, str | int | float]:
         for name in value:
-            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", name):
+            if not YCSB_PROPERTY_NAME.fullmatch(name):
                 raise ValueError(f"'{name}' is not a YCSB property name (letters, digits, _ and .)")
         return value
 

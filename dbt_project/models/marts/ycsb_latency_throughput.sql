@@ -16,6 +16,7 @@ select
     o.threads,
     o.op_type,
     o.target_ops,
+    o.cell_key,
     o.pair_params,
     o.n,
     o.n_failed,

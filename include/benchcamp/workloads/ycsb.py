@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchcamp.records import ResultRecord
+from benchcamp.spec import YCSB_PROPERTY_NAME
 from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,
@@ -47,7 +48,7 @@ BINDINGS: dict[str, str] = {
     "hbase": "benchcamp.ycsb.HBaseClient",
 }
 EXPORTER = "benchcamp.ycsb.TeeMeasurementsExporter"
-# Drops and re-creates the table in the store before each load (lab/ycsb).
+# Empties the table in the store (creating it when missing) before each load (lab/ycsb).
 RESET_TABLE_CLASS = "benchcamp.ycsb.ResetTable"
 TABLE = "usertable"
 CORE_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
@@ -62,7 +63,6 @@ LOAD_PREFIX = "load."  # the load's summary files in the execute step: load.stdo
 # module sets itself.
 SWITCH_AXES = ("store", "threads", "target_ops")
 RESERVED_PROPERTIES = frozenset({"db", "exporter", "exportfile", "threadcount", "target", "table"})
-_PROPERTY_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
 _PROPORTIONS = (
     "readproportion",
     "updateproportion",
@@ -291,10 +291,8 @@ def read_step_summary(step: ArchivedStep) -> tuple[YcsbSummary, Path]:
     if from_text and from_json:
         cross_check(from_text, from_json, str(stdout_file), str(json_file))
         return from_text, stdout_file
-    if from_json and not from_text:  # the summary went to the file only; stdout still has errors
-        from_json = dataclasses.replace(from_json, client_errors=client_errors(text))
-    if from_json:
-        return from_json, json_file
+    if from_json:  # the summary went to the file only; stdout still holds the client's errors
+        return dataclasses.replace(from_json, client_errors=client_errors(text)), json_file
     if from_text:
         return from_text, stdout_file
     raise ParseError(
@@ -414,7 +412,7 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "") -> Command:
 
 
 def reset_table_command(ctx: RunContext) -> Command:
-    """Drop and re-create `usertable` in the cell's store, where the binding will look for it."""
+    """Empty (or create) `usertable` in the cell's store, where the binding will look for it."""
     command: Command = [
         "java",
         *JAVA_OPTIONS,
@@ -436,7 +434,7 @@ def check_ycsb_cell(ctx: RunContext) -> None:
     """Refuse a cell YCSB could not run as asked, before anything runs (ValueError says why)."""
     binding_class(ctx)
     for name in ctx.spec.settings.get(ctx.workload, {}):
-        if not _PROPERTY_NAME.match(name) or name in RESERVED_PROPERTIES or name in SWITCH_AXES:
+        if not YCSB_PROPERTY_NAME.fullmatch(name) or name in RESERVED_PROPERTIES or name in SWITCH_AXES:
             raise ValueError(f"setting '{name}' of {ctx.workload} cannot be a YCSB property set here")
     properties = ycsb_properties(ctx)
     for name in ("recordcount", "operationcount"):
@@ -467,7 +465,7 @@ class _CoreWorkload(Workload):
     uses_data_fs = False
 
     def clean_paths(self, ctx: RunContext) -> list[Shell]:
-        return []  # the data lives in the store: generate resets the table
+        return []  # the data lives in the store: execute empties the table before loading it
 
     def estimated_bytes(self, ctx: RunContext) -> int:
         return 0  # nothing on a data file system

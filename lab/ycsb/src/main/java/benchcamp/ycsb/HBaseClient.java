@@ -323,21 +323,21 @@ public final class HBaseClient extends DB {
   /** An update writes the given columns and leaves the row's others, as YCSB expects. */
   @Override
   public Status update(String tableName, String key, Map<String, ByteIterator> values) {
-    try {
-      table(tableName).put(put(key, family, values, settings.durability));
-      return Status.OK;
-    } catch (IOException | RuntimeException e) {
-      return failed("update", key, e);
-    }
+    return write("update", tableName, key, values);
   }
 
   @Override
   public Status insert(String tableName, String key, Map<String, ByteIterator> values) {
+    return write("insert", tableName, key, values);
+  }
+
+  /** Insert and update are the same Put in HBase; only the name in an error differs. */
+  private Status write(String operation, String tableName, String key, Map<String, ByteIterator> values) {
     try {
       table(tableName).put(put(key, family, values, settings.durability));
       return Status.OK;
     } catch (IOException | RuntimeException e) {
-      return failed("insert", key, e);
+      return failed(operation, key, e);
     }
   }
 
