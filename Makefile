@@ -11,11 +11,12 @@ PYTEST_ARGS ?=
 # Let Python cache bytecode in .venv: without it every process recompiles Airflow, GX and dbt.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup browser run test test-unit lint up down status lab-up lab-down lab-status benchmark manifest clean
+.PHONY: help setup browser run test test-unit test-integration lint up down status lab-up lab-down lab-status benchmark manifest clean
 
 help:
 	@echo "make run      run the $(STUDY) campaign ($(LADDER) ladder), then a small YCSB one, through Airflow on the local lab"
 	@echo "make test     lint, type-check and run every test (unit, DAG integrity, golden, integration)"
+	@echo "make test-unit | test-integration    one tier of the tests"
 	@echo "make up | down | status    Airflow (UI on 127.0.0.1:8080, login required) and the lab"
 	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
 	@echo "make benchmark    measure the HiveBench generator and the harness (benchmarks/)"
@@ -49,8 +50,13 @@ test: setup browser
 	mvn -q -B -f lab/ycsb/pom.xml test   # the YCSB bindings' own JUnit tests
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
+# One tier at a time: unit (no service, about a minute) or integration (the real lab, Airflow and
+# the browser: most of `make test`'s time).
 test-unit: $(VENV)/.synced
 	$(VENV)/bin/pytest -m "not integration" $(PYTEST_ARGS)
+
+test-integration: setup browser
+	$(VENV)/bin/pytest -m integration $(PYTEST_ARGS)
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check include dags plugins tests benchmarks

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import urllib.parse
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp import archive
-from benchcamp.records import ResultRecord, ValidationFailure, cell_key
+from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.spec import LADDERS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
@@ -225,18 +226,58 @@ def rep_dir_for(ctx: RunContext, results: Path | None = None) -> Path:
     )
 
 
-def clean_body(ctx: RunContext) -> str:
-    """Delete the repetition's data, check it is gone, and drop the page cache where permitted."""
+def _webhdfs_lines(base_url: str, path: str, verify: bool, what: str) -> list[str]:
+    """Delete `path` (recursively) through the NameNode's HTTP API, and check it is gone.
+
+    No JVM starts: `curl` talks to WebHDFS. An answer other than 200 fails the step naming the
+    path and the HTTP status, so a NameNode that cannot be read never passes for a clean one.
+    """
+    curl = "curl -sS --connect-timeout 10 --max-time 120"
+    user = "user.name=$(id -un)"
+    lines = [
+        # the target's own BENCHCAMP_WEBHDFS_URL (the lab's sshd sets it) wins over the spec's
+        f'base=${{BENCHCAMP_WEBHDFS_URL:-}}; [ -n "$base" ] || base={shlex.quote(base_url)}',
+        f'url="${{base%/}}"/webhdfs/v1{shlex.quote(urllib.parse.quote(path, safe="/"))}',
+        f'code=$({curl} -o /dev/null -w "%{{http_code}}" -X DELETE "$url?op=DELETE&recursive=true&{user}")',
+        f'if [ "$code" != 200 ]; then echo "{what}: WebHDFS delete of "{shlex.quote(path)}" answered HTTP $code" >&2; exit 1; fi',
+    ]
+    if verify:
+        lines += [
+            f'code=$({curl} -o /dev/null -w "%{{http_code}}" "$url?op=GETFILESTATUS&{user}")',
+            f'if [ "$code" != 404 ]; then echo "{what}: data still present (HTTP $code): "{shlex.quote(path)} >&2; exit 1; fi',
+        ]
+    return lines
+
+
+def _uses_webhdfs(ctx: RunContext) -> bool:
+    return bool(ctx.environment.webhdfs_url and ctx.environment.data_root)
+
+
+def remove_data_script(ctx: RunContext, verify: bool, what: str = "clean") -> str:
+    """Shell lines that delete the repetition's data (WebHDFS where configured, else `hadoop fs`)."""
     workload = get_workload(ctx.workload)
     paths = workload.clean_paths(ctx)
-    hadoop = ctx.hadoop
-    lines = ["set -u"]
-    for path in paths:
-        lines.append(render([*hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", path]) + " >/dev/null")
-        lines.append(
-            f"if {render([*hadoop, 'fs', '-test', '-e', path])} 2>/dev/null; then "
-            f"echo 'clean: data still present: '{path} >&2; exit 1; fi"
+    if not paths:
+        return ""
+    if _uses_webhdfs(ctx) and paths == [data_path()]:
+        return (
+            "\n".join(_webhdfs_lines(ctx.environment.webhdfs_url or "", ctx.data_location(), verify, what))
+            + "\n"
         )
+    lines = []
+    for path in paths:
+        lines.append(render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", path]) + " >/dev/null")
+        if verify:
+            lines.append(
+                f"if {render([*ctx.hadoop, 'fs', '-test', '-e', path])} 2>/dev/null; then "
+                f"echo '{what}: data still present: '{path} >&2; exit 1; fi"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def clean_body(ctx: RunContext) -> str:
+    """Delete the repetition's data, check it is gone, and drop the page cache where permitted."""
+    lines = ["set -u", remove_data_script(ctx, verify=True).rstrip("\n")]
     lines.append("echo clean_verified=yes")
     if ctx.spec.drop_caches and ctx.environment.drop_caches:
         refused = (
@@ -250,7 +291,7 @@ def clean_body(ctx: RunContext) -> str:
         )
     else:
         lines.append("echo drop_caches=skipped")
-    return "\n".join(lines) + "\n"
+    return "\n".join(line for line in lines if line) + "\n"
 
 
 def _run_hive(
@@ -286,6 +327,8 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
     ctx = context_for(unit)
     workload = get_workload(ctx.workload)
     commands = workload.generate(ctx)
+    if not commands and not workload.hive_setup(ctx):
+        return "nothing to generate"  # e.g. YCSB loads its store in execute: no SSH session for nothing
     archive_dir = rep_dir_for(ctx) / "generate" / f"try{try_number}"
     # A retried generate starts from nothing (clean did it for the first try): jobs refuse to
     # write into an existing output directory.
@@ -354,9 +397,11 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             connection = ctx.environment.hive_connection or ""
             step = hive.run_statements(connection, hive_statements, execute_dir)
         else:
+            # The repetition's data is removed after the timed job, in the same session (untimed).
+            after = "" if keep_data or not workload.uses_data_fs else remove_data_script(ctx, verify=False)
             step = ssh.run_step(
                 ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
-                execute_dir, try_number,
+                execute_dir, try_number, after=after,
             )  # fmt: skip
     except Exception:
         # Whatever broke (an unreachable target is retried by the task and a success then
@@ -372,7 +417,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
         raise
     archive.save_records(rep_dir, records)
-    _capture_environment(ctx, rep_dir, try_number, keep_data)
+    _capture_environment(ctx, rep_dir, try_number)
     ssh.raise_if_failed("execute", step)
     return {"archive": str(step.directory), "duration_s": step.duration_s, "records": len(records)}
 
@@ -419,33 +464,51 @@ def _job_history_records(
     return records
 
 
-def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int, keep_data: bool) -> ArchivedStep:
-    body = env_facts.facts_script(ctx)
-    if not keep_data and get_workload(ctx.workload).uses_data_fs:
-        body += (
-            "\n"
-            + render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", data_path()])
-            + " >/dev/null 2>&1\n"
-        )
-    step = ssh.run_step(
-        ctx,
-        ctx.environment.connection,
-        "environment",
-        body,
-        rep_dir / "environment" / f"try{try_number}",
-        try_number,
+def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> EnvironmentSnapshot:
+    """The target's facts for this repetition: captured once per campaign and target, reused after.
+
+    The first repetition on a target captures them (archived under
+    `<campaign>/environment/<target>/capture<N>/`); later repetitions get a copy of that snapshot
+    (same `captured_at`), which saves an SSH session and a JVM per repetition. A retried step
+    (try > 1) captures again, since whatever failed may have changed the target, and a Hive
+    workload adds HiveServer2's facts the first time one runs.
+    """
+    cache_dir = (
+        archive.campaign_dir(ctx.spec.study, ctx.campaign) / "environment" / slug(ctx.environment.name)
     )
-    facts = env_facts.parse_facts(step.text("stdout.log"))
-    if ctx.environment.hive_connection and get_workload(ctx.workload).uses_hive:
+    cached_file = cache_dir / archive.ENVIRONMENT_FILE
+    wants_hive = bool(ctx.environment.hive_connection) and get_workload(ctx.workload).uses_hive
+    snapshot: EnvironmentSnapshot | None = None
+    if try_number == 1 and cached_file.exists():
+        snapshot = EnvironmentSnapshot.model_validate_json(cached_file.read_text(encoding="utf-8"))
+    capture_dir = cache_dir / f"capture{len(list(cache_dir.glob('capture*'))) + 1}"
+    if snapshot is None:
+        step = ssh.run_step(
+            ctx,
+            ctx.environment.connection,
+            "environment",
+            env_facts.facts_script(ctx),
+            capture_dir,
+            try_number,
+        )
+        facts = env_facts.parse_facts(step.text("stdout.log"))
+        snapshot = env_facts.snapshot(ctx, facts, step.finished_at)
+    if wants_hive and "hive_version" not in snapshot.facts:
         from benchcamp.targets import hive
 
+        hive_dir = capture_dir / "hive"
         hive_step = hive.run_statements(
-            ctx.environment.hive_connection, env_facts.hive_fact_statements(), step.directory / "hive"
+            ctx.environment.hive_connection or "", env_facts.hive_fact_statements(), hive_dir
         )
         if hive_step.exit_code == 0:
-            facts.update(env_facts.parse_hive_facts(json.loads(hive_step.text("results.json"))))
-    archive.save_environment(rep_dir, env_facts.snapshot(ctx, facts, step.finished_at))
-    return step
+            facts = {
+                **snapshot.facts,
+                **env_facts.parse_hive_facts(json.loads(hive_step.text("results.json"))),
+            }
+            snapshot = snapshot.model_copy(update={"facts": facts})
+    archive.write_atomically(cached_file, snapshot.model_dump_json(indent=2))
+    archive.save_environment(rep_dir, snapshot)
+    return snapshot
 
 
 def _uses_data_fs(units: list[dict[str, Any]]) -> bool:

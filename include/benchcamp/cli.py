@@ -148,8 +148,8 @@ def cmd_up(args: argparse.Namespace) -> int:
 def cmd_down(args: argparse.Namespace) -> int:
     from benchcamp import stack
 
-    stack.down()
-    print("Airflow and the lab stopped")
+    stack.down(keep_lab=args.keep_lab)
+    print("Airflow stopped (the lab still runs)" if args.keep_lab else "Airflow and the lab stopped")
     return EXIT_OK
 
 
@@ -384,7 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("up", help="start the lab and Airflow (UI on 127.0.0.1, login required)").set_defaults(
         handler=cmd_up
     )
-    sub.add_parser("down", help="stop Airflow and the lab").set_defaults(handler=cmd_down)
+    stopper = sub.add_parser("down", help="stop Airflow and the lab")
+    stopper.add_argument("--keep-lab", action="store_true", help="stop Airflow only")
+    stopper.set_defaults(handler=cmd_down)
     sub.add_parser("status", help="Airflow's components and the lab's services").set_defaults(
         handler=cmd_status
     )

@@ -92,6 +92,13 @@ class Environment(_Strict):
         "(`dfsadmin -safemode get`); unset for file systems without safe mode",
     )
 
+    webhdfs_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$",
+        description="the NameNode's HTTP address as the target reaches it (e.g. http://nn:9870): "
+        "repetition data under data_root is deleted and checked through WebHDFS with curl instead of "
+        "starting `hadoop fs` JVMs; the target's BENCHCAMP_WEBHDFS_URL, if set, wins",
+    )
     jobhistory_url: str | None = Field(
         default=None,
         pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$",

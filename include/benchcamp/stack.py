@@ -235,10 +235,11 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
-def down() -> None:
-    """Stop every Airflow component (whole process groups), then the lab."""
+def down(keep_lab: bool = False) -> None:
+    """Stop every Airflow component (whole process groups), then the lab unless `keep_lab`."""
     from benchcamp import lab
 
     for component in reversed(COMPONENTS):
         _stop(component)
-    lab.lab_down()
+    if not keep_lab:
+        lab.lab_down()

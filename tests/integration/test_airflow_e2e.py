@@ -24,14 +24,14 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
-from benchcamp import archive, report
+from benchcamp import archive, lab, report
 from benchcamp.campaign import campaign_id
 
 pytestmark = pytest.mark.integration
@@ -75,7 +75,10 @@ class Api:
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def stack(
+    tmp_path_factory: pytest.TempPathFactory, shared_lab: Callable[[], lab.LabStatus]
+) -> Iterator[dict[str, Any]]:
+    shared_lab()
     tmp = tmp_path_factory.mktemp("stack")
     port = _free_port()
     env = {
@@ -104,7 +107,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             if path.read_text().strip()
         ]
         stopped = subprocess.run(
-            [str(BIN / "benchcamp"), "down"], env=env, capture_output=True, text=True, timeout=300
+            [str(BIN / "benchcamp"), "down", "--keep-lab"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert stopped.returncode == 0, stopped.stderr
         left = [pid for pid in pids if Path(f"/proc/{pid}").exists() and not _zombie(pid)]

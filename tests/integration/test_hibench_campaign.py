@@ -13,10 +13,11 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from benchcamp import report
+from benchcamp import lab, report
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
@@ -26,7 +27,10 @@ WORKLOADS = ("wordcount", "dfsio_write", "dfsio_read", "hive_aggregation", "hive
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def campaign(
+    tmp_path_factory: pytest.TempPathFactory, shared_lab: Callable[[], lab.LabStatus]
+) -> dict[str, Path]:
+    shared_lab()
     tmp = tmp_path_factory.mktemp("campaign")
     paths = {
         "results": tmp / "results",
@@ -50,6 +54,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             str(REPETITIONS),
             "--campaign",
             RUN_ID,
+            "--keep-lab",
         ],  # fmt: skip
         env=env,
         capture_output=True,

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,10 @@ PHASES = ("phase_map_s", "phase_shuffle_s", "phase_merge_s", "phase_reduce_s", "
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def campaign(
+    tmp_path_factory: pytest.TempPathFactory, shared_lab: Callable[[], lab.LabStatus]
+) -> dict[str, Path]:
+    shared_lab()
     tmp = tmp_path_factory.mktemp("yarn")
     paths = {"results": tmp / "results", "warehouse": tmp / "warehouse" / "benchcamp.duckdb"}
     env = {
@@ -55,6 +59,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             CELL,
             "--campaign",
             RUN_ID,
+            "--keep-lab",
         ],  # fmt: skip
         env=env,
         capture_output=True,

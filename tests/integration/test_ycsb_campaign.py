@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,7 +38,10 @@ CELLS = [
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+def campaign(
+    tmp_path_factory: pytest.TempPathFactory, shared_lab: Callable[[], lab.LabStatus]
+) -> dict[str, Path]:
+    shared_lab()
     tmp = tmp_path_factory.mktemp("ycsb_campaign")
     paths = {
         "results": tmp / "results",
@@ -55,15 +58,12 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pat
     cells = ",".join(cell_key("ycsb_a", cell) for cell in CELLS)  # type: ignore[arg-type]
     command = [str(BIN / "benchcamp"), "run", STUDY, "--ladder", "tiny", "--environment", "local_lab"]
     command += ["--repetitions", "2", "--cells", cells, "--campaign", CAMPAIGN, "--keep-lab"]
-    try:
-        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
-        paths["log"].write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
-        assert result.returncode == 0, (
-            f"campaign failed, log in {paths['log']}:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
-        )
-        yield paths
-    finally:
-        lab.lab_down()
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
+    paths["log"].write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
+    assert result.returncode == 0, (
+        f"campaign failed, log in {paths['log']}:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    )
+    return paths
 
 
 def test_every_cell_of_both_stores_ran_twice_and_parsed(campaign: dict[str, Path]) -> None:

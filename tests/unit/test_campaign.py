@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import http.server
 import subprocess
+import threading
+import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from benchcamp.campaign import (
@@ -141,10 +146,93 @@ def test_preflight_gives_up_on_safe_mode_after_the_bounded_wait(tmp_path: Path) 
 
 def test_clean_fails_when_the_study_requires_dropping_caches_and_it_is_refused(tmp_path: Path) -> None:
     spec = load_spec("hibench_dse").model_copy(update={"drop_caches_required": True})
-    ctx = RunContext(
-        spec, spec.environment("local_lab"), "c1", "dfsio_write", {"data_size_gb": 0.012}, 1, "tiny"
-    )
+    hadoop_fs_only = spec.environment("local_lab").model_copy(update={"webhdfs_url": None})
+    ctx = RunContext(spec, hadoop_fs_only, "c1", "dfsio_write", {"data_size_gb": 0.012}, 1, "tiny")
     body = clean_body(ctx).replace("/proc/sys/vm/drop_caches", str(tmp_path / "missing" / "drop_caches"))
     result = _run_body(body, {**_fake_hadoop(tmp_path, 10**12), "DATA": "/benchcamp/x"})
     assert result.returncode == 4 and "cannot be dropped" in result.stderr
     assert "clean_verified=yes" in result.stdout
+
+
+class _FakeWebHdfs(http.server.BaseHTTPRequestHandler):
+    """Answers WebHDFS DELETE and GETFILESTATUS for the paths in `present` (the real NameNode is
+    exercised by the integration campaign; this pins the script's handling of each answer)."""
+
+    present: ClassVar[set[str]] = set()
+    delete_status: ClassVar[int] = 200
+    requests: ClassVar[list[str]] = []
+
+    def _path(self) -> str:
+        parsed = urllib.parse.urlsplit(self.path)
+        assert parsed.path.startswith("/webhdfs/v1/")
+        return urllib.parse.unquote(parsed.path[len("/webhdfs/v1") :])
+
+    def do_DELETE(self) -> None:  # noqa: N802 (http.server's naming)
+        self.requests.append("DELETE " + self.path)
+        if self.delete_status == 200:
+            self.present.discard(self._path())
+        self.send_response(self.delete_status)
+        self.end_headers()
+        self.wfile.write(b'{"boolean": true}')
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.requests.append("GET " + self.path)
+        self.send_response(200 if self._path() in self.present else 404)
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def webhdfs() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _FakeWebHdfs)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _FakeWebHdfs.present, _FakeWebHdfs.delete_status, _FakeWebHdfs.requests = set(), 200, []
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+def _webhdfs_clean(
+    tmp_path: Path, url: str, environment: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    spec = load_spec("hibench_dse")
+    target = spec.environment("local_lab").model_copy(update={"webhdfs_url": url})
+    ctx = RunContext(
+        spec, target, "c1", "wordcount", {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, 1, "tiny"
+    )
+    body = clean_body(ctx).replace("/proc/sys/vm/drop_caches", str(tmp_path / "drop_caches"))
+    assert "hadoop" not in body  # no JVM: curl only
+    env = {"PATH": "/usr/bin:/bin", **(environment or {})}
+    return _run_body(body, env)
+
+
+DATA = "/benchcamp/hibench_dse/c1/wordcount_data_size_gb=0.012_maps=4_reduces=2/rep1"
+
+
+def test_clean_deletes_and_verifies_through_webhdfs(tmp_path: Path, webhdfs: str) -> None:
+    _FakeWebHdfs.present.add(DATA)
+    result = _webhdfs_clean(tmp_path, webhdfs)
+    assert result.returncode == 0, result.stderr
+    assert "clean_verified=yes" in result.stdout and DATA not in _FakeWebHdfs.present
+    delete, check = _FakeWebHdfs.requests
+    assert delete.startswith("DELETE /webhdfs/v1/benchcamp/hibench_dse/c1/wordcount_data_size_gb%3D0.012")
+    assert "op=DELETE&recursive=true&user.name=" in delete and "op=GETFILESTATUS" in check
+
+
+def test_clean_through_webhdfs_fails_when_data_stays_or_the_namenode_errs(
+    tmp_path: Path, webhdfs: str
+) -> None:
+    _FakeWebHdfs.present.add(DATA)
+    _FakeWebHdfs.delete_status = 403
+    refused = _webhdfs_clean(tmp_path, webhdfs)
+    assert refused.returncode == 1 and f"WebHDFS delete of {DATA} answered HTTP 403" in refused.stderr
+    assert "clean_verified" not in refused.stdout
+    # the target's BENCHCAMP_WEBHDFS_URL wins over the spec's address (the lab moves its ports)
+    moved = _webhdfs_clean(tmp_path, "http://127.0.0.1:9", {"BENCHCAMP_WEBHDFS_URL": webhdfs})
+    assert moved.returncode == 1 and "answered HTTP 403" in moved.stderr
+    unreachable = _webhdfs_clean(tmp_path, "http://127.0.0.1:9")
+    assert unreachable.returncode == 1 and "answered HTTP 000" in unreachable.stderr

@@ -445,6 +445,9 @@ def target_shell_env() -> dict[str, str]:
         "HADOOP_HOME": str(hadoop_home()),
         "HADOOP_CONF_DIR": str(hadoop_conf_dir()),
         "BENCHCAMP_WORK_DIR": str(lab_dir() / "work"),
+        # where campaigns delete and check HDFS data without a JVM (the spec's webhdfs_url, moved
+        # with BENCHCAMP_LAB_NAMENODE_HTTP_PORT)
+        "BENCHCAMP_WEBHDFS_URL": f"http://{LOOPBACK}:{port('namenode_http')}",
         "BENCHCAMP_HIVEBENCH_JAR": str(
             repo_root() / "lab" / "hivebench" / "target" / "hivebench-datagen.jar"
         ),

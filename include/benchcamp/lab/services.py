@@ -340,9 +340,10 @@ def _start_namenode() -> None:
     name_dir = lab_dir() / "hdfs" / "name"
     if not (name_dir / "current" / "VERSION").exists():
         format_hdfs()
-    _start_java(
-        "namenode", "org.apache.hadoop.hdfs.server.namenode.NameNode", _hadoop_classpath(), ["-Xmx384m"], []
-    )
+    # WebHDFS (Jersey + JAXB) defines classes reflectively: on Java 17 it answers HTTP 500
+    # unless java.lang is open to it. Campaigns delete and check data through WebHDFS.
+    options = ["-Xmx384m", "--add-opens=java.base/java.lang=ALL-UNNAMED"]
+    _start_java("namenode", "org.apache.hadoop.hdfs.server.namenode.NameNode", _hadoop_classpath(), options, [])
 
 
 def format_hdfs() -> None:

@@ -73,9 +73,22 @@ def commands_body(commands: list[Command]) -> str:
     return "set -e -o pipefail\n" + "\n".join(render(command) for command in commands) + "\n"
 
 
-def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str) -> str:
-    """The wrapper writes the body to the job dir and times it there."""
+def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after: str = "") -> str:
+    """The wrapper writes the body to the job dir and times it there.
+
+    `after` runs once the timing is taken, in the same session (`after.sh`, output in
+    `after.log`): housekeeping such as deleting the repetition's data costs no extra SSH session
+    and is never part of a duration. Its failure is logged, not fatal: the campaign's cleanup
+    checks the data is gone.
+    """
     delimiter = f"BENCHCAMP_EOF_{secrets.token_hex(8)}"
+    epilogue = []
+    if after:
+        epilogue = [
+            f"cat > \"$JOB\"/after.sh <<'{delimiter}'",
+            after + delimiter,
+            'bash "$JOB"/after.sh > "$JOB"/after.log 2>&1 || echo "after.sh exited $? (see after.log)" >> "$JOB"/after.log',
+        ]
     wrapper = "\n".join(
         [
             "set -u",
@@ -90,6 +103,7 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str) -> st
             "rc=$?",
             "end=$(date +%s.%N)",
             'printf "%s %s %s\\n" "$rc" "$start" "$end" > "$JOB"/status',
+            *epilogue,
             f'echo "{_STATUS_MARK} $rc $start $end"',
         ]
     )
@@ -166,14 +180,16 @@ def run_step(
     try_number: int = 1,
     timeout_s: float = DEFAULT_STEP_TIMEOUT_S,
     tools: list[Path] | None = None,
+    after: str = "",
 ) -> ArchivedStep:
     """Run the script `body` as one timed job on the target and archive the job directory.
 
     Returns the archived step whatever the exit code; the caller decides whether a
     non-zero exit fails the task (after it has recorded the failed repetition).
-    `tools` are copied to the target first (see `workloads.base.tool_path`).
+    `tools` are copied to the target first (see `workloads.base.tool_path`); `after` runs
+    untimed once the body is done (see `wrapper_script`).
     """
-    wrapper = wrapper_script(ctx, step, try_number, body)
+    wrapper = wrapper_script(ctx, step, try_number, body, after)
     archive_dir.mkdir(parents=True, exist_ok=True)
     (archive_dir / "wrapper.sh").write_text(wrapper, encoding="utf-8")
     hook = _ssh_hook(conn_id)

@@ -1,0 +1,37 @@
+"""One real lab for the whole integration session.
+
+Starting the lab costs a minute or more on two cores (HiveServer2's first start creates its
+metastore), so every integration module shares it: `shared_lab` starts it once, a module that
+stopped or killed a service calls `shared_lab()` again (a no-op for healthy services, a restart
+for the rest), and the session's end stops it once and checks that no process outlived it.
+Campaigns run with `benchcamp run --keep-lab`, so a module never stops the lab under the next.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+
+import pytest
+from benchcamp import lab
+from benchcamp.lab.services import alive
+
+LabStarter = Callable[[], lab.LabStatus]
+
+
+def _start_with_stores() -> lab.LabStatus:
+    """The lab with the YCSB stores: one start serves the HiBench and the YCSB modules."""
+    os.environ["BENCHCAMP_LAB_STORES"] = "1"
+    return lab.lab_up()
+
+
+@pytest.fixture(scope="session")
+def shared_lab() -> Iterator[LabStarter]:
+    _start_with_stores()
+    yield _start_with_stores
+    pids = [service.pid for service in lab.lab_status().services if service.pid]
+    lab.lab_down()
+    after = lab.lab_status()
+    assert not any(service.alive for service in after.services), after.format()
+    # A zombie (exited, not yet reaped: PID 1 of a container may never reap) holds nothing.
+    assert not any(alive(pid) for pid in pids), "lab down left a process behind"
