@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchcamp import archive
 from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
-from benchcamp.spec import LADDERS, Ladder, SpecError, StudySpec, load_spec
+from benchcamp.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload, is_implemented
@@ -49,6 +49,7 @@ CONF_KEYS = (
     "campaign",
     "fail_on_validation",
     "note",
+    "warmup_repetitions",
 )
 CAMPAIGN_PATTERN = r"^[A-Za-z0-9_.+-]{0,120}$"
 MAX_REPETITIONS = 50
@@ -101,6 +102,10 @@ class CampaignConf:
     cells: list[str]
     fail_on_validation: bool
     note: str
+    warmups: int | None = None  # None: the spec's per-workload warm-ups
+
+    def warmups_for(self, spec: StudySpec, workload: str) -> int:
+        return spec.warmups(workload) if self.warmups is None else self.warmups
 
 
 def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
@@ -166,7 +171,18 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
             get_workload(cell.workload).check_cell(ctx)
         except ValueError as exc:
             raise CampaignConfError(f"cell '{cell.key}' cannot run: {exc}") from exc
+    warmups = conf.get("warmup_repetitions")
+    if warmups is not None and (
+        isinstance(warmups, bool)
+        or not isinstance(warmups, int)
+        or not 0 <= warmups <= MAX_WARMUP_REPETITIONS
+    ):
+        raise CampaignConfError(
+            f"warmup_repetitions must be an integer from 0 to {MAX_WARMUP_REPETITIONS} "
+            f"(or empty for the study's own), got {warmups!r}"
+        )
     return CampaignConf(
+        warmups=warmups,
         ladder=ladder,
         repetitions=repetitions,
         environment=str(environment),
@@ -183,7 +199,8 @@ def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, 
     for cell in spec.cells(conf.ladder, conf.workloads):
         if conf.cells and cell.key not in conf.cells:
             continue
-        for repetition in range(1, conf.repetitions + 1):
+        # warm-ups first, numbered 1 - w .. 0, then the measured repetitions 1 .. n
+        for repetition in range(1 - conf.warmups_for(spec, cell.workload), conf.repetitions + 1):
             units[conf.environment].append(
                 {
                     "study": spec.study,
@@ -199,6 +216,7 @@ def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, 
 
 
 def expected_cells(units: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str, str, int]]:
+    """Measured repetitions per cell (warm-ups are not expected by any check)."""
     counts: dict[tuple[str, str, str], int] = {}
     for env_units in units.values():
         for unit in env_units:

@@ -293,6 +293,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             conf["environment"] = args.environment or lab_targets[0]
         if args.cells:
             conf["cells"] = args.cells.split(",")
+        if args.warmups is not None:
+            conf["warmup_repetitions"] = args.warmups
         campaign = args.campaign or f"run_{_now_tag()}"
         conf["campaign"] = campaign
         campaign_dir = results_root() / args.study / campaign
@@ -374,6 +376,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="target environment of the study spec (default: the one on the lab this command starts)",
     )
     runner.add_argument("--cells", help="comma-separated cell keys (default: the whole matrix)")
+    runner.add_argument(
+        "--warmups",
+        type=int,
+        help="warm-up repetitions per cell (default: the study spec's warmup_repetitions)",
+    )
     runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
     runner.add_argument("--keep-lab", action="store_true")
     runner.add_argument(

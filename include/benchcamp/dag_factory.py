@@ -36,7 +36,7 @@ from benchcamp.campaign import (
     resolve_campaign,
     target_pool,
 )
-from benchcamp.spec import LADDERS, StudySpec, load_spec
+from benchcamp.spec import LADDERS, MAX_WARMUP_REPETITIONS, StudySpec, load_spec
 
 START_DATE = datetime(2026, 1, 1)
 # The load task emits, through this alias, one event on `hardware_asset(environment)` per target
@@ -105,7 +105,23 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
         "note": Param(
             "", type="string", maxLength=1000, title="Note", description="Free text kept with the run."
         ),
+        "warmup_repetitions": Param(
+            None,
+            type=["null", "integer"],
+            minimum=0,
+            maximum=MAX_WARMUP_REPETITIONS,
+            title="Warm-up repetitions per cell",
+            description="Run first, archived, left out of every figure. Empty: the study's own "
+            f"({_warmup_summary(spec)}).",
+        ),
     }
+
+
+def _warmup_summary(spec: StudySpec) -> str:
+    if isinstance(spec.warmup_repetitions, int):
+        return f"{spec.warmup_repetitions} per cell"
+    listed = ", ".join(f"{workload} {count}" for workload, count in spec.warmup_repetitions.items())
+    return f"{listed}; 0 for the rest"
 
 
 def _doc(spec: StudySpec) -> str:

@@ -17,10 +17,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 ParamValue = bool | int | float | str  # smart union: 4 stays an int, 0.012 a float
-Status = Literal["ok", "failed"]
+Status = Literal["ok", "failed", "warmup", "warmup_failed"]
+# Warm-up repetitions run before the measured ones (numbered 0, -1, ...: never a measured
+# repetition's number); they are archived and loaded, and excluded from every statistic and gate.
+WARMUP_STATUSES: frozenset[str] = frozenset({"warmup", "warmup_failed"})
 RECORD_FIELDS: tuple[str, ...] = (
     "study",
     "campaign",
@@ -53,7 +56,7 @@ class ResultRecord(BaseModel):
     environment: str = Field(min_length=1)
     workload: str = Field(min_length=1)
     params: dict[str, ParamValue]
-    repetition: int = Field(ge=1)
+    repetition: int = Field(ge=-99)
     metric: str = Field(min_length=1)
     value: float
     unit: str
@@ -68,6 +71,18 @@ class ResultRecord(BaseModel):
         if math.isnan(value) or math.isinf(value):
             raise ValueError("value must be a finite number")
         return value
+
+    @model_validator(mode="after")
+    def _warmups_before_one(self) -> ResultRecord:
+        if self.status in WARMUP_STATUSES and self.repetition > 0:
+            raise ValueError(f"field 'repetition': a {self.status} record is numbered 0 or below")
+        if self.status not in WARMUP_STATUSES and self.repetition < 1:
+            raise ValueError("field 'repetition': must be 1 or more (0 and below are warm-ups)")
+        return self
+
+    @property
+    def is_warmup(self) -> bool:
+        return self.status in WARMUP_STATUSES
 
     @property
     def cell_key(self) -> str:
@@ -92,7 +107,9 @@ def _format_param(value: Any) -> str:
 
 def _describe(error: ValidationError) -> str:
     first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "record"
+    if not first["loc"]:  # a whole-record check names its field in its own message
+        return str(first["msg"]).removeprefix("Value error, ")
+    field = ".".join(str(part) for part in first["loc"])
     return f"field '{field}': {first['msg']}"
 
 

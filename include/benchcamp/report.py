@@ -296,6 +296,17 @@ def _grid(headers: list[str], body: list[list[str]], text_columns: int = 0) -> s
     return "\n".join(lines)
 
 
+def _warmup_note(cells: list[dict[str, Any]]) -> list[str]:
+    """How many warm-up repetitions ran before the measured ones (in no figure above)."""
+    counts = sorted({int(cell.get("n_warmup") or 0) for cell in cells} - {0})
+    if not counts:
+        return []
+    per_cell = " or ".join(str(count) for count in counts)
+    return [
+        f"warm-ups: {per_cell} per cell, run first and left out of every figure (status warmup in the raw data)"
+    ]
+
+
 def _scaling_section(rows: list[dict[str, Any]]) -> list[str]:
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in rows:
@@ -325,7 +336,7 @@ def _scaling_section(rows: list[dict[str, Any]]) -> list[str]:
                 line.insert(1, _processed(cell.get("processed_gb")))
             body.append(line)
         title = f"{workload} on {environment}" + (f" ({series.replace('|', ', ')})" if series else "")
-        out += ["", title, _grid(headers, body, text_columns=1)]
+        out += ["", title, _grid(headers, body, text_columns=1), *_warmup_note(cells)]
     return out
 
 
@@ -499,6 +510,7 @@ def _ycsb_summary_section(rows: list[dict[str, Any]]) -> list[str]:
             "",
             f"{workload} on {environment}: YCSB results per store",
             _grid(headers, body, text_columns=1),
+            *_warmup_note(cells),
         ]
     return out
 

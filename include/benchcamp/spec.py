@@ -199,6 +199,9 @@ class Series(_Strict):
 SettingValue = float | int | str | bool
 
 
+MAX_WARMUP_REPETITIONS = 10
+
+
 class StudySpec(_Strict):
     """A published study turned into a repeatable campaign."""
 
@@ -208,6 +211,12 @@ class StudySpec(_Strict):
     source: str = ""
     schedule: str | None = Field(default=None, description="cron; null = manual only")
     repetitions: int = Field(default=3, ge=1, le=100)
+    warmup_repetitions: int | dict[str, int] = Field(
+        default=0,
+        description="repetitions run first in every cell and excluded from every statistic and gate "
+        "(archived and loaded with status warmup): one number for every workload, or per workload "
+        "(e.g. the Hive workloads, whose first query warms HiveServer2's JVM)",
+    )
     regenerate_data: bool = True
     drop_caches: bool = True
     drop_caches_required: bool = Field(
@@ -240,6 +249,20 @@ class StudySpec(_Strict):
         if len(fields) != 5 or not all(_CRON_FIELD.match(part) for part in fields):
             raise ValueError(f"{value!r} is not a five-field cron expression")
         return value
+
+    @field_validator("warmup_repetitions")
+    @classmethod
+    def _warmups(cls, value: int | dict[str, int]) -> int | dict[str, int]:
+        counts = value.values() if isinstance(value, dict) else [value]
+        if any(count < 0 or count > MAX_WARMUP_REPETITIONS for count in counts):
+            raise ValueError(f"warm-up repetitions must be from 0 to {MAX_WARMUP_REPETITIONS}")
+        return value
+
+    def warmups(self, workload: str) -> int:
+        """Warm-up repetitions of the workload's cells."""
+        if isinstance(self.warmup_repetitions, dict):
+            return self.warmup_repetitions.get(workload, 0)
+        return self.warmup_repetitions
 
     @field_validator("axes")
     @classmethod
@@ -275,6 +298,10 @@ class StudySpec(_Strict):
         for workload in self.settings:
             if workload not in self.workloads:
                 raise ValueError(f"settings: workload '{workload}' is not in 'workloads'")
+        if isinstance(self.warmup_repetitions, dict):
+            for workload in self.warmup_repetitions:
+                if workload not in self.workloads:
+                    raise ValueError(f"warmup_repetitions: workload '{workload}' is not in 'workloads'")
         return self
 
     def _check_axis_value(self, axis_name: str, value: AxisValue, where: str) -> None:

@@ -372,8 +372,10 @@ def validate_campaign(
     """Run the suite over the campaign's cells: one ValidationFailure per failed cell × expectation.
 
     `expected` lists (environment, workload, cell_key, repetitions) planned for the
-    campaign; None for imports. Records are only read, never filtered or changed.
+    campaign; None for imports. Records are only read, never changed; warm-up repetitions are
+    left out (no expectation counts, gates or averages them).
     """
+    records = [record for record in records if not record.is_warmup]
     if not records and not expected:
         return []
     import great_expectations as gx

@@ -31,7 +31,8 @@ def test_defaults_plan_every_implemented_cell_times_repetitions() -> None:
     conf = check_conf(SPEC, {"ladder": "tiny"})
     units = plan_units(SPEC, conf, "c1")
     assert conf.workloads == ["wordcount", "dfsio_write", "dfsio_read", "hive_aggregation", "hive_join"]
-    assert len(units["local_lab"]) == 15 * 3
+    # 15 cells x 3 measured repetitions, and the spec's one warm-up for each of the 6 Hive cells
+    assert len(units["local_lab"]) == 15 * 3 + 6
     assert units["dse_cluster"] == []
     first_cell = units["local_lab"][:3]
     assert [unit["repetition"] for unit in first_cell] == [1, 2, 3]
@@ -236,3 +237,26 @@ def test_clean_through_webhdfs_fails_when_data_stays_or_the_namenode_errs(
     assert moved.returncode == 1 and "answered HTTP 403" in moved.stderr
     unreachable = _webhdfs_clean(tmp_path, "http://127.0.0.1:9")
     assert unreachable.returncode == 1 and "answered HTTP 000" in unreachable.stderr
+
+
+def test_warmups_run_first_numbered_from_zero_down_and_are_not_expected_by_validation() -> None:
+    conf = check_conf(SPEC, {"ladder": "tiny", "workloads": ["wordcount", "hive_join"], "repetitions": 2})
+    units = plan_units(SPEC, conf, "c1")["local_lab"]
+    by_cell: dict[str, list[int]] = {}
+    for unit in units:
+        by_cell.setdefault(unit["workload"] + str(unit["params"]), []).append(unit["repetition"])
+    assert {reps[0] for key, reps in by_cell.items() if key.startswith("hive_join")} == {0}
+    assert all(reps == [0, 1, 2] for key, reps in by_cell.items() if key.startswith("hive_join"))
+    assert all(reps == [1, 2] for key, reps in by_cell.items() if key.startswith("wordcount"))
+    assert {reps for _, _, _, reps in expected_cells({"local_lab": units})} == {2}
+    # the trigger form's override: two for every cell, or none
+    two = plan_units(SPEC, check_conf(SPEC, {"ladder": "tiny", "warmup_repetitions": 2}), "c1")["local_lab"]
+    assert sorted({unit["repetition"] for unit in two}) == [-1, 0, 1, 2, 3]
+    none = plan_units(SPEC, check_conf(SPEC, {"ladder": "tiny", "warmup_repetitions": 0}), "c1")["local_lab"]
+    assert min(unit["repetition"] for unit in none) == 1
+
+
+@pytest.mark.parametrize("bad", [-1, 11, "1", True, 1.5])
+def test_a_bad_warmup_count_is_refused(bad: object) -> None:
+    with pytest.raises(CampaignConfError, match="warmup_repetitions must be an integer from 0 to 10"):
+        check_conf(SPEC, {"warmup_repetitions": bad})

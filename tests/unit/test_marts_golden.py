@@ -335,12 +335,12 @@ def test_committed_manifest_matches_the_dbt_project() -> None:
 def test_a_failing_build_names_the_failed_node_and_releases_the_file(tmp_path: Path) -> None:
     target = tmp_path / "broken.duckdb"
     wh.load_records(target, scenario_records()[:1])
-    with duckdb.connect(str(target)) as con:  # what no ResultRecord allows: repetition 0
+    with duckdb.connect(str(target)) as con:  # what no ResultRecord allows: an ok repetition 0
         con.execute("update raw.results set repetition = 0")
     with pytest.raises(DbtBuildError) as failure:
         build_marts(target, select="stg_results")
-    assert any("positive_stg_results_repetition" in node for node in failure.value.failed_nodes)
-    assert "positive_stg_results_repetition" in str(failure.value)
+    assert any("expression_is_true_stg_results" in node for node in failure.value.failed_nodes)
+    assert "expression_is_true_stg_results" in str(failure.value)
     with duckdb.connect(str(target), read_only=True) as con:  # dbt let go of the file
         assert con.execute("select count(*) from raw.results").fetchone() == (1,)
 

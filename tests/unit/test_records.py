@@ -61,6 +61,11 @@ def test_cell_key_is_order_independent_and_normalises_whole_floats() -> None:
         ({"value": "fast"}, "in.jsonl, line 2: field 'value'"),
         ({"repetition": 0}, "in.jsonl, line 2: field 'repetition'"),
         ({"status": "meh"}, "in.jsonl, line 2: field 'status'"),
+        (
+            {"status": "warmup"},
+            "in.jsonl, line 2: field 'repetition': a warmup record is numbered 0 or below",
+        ),
+        ({"repetition": -100, "status": "warmup"}, "in.jsonl, line 2: field 'repetition'"),
         ({"surprise": 1}, "in.jsonl, line 2: field 'surprise'"),
     ],
 )
@@ -100,3 +105,12 @@ def test_csv_missing_column_is_named() -> None:
 def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="cannot read"):
         read_records(tmp_path / "absent.jsonl")
+
+
+def test_warmup_records_are_numbered_from_zero_down_and_known_as_warmups() -> None:
+    warmup = ResultRecord.model_validate({**GOOD, "repetition": 0, "status": "warmup"})
+    failed = ResultRecord.model_validate({**GOOD, "repetition": -1, "status": "warmup_failed"})
+    assert warmup.is_warmup and failed.is_warmup
+    assert not ResultRecord.model_validate(GOOD).is_warmup
+    (again,) = read_csv(write_csv([failed]))
+    assert again == failed

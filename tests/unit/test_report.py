@@ -31,6 +31,7 @@ SCALING_COLUMNS = [
     "series_params",
     "n",
     "n_failed",
+    "n_warmup",
     "mean_s",
     "stddev_s",
     "stddev_pct",

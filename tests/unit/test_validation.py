@@ -171,3 +171,13 @@ def test_importing_the_module_does_not_import_great_expectations() -> None:
     code = "import sys, benchcamp.validation; print('great_expectations' in sys.modules, 'pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_warmups_are_in_no_expectation() -> None:
+    """A cold warm-up (10x slower) and a failed one leave a clean cell clean: none is counted,
+    averaged, gated or reported as surplus; without them the same slow run fails the σ gate."""
+    warmups = [rec(240, 0, 100.0, status="warmup"), rec(240, -1, 1.0, status="warmup_failed")]
+    assert validate_campaign(clean(240) + warmups, expected(240), 10, "hibench_dse", "c") == []
+    as_measured = [rec(240, 1, 10.0), rec(240, 2, 10.1), rec(240, 3, 100.0)]
+    failures = validate_campaign(as_measured, expected(240), 10, "hibench_dse", "c")
+    assert [failure.expectation for failure in failures] == ["stddev_within_threshold"]

@@ -1,6 +1,7 @@
 -- Per cell and metric, the statistics every study reports: n ok repetitions (failed ones
 -- are counted in n_failed, never averaged), their mean, the sample standard deviation
 -- (n − 1, as the studies use; NULL with fewer than two ok repetitions) and σ% = σ / mean × 100.
+-- Warm-up repetitions are only counted (n_warmup, n_warmup_failed): no statistic includes them.
 -- passed_validation: no failed expectation names this cell in this campaign and environment.
 with results as (
     select * from {{ ref('stg_results') }}
@@ -26,7 +27,9 @@ summarised as (
         any_value(series_params) as series_params,
         any_value(unit) as unit,
         count(*) filter (where is_ok) as n,
-        count(*) filter (where not is_ok) as n_failed,
+        count(*) filter (where not is_ok and not is_warmup) as n_failed,
+        count(*) filter (where is_warmup) as n_warmup,
+        count(*) filter (where is_warmup and status = 'warmup_failed') as n_warmup_failed,
         avg(value) filter (where is_ok) as mean,
         stddev_samp(value) filter (where is_ok) as stddev,
         min(started_at) as first_started_at,
@@ -50,6 +53,8 @@ select
     s.unit,
     s.n,
     s.n_failed,
+    s.n_warmup,
+    s.n_warmup_failed,
     s.mean,
     s.stddev,
     {{ percent_of('s.stddev', 's.mean') }} as stddev_pct,

@@ -57,6 +57,7 @@ select
     d.series_params,
     d.n,
     d.n_failed,
+    d.n_warmup,
     d.mean as mean_s,
     d.stddev as stddev_s,
     {{ percent_of('d.stddev', 'd.mean') }} as stddev_pct,

@@ -27,6 +27,7 @@ select
     o.pair_params,
     o.n,
     o.n_failed,
+    o.n_warmup,
     o.operations_requested,
     o.throughput_ops_s,
     o.throughput_stddev,

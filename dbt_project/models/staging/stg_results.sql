@@ -25,6 +25,7 @@ select
     unit,
     status,
     status = 'ok' as is_ok,
+    status in ('warmup', 'warmup_failed') as is_warmup,
     started_at,
     finished_at,
     artifact

@@ -343,7 +343,9 @@ def _start_namenode() -> None:
     # WebHDFS (Jersey + JAXB) defines classes reflectively: on Java 17 it answers HTTP 500
     # unless java.lang is open to it. Campaigns delete and check data through WebHDFS.
     options = ["-Xmx384m", "--add-opens=java.base/java.lang=ALL-UNNAMED"]
-    _start_java("namenode", "org.apache.hadoop.hdfs.server.namenode.NameNode", _hadoop_classpath(), options, [])
+    _start_java(
+        "namenode", "org.apache.hadoop.hdfs.server.namenode.NameNode", _hadoop_classpath(), options, []
+    )
 
 
 def format_hdfs() -> None:

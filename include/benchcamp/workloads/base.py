@@ -90,6 +90,11 @@ class RunContext:
     def setting(self, name: str, default: Any = None) -> Any:
         return self.spec.setting(self.workload, name, self.ladder, default)
 
+    @property
+    def is_warmup(self) -> bool:
+        """Warm-up repetitions are numbered 0, -1, ... and run before repetition 1."""
+        return self.repetition <= 0
+
     def param(self, name: str) -> AxisValue:
         try:
             return self.params[name]
@@ -225,6 +230,8 @@ class Workload(ABC):
         status: str = "ok",
         artifact: Path | None = None,
     ) -> ResultRecord:
+        if ctx.is_warmup:  # measured like any repetition, counted by nothing
+            status = "warmup" if status == "ok" else "warmup_failed"
         return ResultRecord(
             study=ctx.spec.study,
             campaign=ctx.campaign,
