@@ -44,7 +44,10 @@ def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
     for step in ("clean", "generate", "execute"):
         assert f"repetitions_local_lab.{step}" in ids
     assert {"plan", "validate", "load", "report", "publish"} <= ids
-    assert any(task_id.startswith("dbt.") for task_id in ids)
+    # the marts in one dbt build, in the warehouse's pool, between load and report
+    build = dag.task_dict["dbt_build"]
+    assert build.pool == "benchcamp_warehouse" and build.upstream_task_ids == {"load"}
+    assert build.downstream_task_ids == {"report"}
     assert dag.task_dict["repetitions_local_lab.execute"].pool == "benchcamp_target_local_lab"
     assert dag.task_dict["load"].pool == "benchcamp_warehouse"
     assert dag.max_active_runs == 1 and not dag.catchup
