@@ -436,6 +436,13 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         raise
     archive.save_records(rep_dir, records)
     _capture_environment(ctx, rep_dir, try_number)
+    if hive_statements and workload.uses_data_fs and not keep_data:
+        # HiveServer2 ran the query: the repetition's data goes in a short session of its own
+        # (a failure is archived; the campaign's cleanup checks nothing is left)
+        ssh.run_step(
+            ctx, ctx.environment.connection, "remove_data", "set -u\n" + remove_data_script(ctx, False, "remove"),
+            rep_dir / "remove_data" / f"try{try_number}", try_number,
+        )  # fmt: skip
     ssh.raise_if_failed("execute", step)
     return {"archive": str(step.directory), "duration_s": step.duration_s, "records": len(records)}
 

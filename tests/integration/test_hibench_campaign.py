@@ -118,7 +118,13 @@ def test_dfsio_read_write_mart(campaign: dict[str, Path]) -> None:
 def test_raw_archive_keeps_command_outputs_and_environment(campaign: dict[str, Path]) -> None:
     campaign_dir = campaign["results"] / "hibench_dse" / RUN_ID
     reps = sorted(campaign_dir.glob("*/rep*"))
-    assert len(reps) == 15 * REPETITIONS
+    # every cell's measured repetitions, and the spec's one warm-up (rep0) for each Hive cell
+    warmups = [rep for rep in reps if rep.name == "rep0"]
+    assert len(reps) - len(warmups) == 15 * REPETITIONS
+    assert (
+        sorted(rep.parent.name.split("_data")[0] for rep in warmups)
+        == ["hive_aggregation"] * 3 + ["hive_join"] * 3
+    )
     for rep in reps:
         execute = rep / "execute" / "try1"
         hive = rep.parent.name.startswith("hive_")
@@ -171,3 +177,21 @@ def test_the_campaign_left_the_cluster_clean(campaign: dict[str, Path]) -> None:
     assert "cleanup_verified=yes" in (cleanup / "try1" / "stdout.log").read_text()
     preflight = campaign["results"] / "hibench_dse" / RUN_ID / "preflight" / "local_lab" / "try1"
     assert "safemode=off" in (preflight / "stdout.log").read_text()
+
+
+def test_warmups_ran_first_are_archived_and_in_no_figure(campaign: dict[str, Path]) -> None:
+    campaign_dir = campaign["results"] / "hibench_dse" / RUN_ID
+    for warmup in campaign_dir.glob("hive_*/rep0"):
+        records = [json.loads(line) for line in (warmup / "records.jsonl").read_text().splitlines()]
+        assert {record["status"] for record in records} == {"warmup"}
+        assert {record["repetition"] for record in records} == {0}
+        first = json.loads((warmup / "execute" / "try1" / "meta.json").read_text())["started_at"]
+        then = json.loads((warmup.parent / "rep1" / "execute" / "try1" / "meta.json").read_text())[
+            "started_at"
+        ]
+        assert first < then
+    rows = report.read_tables(campaign["warehouse"], "hibench_dse", RUN_ID)["scaling"]
+    for row in rows:
+        hive = row["workload"].startswith("hive_")
+        assert (row["n"], row["n_warmup"]) == (REPETITIONS, 1 if hive else 0), row
+    assert "warm-ups: 1 per cell" in campaign["stdout"].read_text()

@@ -3,7 +3,7 @@ stopped by the lab's lifecycle, YCSB's table made by the project's ResetTable/HB
 loading and running workload A through benchcamp's own bindings (CQL, HBase); the output parses
 with no error.
 
-The store runs in a private lab directory on free ports, so it never meets a lab in use.
+The stores are the session lab's (tests/integration/conftest.py): one start serves every module.
 """
 
 from __future__ import annotations
@@ -11,14 +11,13 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from benchcamp import lab
 from benchcamp.lab import services
-from benchcamp.lab.config import write_configuration
-from benchcamp.lab.install import ensure_stores_installed
-from benchcamp.lab.layout import java_home, lab_dir, ycsb_classpath
+from benchcamp.lab.layout import java_home, lab_dir, port, ycsb_classpath
 from benchcamp.workloads.ycsb import parse_ycsb_json, parse_ycsb_text
 
 pytestmark = pytest.mark.integration
@@ -31,30 +30,12 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def cassandra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    patch = pytest.MonkeyPatch()
-    native = _free_port()
-    patch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path_factory.mktemp("lab")))
-    patch.setenv("BENCHCAMP_LAB_CASSANDRA_NATIVE_PORT", str(native))
-    patch.setenv("BENCHCAMP_LAB_CASSANDRA_STORAGE_PORT", str(_free_port()))
-    patch.setenv("BENCHCAMP_LAB_STORES", "1")
-    ensure_stores_installed()
-    write_configuration(lab_dir())
-    service = services.service_named("cassandra")
-    service.start()
-    try:
-        deadline = time.monotonic() + 180
-        while not (status := service.status()).healthy:
-            assert status.alive, f"Cassandra exited: {services.log_file('cassandra')}"
-            assert time.monotonic() < deadline, f"Cassandra not ready after 180 s: {status.detail}"
-            time.sleep(1)
-        yield native
-    finally:
-        pid = services.read_pid("cassandra")
-        services._stop("cassandra", service.stop_timeout_s)  # noqa: SLF001 (the lab's own stop)
-        assert pid is None or not services.alive(pid), "Cassandra still running after stop"
-        patch.undo()
+@pytest.fixture
+def cassandra(shared_lab: Callable[[], lab.LabStatus]) -> int:
+    """The session lab's Cassandra (restarted if a test before stopped it): its native port."""
+    status = shared_lab().service("cassandra")
+    assert status.healthy, status.detail
+    return port("cassandra_native")
 
 
 def _ycsb(phase: str, native: int, workdir: Path) -> subprocess.CompletedProcess[str]:
@@ -109,39 +90,14 @@ def test_a_store_that_is_not_running_fails_naming_host_and_port(tmp_path: Path) 
 
 # -- HBase ------------------------------------------------------------------------------------
 
-HBASE_PORTS = ("hbase_zookeeper", "hbase_master", "hbase_regionserver")
 
-
-@pytest.fixture(scope="module")
-def hbase(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """HBase alone (standalone: one JVM with its ZooKeeper) in a private lab dir on free ports;
-    yields the ZooKeeper port clients start from."""
-    patch = pytest.MonkeyPatch()
-    ports = {name: _free_port() for name in HBASE_PORTS}
-    directory = tmp_path_factory.mktemp("lab")
-    patch.setenv("BENCHCAMP_LAB_DIR", str(directory))
-    for name, number in ports.items():
-        patch.setenv(f"BENCHCAMP_LAB_{name.upper()}_PORT", str(number))
-    patch.setenv("BENCHCAMP_LAB_STORES", "1")
-    ensure_stores_installed()
-    write_configuration(lab_dir())
-    service = services.service_named("hbase")
-    started = time.monotonic()
-    service.start()
-    try:
-        deadline = started + 180
-        while not (status := service.status()).healthy:
-            assert status.alive, f"HBase exited: {services.log_file('hbase')}"
-            assert time.monotonic() < deadline, f"HBase not ready after 180 s: {status.detail}"
-            time.sleep(0.5)
-        print(f"HBase healthy after {time.monotonic() - started:.1f} s, RSS {status.rss_mb:.0f} MB")
-        yield ports["hbase_zookeeper"]
-    finally:
-        pid = services.read_pid("hbase")
-        service.stop()
-        assert pid is None or not services.alive(pid), "HBase still running after stop"
-        assert not _processes_mentioning(str(directory)), "a process of the lab dir outlived the stop"
-        patch.undo()
+@pytest.fixture
+def hbase(shared_lab: Callable[[], lab.LabStatus]) -> int:
+    """The session lab's HBase (standalone: one JVM with its ZooKeeper), restarted if a test
+    before stopped it; the ZooKeeper port clients start from."""
+    status = shared_lab().service("hbase")
+    assert status.healthy, status.detail
+    return port("hbase_zookeeper")
 
 
 def _processes_mentioning(text: str) -> list[int]:
@@ -221,7 +177,12 @@ def test_ycsb_loads_and_runs_workload_a_through_the_hbase_binding(hbase: int, tm
 def test_a_read_against_a_stopped_hbase_fails_naming_host_and_port(hbase: int) -> None:
     """Runs last: stops the store, then reads through the binding. YCSB exits 0 when every
     client thread failed to start; the binding's error names where it looked."""
-    services.service_named("hbase").stop()
+    pid = services.read_pid("hbase")
+    services.service_named("hbase").stop()  # the lab's own stop: the master shuts the cluster down
+    assert pid is not None and not services.alive(pid), "HBase still running after stop"
+    assert not _processes_mentioning(str(lab_dir() / "hbase")), (
+        "a process of HBase's data dir outlived the stop"
+    )
     started = time.monotonic()
     result = _ycsb_hbase("-t", hbase)
     elapsed = time.monotonic() - started

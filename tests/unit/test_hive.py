@@ -231,3 +231,24 @@ def test_an_untimed_statement_does_not_wait_for_a_time_line() -> None:
     log = io.StringIO()
     _run_one(cursor, HiveStatement("setup", "SELECT 1"), log, poll_s=0.01, log_wait_s=60)
     assert cursor.fetches == 2 and server_timing(log.getvalue()) is None
+
+
+class _EarlyTimeLineCursor(_TrailingLogCursor):
+    """A server whose time line came with the poll that saw RUNNING end (the usual case)."""
+
+    def fetch_logs(self) -> list[str]:
+        self.fetches += 1
+        return self.early + self.late if self.fetches == 1 else []
+
+
+def test_a_timed_statement_whose_time_line_already_came_does_not_wait_for_it_again() -> None:
+    import io
+
+    from benchcamp.targets.hive import _run_one
+    from benchcamp.workloads._hive import HiveStatement
+
+    cursor = _EarlyTimeLineCursor(_query_log_lines(), late_fetches=1000)
+    log = io.StringIO()
+    _run_one(cursor, HiveStatement("query", "SELECT 1", timed=True), log, poll_s=0.01, log_wait_s=60)
+    assert server_timing(log.getvalue()) is not None
+    assert cursor.fetches == 2  # the loop's fetch and the final one: no wait loop

@@ -74,15 +74,19 @@ def _run_one(
     )
     log.write(f"{STATEMENT_MARK} {statement.label}\n")
     cursor.execute(statement.sql, async_=True)
+    timed_line_seen = False
     while True:
         for line in cursor.fetch_logs():
             log.write(line + "\n")
+            timed_line_seen = timed_line_seen or COMPLETED_EXECUTING in line
         state = cursor.poll().operationState
         if state not in running:
             break
         time.sleep(poll_s)
     lines = cursor.fetch_logs()
-    if statement.timed and state == TOperationState.FINISHED_STATE:
+    # Wait for the time line only when no fetch has brought it yet (it usually came with the
+    # last poll: waiting for it again cost 30 s per timed statement).
+    if statement.timed and state == TOperationState.FINISHED_STATE and not timed_line_seen:
         lines = _await_completion_line(cursor, lines, poll_s, log_wait_s)
     for line in lines:
         log.write(line + "\n")
