@@ -5,6 +5,8 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -13,7 +15,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -306,21 +308,25 @@ public final class DataGen {
     long started = System.nanoTime();
     int threads = Math.max(1, Math.min(files, Runtime.getRuntime().availableProcessors()));
     ExecutorService pool = Executors.newFixedThreadPool(threads);
+    // Syncs the files while they are written (see Buffer): mostly waits for the disk.
+    ExecutorService syncer = Executors.newSingleThreadExecutor();
     List<Future<long[]>> rankingParts = new ArrayList<>();
     List<Future<long[]>> visitParts = new ArrayList<>();
     BitSet[] usedIps = new BitSet[files];
     long pagesPerFile = (pages + files - 1) / files;
     long visitsPerFile = (visits + files - 1) / files;
+    // uservisits first: they are most of the bytes, so with one part per thread the threads end together.
     for (int part = 0; part < files; part++) {
-      final int index = part;
       usedIps[part] = new BitSet();
-      long firstPage = Math.min(pages, part * pagesPerFile);
-      long lastPage = Math.min(pages, firstPage + pagesPerFile);
       long firstVisit = Math.min(visits, part * visitsPerFile);
       long lastVisit = Math.min(visits, firstVisit + visitsPerFile);
-      rankingParts.add(pool.submit(() -> writeRankings(new File(rankingsDir, partName(index)), firstPage, lastPage)));
       visitParts.add(pool.submit(
-          () -> writeVisits(new File(visitsDir, partName(index)), firstVisit, lastVisit, usedIps[index])));
+          new VisitPart(new File(visitsDir, partName(part)), syncer, firstVisit, lastVisit, usedIps[part])));
+    }
+    for (int part = 0; part < files; part++) {
+      long firstPage = Math.min(pages, part * pagesPerFile);
+      long lastPage = Math.min(pages, firstPage + pagesPerFile);
+      rankingParts.add(pool.submit(new RankingPart(new File(rankingsDir, partName(part)), syncer, firstPage, lastPage)));
     }
     Stats stats = new Stats();
     try {
@@ -336,6 +342,7 @@ public final class DataGen {
       throw new IOException("generating failed: " + e.getCause(), e);
     } finally {
       pool.shutdownNow();
+      syncer.shutdownNow();
     }
     BitSet all = new BitSet();
     for (BitSet used : usedIps) {
@@ -379,66 +386,104 @@ public final class DataGen {
     }
   }
 
+  // The parts are classes, not lambdas: a lambda's first use costs ~20 ms of start-up.
+
   /** Rows [first, last) of rankings into one file; returns {bytes}. */
-  private long[] writeRankings(File file, long first, long last) throws IOException {
-    RowRandom random = new RowRandom();
-    try (Buffer out = new Buffer(file)) {
-      for (long page = first; page < last; page++) {
-        random.startRow(seed, 1, page);
-        byte[] b = out.bytes;
-        int p = out.reserve(MAX_ROW);
-        p = pageUrl(b, p, page);
-        double u = random.nextDouble();
-        p = putDecimal(b, p, 1 + (long) (MAX_PAGE_RANK * u * u * u)); // power law: most pages rank low
-        b[p++] = DELIMITER;
-        p = put(b, p, NUMBER_LINE[1 + random.nextInt(100)]);
-        out.used = p;
+  private final class RankingPart implements Callable<long[]> {
+    private final File file;
+    private final ExecutorService syncer;
+    private final long first;
+    private final long last;
+    private final RowRandom random = new RowRandom();
+
+    RankingPart(File file, ExecutorService syncer, long first, long last) {
+      this.file = file;
+      this.syncer = syncer;
+      this.first = first;
+      this.last = last;
+    }
+
+    @Override
+    public long[] call() throws IOException {
+      try (Buffer out = new Buffer(file, syncer)) {
+        for (long page = first; page < last; page++) {
+          out.used = row(out.bytes, out.reserve(MAX_ROW), page);
+        }
+        return new long[] {out.finish()};
       }
-      return new long[] {out.finish()};
+    }
+
+    /** Encodes the row at {@code at}; returns its end. */
+    private int row(byte[] b, int at, long page) {
+      random.startRow(seed, 1, page);
+      int p = pageUrl(b, at, page);
+      double u = random.nextDouble();
+      p = putDecimal(b, p, 1 + (long) (MAX_PAGE_RANK * u * u * u)); // power law: most pages rank low
+      b[p++] = DELIMITER;
+      return put(b, p, NUMBER_LINE[1 + random.nextInt(100)]);
     }
   }
 
   /** Rows [first, last) of uservisits into one file; returns {bytes, visits in the join's range}. */
-  private long[] writeVisits(File file, long first, long last, BitSet usedIps) throws IOException {
-    long pool = ipPool();
-    long joinVisits = 0;
-    RowRandom random = new RowRandom();
-    Wide dates = this.dates;
-    try (Buffer out = new Buffer(file)) {
-      for (long visit = first; visit < last; visit++) {
-        // The draws come in this order for every row (the data depends on it).
-        random.startRow(seed, 2, visit);
-        byte[] b = out.bytes;
-        int p = out.reserve(MAX_ROW);
-        long ipIndex = random.nextLong(pool);
-        usedIps.set((int) ipIndex);
-        p = ip(b, p, ipIndex, seed);
-        double u = random.nextDouble();
-        p = pageUrl(b, p, Math.min(pages - 1, (long) (pages * u * u))); // popular pages visited more
-        int day = random.nextInt(days);
-        if (day >= joinFromDay && day <= joinToDay) {
-          joinVisits++;
+  private final class VisitPart implements Callable<long[]> {
+    private final File file;
+    private final ExecutorService syncer;
+    private final long first;
+    private final long last;
+    private final BitSet usedIps;
+    private final RowRandom random = new RowRandom();
+    private final long pool = ipPool();
+    private long joinVisits;
+
+    VisitPart(File file, ExecutorService syncer, long first, long last, BitSet usedIps) {
+      this.file = file;
+      this.syncer = syncer;
+      this.first = first;
+      this.last = last;
+      this.usedIps = usedIps;
+    }
+
+    @Override
+    public long[] call() throws IOException {
+      try (Buffer out = new Buffer(file, syncer)) {
+        for (long visit = first; visit < last; visit++) {
+          out.used = row(out.bytes, out.reserve(MAX_ROW), visit);
         }
-        p = dates.put(b, p, day);
-        int cents = random.nextInt(100_000);
-        p = put(b, p, DOLLARS[cents / 100]);
-        p = put(b, p, CENTS[cents % 100]);
-        byte[] agent = USER_AGENT[random.nextInt(USER_AGENTS.length)];
-        System.arraycopy(agent, 0, b, p, agent.length);
-        p += agent.length;
-        int country = random.nextInt(COUNTRIES.length);
-        p = put(b, p, COUNTRY[country]);
-        p = put(b, p, LANGUAGE[random.nextInt(4) == 0 ? random.nextInt(LANGUAGES.length) : country]);
-        p = WORD.put(b, p, random.nextInt(WORDS.length));
-        p = put(b, p, NUMBER_LINE[1 + random.nextInt(100)]);
-        out.used = p;
+        return new long[] {out.finish(), joinVisits};
       }
-      return new long[] {out.finish(), joinVisits};
+    }
+
+    /** Encodes the row at {@code at}; returns its end. The draws come in this order for every row. */
+    private int row(byte[] b, int at, long visit) {
+      random.startRow(seed, 2, visit);
+      long ipIndex = random.nextLong(pool);
+      usedIps.set((int) ipIndex);
+      int p = ip(b, at, ipIndex, seed);
+      double u = random.nextDouble();
+      p = pageUrl(b, p, Math.min(pages - 1, (long) (pages * u * u))); // popular pages visited more
+      int day = random.nextInt(days);
+      if (day >= joinFromDay && day <= joinToDay) {
+        joinVisits++;
+      }
+      p = dates.put(b, p, day);
+      int cents = random.nextInt(100_000);
+      p = put(b, p, DOLLARS[cents / 100]);
+      p = put(b, p, CENTS[cents % 100]);
+      byte[] agent = USER_AGENT[random.nextInt(USER_AGENTS.length)];
+      System.arraycopy(agent, 0, b, p, agent.length);
+      p += agent.length;
+      int country = random.nextInt(COUNTRIES.length);
+      p = put(b, p, COUNTRY[country]);
+      p = put(b, p, LANGUAGE[random.nextInt(4) == 0 ? random.nextInt(LANGUAGES.length) : country]);
+      p = WORD.put(b, p, random.nextInt(WORDS.length));
+      return put(b, p, NUMBER_LINE[1 + random.nextInt(100)]);
     }
   }
 
+  /** "part-00000", ... (not String.format: its locale machinery alone costs ~50 ms of start-up). */
   static String partName(int part) {
-    return String.format(Locale.ROOT, "part-%05d", part);
+    String number = Integer.toString(part);
+    return "part-" + "00000".substring(Math.min(5, number.length())) + number;
   }
 
   /** What was written; the campaign checks query results against it. */
@@ -449,14 +494,20 @@ public final class DataGen {
     long visits1999to2000;
     double elapsedS;
 
+    /** One line of JSON; built by hand for the same reason as {@link #partName}. */
     String toJson(DataGen gen) {
       double megabytes = (rankingsBytes + uservisitsBytes) / 1e6;
-      return String.format(Locale.ROOT,
-          "{\"pages\": %d, \"uservisits\": %d, \"seed\": %d, \"files\": %d, \"rankings_bytes\": %d, "
-              + "\"uservisits_bytes\": %d, \"distinct_source_ips\": %d, \"visits_1999_2000\": %d, "
-              + "\"elapsed_s\": %.3f, \"mb_per_s\": %.1f}%n",
-          gen.pages, gen.visits, gen.seed, gen.files, rankingsBytes, uservisitsBytes, distinctSourceIps,
-          visits1999to2000, elapsedS, elapsedS > 0 ? megabytes / elapsedS : 0.0);
+      return "{\"pages\": " + gen.pages + ", \"uservisits\": " + gen.visits + ", \"seed\": " + gen.seed
+          + ", \"files\": " + gen.files + ", \"rankings_bytes\": " + rankingsBytes
+          + ", \"uservisits_bytes\": " + uservisitsBytes + ", \"distinct_source_ips\": " + distinctSourceIps
+          + ", \"visits_1999_2000\": " + visits1999to2000 + ", \"elapsed_s\": " + fixed(elapsedS, 3)
+          + ", \"mb_per_s\": " + fixed(elapsedS > 0 ? megabytes / elapsedS : 0.0, 1) + "}"
+          + System.lineSeparator();
+    }
+
+    /** {@code value} with {@code decimals} digits after the point, rounded half up: what %.Nf prints. */
+    static String fixed(double value, int decimals) {
+      return BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_UP).toPlainString();
     }
   }
 
@@ -467,18 +518,29 @@ public final class DataGen {
    * the stores that run past a field's end stay inside it). Written through a FileChannel: its
    * cached direct buffer avoids the per-write native allocation (and page faults) of
    * FileOutputStream.write on large arrays.
+   *
+   * <p>Every SYNC_EVERY bytes the syncer thread is asked to sync what was written so far, so the
+   * disk writes while the part is still being generated and the final sync has little left to do
+   * (a single sync at the end would leave the disk idle while generating and the cores idle
+   * while syncing).
    */
   static final class Buffer implements AutoCloseable {
     static final int CAPACITY = 1 << 20;
+    static final long SYNC_EVERY = 32L << 20;
     private final FileOutputStream stream;
     private final FileChannel channel;
+    private final ExecutorService syncer;
     final byte[] bytes = new byte[CAPACITY + MAX_ROW];
     int used;
     private long flushed;
+    private long syncedUpTo;
+    private Future<Void> pendingSync;
 
-    Buffer(File file) throws IOException {
+    /** {@code syncer} may be null: then the file is synced only by {@link #finish}. */
+    Buffer(File file, ExecutorService syncer) throws IOException {
       this.stream = new FileOutputStream(file);
       this.channel = stream.getChannel();
+      this.syncer = syncer;
     }
 
     /** Makes room for {@code room} bytes (at most MAX_ROW), writing out the buffer if needed; returns {@link #used}. */
@@ -492,6 +554,7 @@ public final class DataGen {
     /** Writes out the rest and syncs the file to disk; returns the bytes written. */
     long finish() throws IOException {
       flush();
+      awaitSync();
       channel.force(true);
       return flushed;
     }
@@ -503,11 +566,51 @@ public final class DataGen {
       }
       flushed += used;
       used = 0;
+      if (syncer != null && flushed - syncedUpTo >= SYNC_EVERY && (pendingSync == null || pendingSync.isDone())) {
+        awaitSync(); // done: only reports its failure
+        syncedUpTo = flushed;
+        pendingSync = syncer.submit(new Sync(channel));
+      }
+    }
+
+    private void awaitSync() throws IOException {
+      if (pendingSync == null) {
+        return;
+      }
+      try {
+        pendingSync.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while syncing", e);
+      } catch (ExecutionException e) {
+        throw new IOException("syncing failed: " + e.getCause(), e.getCause());
+      } finally {
+        pendingSync = null;
+      }
     }
 
     @Override
     public void close() throws IOException {
-      stream.close();
+      try {
+        awaitSync(); // never close the channel under a running sync
+      } finally {
+        stream.close();
+      }
+    }
+  }
+
+  /** fdatasync of one file, on the syncer thread. */
+  private static final class Sync implements Callable<Void> {
+    private final FileChannel channel;
+
+    Sync(FileChannel channel) {
+      this.channel = channel;
+    }
+
+    @Override
+    public Void call() throws IOException {
+      channel.force(false);
+      return null;
     }
   }
 
