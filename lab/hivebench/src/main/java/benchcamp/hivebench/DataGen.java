@@ -3,8 +3,6 @@ package benchcamp.hivebench;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.ByteBuffer;
@@ -72,11 +70,6 @@ public final class DataGen {
   static final String[] WORDS = {"benchmark", "hadoop", "cluster", "weather", "recipe",
       "football", "election", "guitar", "vacation", "mortgage", "telescope", "marathon", "origami",
       "volcano", "jazz", "pixel", "glacier", "lantern"};
-
-  // Unaligned 8- and 2-byte stores into byte arrays (little-endian: a string's first byte is the
-  // word's lowest). The JIT compiles them to single moves.
-  private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
 
   /** Upper bound of one row's bytes, including the up to 16 bytes a field store may run past its end. */
   static final int MAX_ROW = 320;
@@ -156,13 +149,35 @@ public final class DataGen {
     this.seed = seed;
     this.files = files;
     this.days = (int) (LAST_DAY.toEpochDay() - FIRST_DAY.toEpochDay()) + 1;
-    String[] dateStrings = new String[days];
-    for (int day = 0; day < days; day++) {
-      dateStrings[day] = FIRST_DAY.plusDays(day) + "|";
-    }
-    this.dates = Wide.of(dateStrings);
+    this.dates = dateTable(days);
     this.joinFromDay = (int) (JOIN_FROM.toEpochDay() - FIRST_DAY.toEpochDay());
     this.joinToDay = (int) (JOIN_TO.toEpochDay() - FIRST_DAY.toEpochDay());
+  }
+
+  /**
+   * "yyyy-mm-dd|" for {@code days} days from FIRST_DAY on. Digits are set by hand, a LocalDate
+   * per month only: 4,000 LocalDate.toString calls cost ~30 ms of start-up.
+   */
+  static Wide dateTable(int days) {
+    Wide table = new Wide(days);
+    byte[] text = "yyyy-mm-dd|".getBytes(StandardCharsets.US_ASCII);
+    int day = 0;
+    for (LocalDate month = FIRST_DAY.withDayOfMonth(1); day < days; month = month.plusMonths(1)) {
+      int year = month.getYear();
+      text[0] = (byte) ('0' + year / 1000);
+      text[1] = (byte) ('0' + year / 100 % 10);
+      text[2] = (byte) ('0' + year / 10 % 10);
+      text[3] = (byte) ('0' + year % 10);
+      text[5] = (byte) ('0' + month.getMonthValue() / 10);
+      text[6] = (byte) ('0' + month.getMonthValue() % 10);
+      int first = day == 0 ? FIRST_DAY.getDayOfMonth() : 1;
+      for (int dayOfMonth = first; dayOfMonth <= month.lengthOfMonth() && day < days; dayOfMonth++) {
+        text[8] = (byte) ('0' + dayOfMonth / 10);
+        text[9] = (byte) ('0' + dayOfMonth % 10);
+        table.set(day++, text);
+      }
+    }
+    return table;
   }
 
   /** Size of the source IP pool: a tenth of the visits, so addresses repeat. */
@@ -174,7 +189,7 @@ public final class DataGen {
    * The URL of page {@code index} followed by '|', at {@code at}; returns the end. Unique, and
    * recomputable from the index alone: "http://www.&lt;d1&gt;&lt;d2&gt;.com/&lt;section&gt;/page&lt;index&gt;.html".
    */
-  static int pageUrl(byte[] out, int at, long index) {
+  static int pageUrl(ByteBuffer out, int at, long index) {
     int small = (int) (index & 0x3fffffffL); // pages stay far below 2^30: int arithmetic is cheaper
     int first = small % DOMAINS.length;
     int second = (small / DOMAINS.length) % DOMAINS.length;
@@ -191,7 +206,7 @@ public final class DataGen {
    * Pool entry {@code poolIndex}'s IP followed by '|'; returns the end. A bijection of the
    * 32-bit space (odd multiplier), so distinct pool entries are distinct IPs.
    */
-  static int ip(byte[] out, int at, long poolIndex, long seed) {
+  static int ip(ByteBuffer out, int at, long poolIndex, long seed) {
     long value = ((poolIndex + (seed & 0xffff)) * 2654435761L + 0x9e3779b9L) & 0xffffffffL;
     int p = put(out, at, OCTET_DOT[(int) ((value >>> 24) & 0xff)]);
     p = put(out, p, OCTET_DOT[(int) ((value >>> 16) & 0xff)]);
@@ -200,27 +215,27 @@ public final class DataGen {
   }
 
   /** {@code value} (at least 0) in decimal at {@code at}; returns the end. Two digits per step. */
-  static int putDecimal(byte[] out, int at, long value) {
+  static int putDecimal(ByteBuffer out, int at, long value) {
     int end = at + decimalLength(value);
     int p = end;
     long rest = value;
     while (rest > Integer.MAX_VALUE) {
       long quotient = rest / 100;
       p -= 2;
-      SHORT.set(out, p, PAIRS[(int) (rest - quotient * 100)]);
+      out.putShort(p, PAIRS[(int) (rest - quotient * 100)]);
       rest = quotient;
     }
     int small = (int) rest;
     while (small >= 100) {
       int quotient = small / 100;
       p -= 2;
-      SHORT.set(out, p, PAIRS[small - quotient * 100]);
+      out.putShort(p, PAIRS[small - quotient * 100]);
       small = quotient;
     }
     if (small >= 10) {
-      SHORT.set(out, p - 2, PAIRS[small]);
+      out.putShort(p - 2, PAIRS[small]);
     } else {
-      out[p - 1] = (byte) ('0' + small);
+      out.put(p - 1, (byte) ('0' + small));
     }
     return end;
   }
@@ -233,8 +248,8 @@ public final class DataGen {
   }
 
   /** Stores a packed string (see {@link #pack}) at {@code at}; returns its end. */
-  private static int put(byte[] out, int at, long packed) {
-    LONG.set(out, at, packed);
+  private static int put(ByteBuffer out, int at, long packed) {
+    out.putLong(at, packed);
     return at + (int) (packed >>> 56);
   }
 
@@ -263,33 +278,38 @@ public final class DataGen {
     private final long[] words;
     private final byte[] lengths;
 
-    private Wide(long[] words, byte[] lengths) {
-      this.words = words;
-      this.lengths = lengths;
+    Wide(int count) {
+      this.words = new long[3 * count];
+      this.lengths = new byte[count];
     }
 
     static Wide of(String... values) {
-      long[] words = new long[3 * values.length];
-      byte[] lengths = new byte[values.length];
+      Wide table = new Wide(values.length);
       for (int i = 0; i < values.length; i++) {
-        byte[] value = values[i].getBytes(StandardCharsets.US_ASCII);
-        if (value.length > 24) {
-          throw new IllegalArgumentException("too long: " + values[i]);
-        }
-        for (int b = 0; b < value.length; b++) {
-          words[3 * i + b / 8] |= (long) (value[b] & 0xff) << (8 * (b % 8));
-        }
-        lengths[i] = (byte) value.length;
+        table.set(i, values[i].getBytes(StandardCharsets.US_ASCII));
       }
-      return new Wide(words, lengths);
+      return table;
+    }
+
+    void set(int index, byte[] value) {
+      if (value.length > 24) {
+        throw new IllegalArgumentException("too long: " + new String(value, StandardCharsets.US_ASCII));
+      }
+      for (int word = 0; word < 3; word++) {
+        words[3 * index + word] = 0;
+      }
+      for (int b = 0; b < value.length; b++) {
+        words[3 * index + b / 8] |= (long) (value[b] & 0xff) << (8 * (b % 8));
+      }
+      lengths[index] = (byte) value.length;
     }
 
     /** Stores string {@code index} at {@code at} (24 bytes are written); returns its end. */
-    int put(byte[] out, int at, int index) {
+    int put(ByteBuffer out, int at, int index) {
       int word = 3 * index;
-      LONG.set(out, at, words[word]);
-      LONG.set(out, at + 8, words[word + 1]);
-      LONG.set(out, at + 16, words[word + 2]);
+      out.putLong(at, words[word]);
+      out.putLong(at + 8, words[word + 1]);
+      out.putLong(at + 16, words[word + 2]);
       return at + lengths[index];
     }
   }
@@ -389,7 +409,7 @@ public final class DataGen {
   // The parts are classes, not lambdas: a lambda's first use costs ~20 ms of start-up.
 
   /** Rows [first, last) of rankings into one file; returns {bytes}. */
-  private final class RankingPart implements Callable<long[]> {
+  final class RankingPart implements Callable<long[]> {
     private final File file;
     private final ExecutorService syncer;
     private final long first;
@@ -407,25 +427,25 @@ public final class DataGen {
     public long[] call() throws IOException {
       try (Buffer out = new Buffer(file, syncer)) {
         for (long page = first; page < last; page++) {
-          out.used = row(out.bytes, out.reserve(MAX_ROW), page);
+          out.used = row(out.view, out.reserve(MAX_ROW), page);
         }
         return new long[] {out.finish()};
       }
     }
 
     /** Encodes the row at {@code at}; returns its end. */
-    private int row(byte[] b, int at, long page) {
+    int row(ByteBuffer b, int at, long page) {
       random.startRow(seed, 1, page);
       int p = pageUrl(b, at, page);
       double u = random.nextDouble();
       p = putDecimal(b, p, 1 + (long) (MAX_PAGE_RANK * u * u * u)); // power law: most pages rank low
-      b[p++] = DELIMITER;
+      b.put(p++, DELIMITER);
       return put(b, p, NUMBER_LINE[1 + random.nextInt(100)]);
     }
   }
 
   /** Rows [first, last) of uservisits into one file; returns {bytes, visits in the join's range}. */
-  private final class VisitPart implements Callable<long[]> {
+  final class VisitPart implements Callable<long[]> {
     private final File file;
     private final ExecutorService syncer;
     private final long first;
@@ -447,14 +467,14 @@ public final class DataGen {
     public long[] call() throws IOException {
       try (Buffer out = new Buffer(file, syncer)) {
         for (long visit = first; visit < last; visit++) {
-          out.used = row(out.bytes, out.reserve(MAX_ROW), visit);
+          out.used = row(out.view, out.reserve(MAX_ROW), visit);
         }
         return new long[] {out.finish(), joinVisits};
       }
     }
 
     /** Encodes the row at {@code at}; returns its end. The draws come in this order for every row. */
-    private int row(byte[] b, int at, long visit) {
+    int row(ByteBuffer b, int at, long visit) {
       random.startRow(seed, 2, visit);
       long ipIndex = random.nextLong(pool);
       usedIps.set((int) ipIndex);
@@ -470,7 +490,7 @@ public final class DataGen {
       p = put(b, p, DOLLARS[cents / 100]);
       p = put(b, p, CENTS[cents % 100]);
       byte[] agent = USER_AGENT[random.nextInt(USER_AGENTS.length)];
-      System.arraycopy(agent, 0, b, p, agent.length);
+      b.put(p, agent);
       p += agent.length;
       int country = random.nextInt(COUNTRIES.length);
       p = put(b, p, COUNTRY[country]);
@@ -513,7 +533,7 @@ public final class DataGen {
 
   /**
    * A 1 MiB byte buffer over one file, synced to disk before {@link #finish} returns so timings
-   * include the disk. Rows are encoded into {@link #bytes} from {@link #used} on, after {@link
+   * include the disk. Rows are encoded through {@link #view} from {@link #used} on, after {@link
    * #reserve} made room for a whole row (the array has MAX_ROW bytes of slack beyond the 1 MiB, so
    * the stores that run past a field's end stay inside it). Written through a FileChannel: its
    * cached direct buffer avoids the per-write native allocation (and page faults) of
@@ -531,6 +551,8 @@ public final class DataGen {
     private final FileChannel channel;
     private final ExecutorService syncer;
     final byte[] bytes = new byte[CAPACITY + MAX_ROW];
+    /** The stores into {@link #bytes}: little-endian, so a packed string's lowest byte comes first. */
+    final ByteBuffer view = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     int used;
     private long flushed;
     private long syncedUpTo;
