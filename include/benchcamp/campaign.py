@@ -416,7 +416,11 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             step = hive.run_statements(connection, hive_statements, execute_dir)
         else:
             # The repetition's data is removed after the timed job, in the same session (untimed).
-            after = "" if keep_data or not workload.uses_data_fs else remove_data_script(ctx, verify=False)
+            after = (
+                ""
+                if keep_data or not workload.uses_data_fs
+                else remove_data_script(ctx, verify=False, what="remove")
+            )
             step = ssh.run_step(
                 ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
                 execute_dir, try_number, after=after,
