@@ -271,8 +271,15 @@ def hardware_asset(environment: str) -> Asset:
 
 
 def repetition_group(environment: str, units: Any) -> Any:
-    """clean → generate → execute mapped over the environment's repetition units, in its pool,
-    then the campaign's cleanup on that target (whatever happened to the repetitions)."""
+    """clean → generate → execute mapped over the environment's repetition units, in its pool:
+    the warm-ups first (their own mapped group, finished before any measured repetition starts),
+    then the measured repetitions, then the campaign's cleanup on that target (whatever happened).
+
+    Warm-ups are a group of their own because nothing else orders mapped task instances:
+    `airflow dags test` runs the ready ones in any order, so a cell's warm-up could follow the
+    repetitions it was meant to precede. A failed warm-up does not hold the measured ones back
+    (`warmups_done_<env>` runs whatever happened to them); a failed preflight does.
+    """
     step_args: dict[str, Any] = {"pool": target_pool(environment), "weight_rule": WeightRule.UPSTREAM}
     retrying = {
         **step_args,
@@ -282,8 +289,7 @@ def repetition_group(environment: str, units: Any) -> Any:
         "max_retry_delay": timedelta(minutes=5),
     }
 
-    @task_group(group_id=f"repetitions_{environment}")
-    def repetitions(unit: dict[str, Any]) -> None:
+    def steps(unit: dict[str, Any]) -> None:
         @task(**retrying)
         def clean(unit: dict[str, Any]) -> dict[str, str]:
             from benchcamp.campaign import run_clean
@@ -313,9 +319,24 @@ def repetition_group(environment: str, units: Any) -> Any:
 
         clean(unit) >> generate(unit) >> execute(unit)
 
+    warmups = task_group(group_id=f"warmups_{environment}")(steps)
+    repetitions = task_group(group_id=f"repetitions_{environment}")(steps)
+
     @task(task_id=f"units_{environment}")
     def units_for(plan: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
         return plan.get(environment, [])
+
+    @task(task_id=f"warmup_units_{environment}")
+    def warmup_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [unit for unit in environment_units if int(unit["repetition"]) <= 0]
+
+    @task(task_id=f"measured_units_{environment}")
+    def measured_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [unit for unit in environment_units if int(unit["repetition"]) >= 1]
+
+    @task(task_id=f"warmups_done_{environment}", trigger_rule=TriggerRule.ALL_DONE)
+    def warmups_done() -> None:
+        """Measured repetitions wait for every warm-up to end, failed or not."""
 
     @task(task_id=f"cleanup_{environment}", trigger_rule=TriggerRule.ALL_DONE, **retrying)
     def cleanup(environment_units: list[dict[str, Any]]) -> dict[str, str]:
@@ -331,9 +352,12 @@ def repetition_group(environment: str, units: Any) -> Any:
 
     environment_units = units_for(units)
     checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
-    mapped = repetitions.expand(unit=environment_units)
+    warmed = warmups.expand(unit=warmup_units(environment_units))  # type: ignore[arg-type]
+    done = warmups_done()
+    measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
     cleaned = cleanup(environment_units)  # type: ignore[arg-type]
-    checked >> mapped >> cleaned
+    checked >> warmed >> done
+    [checked, done] >> measured >> cleaned
     return checked, cleaned
 
 
