@@ -79,7 +79,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from benchcamp.report import export_snapshot
     from benchcamp.transform import build_marts
 
-    build_marts(target)
+    build_marts(target, unit_tests=False)
     export_snapshot(target)
     order = {(item.study, item.campaign): index for index, item in enumerate(loads)}
     all_failures = sorted(failures, key=lambda failure: order[(failure.study, failure.campaign)])

@@ -122,17 +122,21 @@ def _failed_nodes(result: Any) -> list[str]:
     return failed
 
 
-def build_marts(warehouse: Path, select: str | None = None) -> None:
+def build_marts(warehouse: Path, select: str | None = None, unit_tests: bool = True) -> None:
     """`dbt build` (models, data tests, unit tests) on `warehouse`; raise DbtBuildError naming failed nodes.
 
     Creates the raw schema first, so a new warehouse builds empty marts. Call it with no
-    other connection to the file open (DuckDB has one writer).
+    other connection to the file open (DuckDB has one writer). `unit_tests=False` leaves out
+    dbt's unit tests: they check the models' SQL on fixed fixtures, so the data being built
+    cannot change their outcome (`benchcamp import` skips them; the DAGs and the tests run them).
     """
     from benchcamp.warehouse import connect
 
     target = warehouse.resolve()
     connect(target).close()
     args = ["build"] + (["--select", select] if select else [])
+    if not unit_tests:
+        args += ["--exclude-resource-type", "unit_test"]
     run_dir = _run_dir(target)
     outcome = _invoke(args, target, run_dir)
     if outcome.success:
