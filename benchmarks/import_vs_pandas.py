@@ -1,7 +1,8 @@
 """`benchcamp import` of a million result records vs pandas computing the scaling mart alone.
 
-Both read the same JSON Lines file in one run, import first (cold warehouse, its own
-process through the real CLI), pandas second (in this process, `pd.read_json`):
+Both read the same JSON Lines file in one run, alternately (`--rounds`, medians reported):
+import in its own process through the real CLI into a new, empty warehouse each time,
+pandas in this process (`pd.read_json`, the default engine):
 
 (a) `benchcamp import FILE --warehouse <temp>`: read and validate every record, load
     them into a fresh DuckDB warehouse, run the campaign expectations (GX), `dbt build`
@@ -15,9 +16,9 @@ spec's three environments, its five workloads (WordCount over the maps/reduces v
 TestDFSIO write and read, both HiveBench queries) over a sweep of data sizes, three
 repetitions per cell, each repetition with the metrics its parser records and the
 step's timestamps and artifact. Pass `--records` for another size, `--keep` to keep the
-file and warehouse.
+file and warehouses. The scaling figures of both are compared cell by cell at the end.
 
-Usage: .venv/bin/python benchmarks/import_vs_pandas.py [--records N] [--keep DIR]
+Usage: .venv/bin/python benchmarks/import_vs_pandas.py [--records N] [--rounds N] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import json
 import math
 import os
 import random
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -207,27 +210,41 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--records", type=int, default=1_000_000)
-    parser.add_argument("--keep", type=Path, help="write the file and warehouse here and keep them")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="import and pandas alternately, medians reported"
+    )
+    parser.add_argument("--keep", type=Path, help="write the file and warehouses here and keep them")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="benchcamp-import-bench-") as name:
         folder = args.keep or Path(name)
         folder.mkdir(parents=True, exist_ok=True)
         source = folder / "results.jsonl"
-        warehouse = folder / "warehouse.duckdb"
-        for stale in (warehouse, warehouse.with_name(f"{warehouse.name}.wal")):
-            stale.unlink(missing_ok=True)
         count = generate(source, args.records)
         print(
             f"{count:,} records of {STUDY} in {source} ({source.stat().st_size / 2**20:.0f} MiB)", flush=True
         )
-
-        import_s, output = time_import(source, warehouse)
-        print(f"(a) benchcamp import, end to end:        {import_s:7.1f} s", flush=True)
-        started = time.perf_counter()
-        mart = pandas_scaling(source)
-        pandas_s = time.perf_counter() - started
-        print(f"(b) pandas, the scaling mart's figures:   {pandas_s:7.1f} s ({len(mart):,} cells)")
+        imports: list[float] = []
+        pandas_times: list[float] = []
+        for round_number in range(1, args.rounds + 1):
+            warehouse = folder / f"warehouse_{round_number}.duckdb"  # a new, empty warehouse each time
+            for stale in folder.glob(f"{warehouse.stem}*"):
+                stale.unlink()
+            shutil.rmtree(folder / ".dbt" / warehouse.stem, ignore_errors=True)
+            import_s, output = time_import(source, warehouse)
+            started = time.perf_counter()
+            mart = pandas_scaling(source)
+            pandas_s = time.perf_counter() - started
+            imports.append(import_s)
+            pandas_times.append(pandas_s)
+            print(
+                f"round {round_number}: import {import_s:.1f} s, pandas {pandas_s:.1f} s, "
+                f"ratio {import_s / pandas_s:.2f}",
+                flush=True,
+            )
         cells = check_same_figures(warehouse, mart)
+        import_s, pandas_s = statistics.median(imports), statistics.median(pandas_times)
+        print(f"(a) benchcamp import, end to end (median of {args.rounds}): {import_s:7.1f} s")
+        print(f"(b) pandas, the scaling mart's figures (median):    {pandas_s:7.1f} s ({len(mart):,} cells)")
         print(f"    both give the same figures for all {cells:,} cells")
         print(
             f"ratio import / pandas: {import_s / pandas_s:.2f} ({count / import_s:,.0f} records/s imported)"

@@ -13,7 +13,9 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from benchcamp.paths import airflow_home, default_warehouse, repo_root, results_root
@@ -28,17 +30,19 @@ def _warehouse(args: argparse.Namespace) -> Path:
     return Path(args.warehouse) if args.warehouse else default_warehouse()
 
 
-def _preload(*modules: str) -> threading.Thread:
-    """Import heavy modules (GX: ~4 s, dbt: ~2 s) on the other core while DuckDB reads the file."""
+def _in_background(name: str, work: Callable[[], object]) -> threading.Thread:
+    """Python-bound work on the other core while DuckDB (which releases the GIL) reads and loads.
+
+    Errors are dropped: the same work done again in the main thread raises them where they are handled.
+    """
 
     def run() -> None:
-        for module in modules:
-            try:
-                importlib.import_module(module)
-            except Exception:  # the import in the main thread raises it again, where it is handled
-                return
+        try:
+            work()
+        except Exception:
+            return
 
-    thread = threading.Thread(target=run, name="preload", daemon=True)
+    thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
     return thread
 
@@ -48,29 +52,34 @@ def cmd_import(args: argparse.Namespace) -> int:
     from benchcamp import importer
     from benchcamp.records import RecordError
     from benchcamp.spec import load_spec
+    from benchcamp.transform import adopt_parse, parse_ahead
 
     path = Path(args.file)
-    preload = _preload("great_expectations", "dbt.cli.main") if path.is_file() else None
-    with importer.staging() as con:
-        try:
-            count = importer.stage_file(con, path)
-            if not count:
-                print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
+    target = _warehouse(args)
+    with tempfile.TemporaryDirectory(prefix="benchcamp-dbt-parse-") as scratch:
+        # GX is imported while DuckDB reads the file; dbt parses while DuckDB loads it.
+        gx = _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
+        with importer.staging() as con:
+            try:
+                count = importer.stage_file(con, path)
+                if not count:
+                    print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
+                    return EXIT_BAD_INPUT
+                importer.check_spec(con, path, args.strict_environment)
+            except (RecordError, importer.SpecMismatch) as exc:
+                print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
                 return EXIT_BAD_INPUT
-            importer.check_spec(con, path, args.strict_environment)
-        except (RecordError, importer.SpecMismatch) as exc:
-            print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        loads = importer.campaigns(con)
-        thresholds = {
-            study: load_spec(study).thresholds.max_stddev_pct
-            for study in dict.fromkeys(c.study for c in loads)
-        }
-        if preload is not None:
-            preload.join()
-        failures = importer.validate(con, thresholds)
-        target = _warehouse(args)
-        loads = importer.load(con, target, loads, failures, thresholds)
+            dbt = _in_background("dbt-parse", lambda: parse_ahead(target, Path(scratch)))
+            loads = importer.campaigns(con)
+            thresholds = {
+                study: load_spec(study).thresholds.max_stddev_pct
+                for study in dict.fromkeys(c.study for c in loads)
+            }
+            gx.join()
+            failures = importer.validate(con, thresholds)
+            loads = importer.load(con, target, loads, failures, thresholds)
+        dbt.join()
+        adopt_parse(target, Path(scratch))
     for item in loads:
         print(
             f"{item.study} / {item.campaign}: {item.records} records "
