@@ -219,30 +219,32 @@ def stage_file(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     )
     con.execute("drop table parsed")
     _cells(con)
+    columns = ", ".join(
+        "m.canonical"
+        if name == "params"
+        else f"m.{name}"
+        if name in ("workload", "cell_key")
+        else f"c.{name}"
+        for name in _COLUMNS
+    )
     con.execute(
-        """
-        create or replace temp table clean_cells as
-        select c.*, m.cell_key, m.canonical from clean c
+        f"""
+        insert into incoming select c.line_no, {columns} from clean c
         join cell_map m on c.workload = m.workload and c.params = m.params
         """
     )
+    con.execute("drop table clean")
     flagged = con.execute(
-        """
-        select line_no, line from lines
-        where line_no not in (select line_no from clean_cells)
-        order by line_no
-        """
+        "select line_no, line from lines where line_no not in (select line_no from incoming) order by line_no"
     ).fetchall()
+    con.execute("drop table lines")
     numbered: list[tuple[int, ResultRecord]] = []
     for number, line in flagged:
         record = parse_jsonl_line(line, number, str(path))
         if record is not None:
             numbered.append((number, record))
-    columns = ", ".join("canonical" if name == "params" else name for name in _COLUMNS)
-    con.execute(f"insert into incoming select line_no, {columns} from clean_cells")
     if numbered:
         _stage_records(con, numbered, "incoming")
-    con.execute("drop table lines; drop table clean; drop table clean_cells")
     row = con.execute("select count(*) from incoming").fetchone()
     return int(row[0]) if row else 0
 
