@@ -40,6 +40,10 @@ ODD_BUT_VALID = [
     '{"study": "hibench_dse", "study": "hibench_dse", ' + json.dumps(GOOD)[1:].replace('"c1"', '"c3"'),
     json.dumps({key: value for key, value in GOOD.items() if key != "artifact"}).replace('"c1"', '"c4"'),
     json.dumps({**GOOD, "repetition": 7, "value": 12345678901234567890}),
+    json.dumps({**GOOD, "repetition": 8, "started_at": "2026-11-01T05:30:00+05:30", "value": 1e-05}),
+    json.dumps(
+        {**GOOD, "repetition": 9, "params": {"data_size_gb": 1e16, "maps": 4.0}, "study": "hib\u00e9nch"}
+    ),
 ]
 BAD = [
     json.dumps(GOOD)[:-1] + ", }",
@@ -51,6 +55,8 @@ BAD = [
     json.dumps({**GOOD, "study": ""}),
     json.dumps({**GOOD, "params": {"data_size_gb": [1]}}),
     json.dumps({**GOOD, "started_at": "yesterday"}),
+    json.dumps({**GOOD, "finished_at": "2026-02-30T00:00:00Z"}),
+    json.dumps({**GOOD, "finished_at": "2026-11-01T24:00:00Z"}),
     json.dumps([GOOD]),
     json.dumps({key: value for key, value in GOOD.items() if key != "unit"}),
 ]
