@@ -95,8 +95,11 @@ def test_a_bad_line_gives_the_per_record_readers_message(tmp_path: Path, line: s
         read_jsonl(path.read_text(encoding="utf-8"), str(path))
     with pytest.raises(RecordError) as got, importer.staging() as con:
         importer.stage_file(con, path)
-    assert str(got.value) == str(expected.value)
-    assert "line 3" in str(got.value)
+    message, wanted = str(got.value), str(expected.value)
+    # The tracebacks hold the staging connection's frame: drop them so DuckDB's objects die now.
+    got.value.__traceback__ = expected.value.__traceback__ = None
+    del got, expected
+    assert message == wanted and "line 3" in message
 
 
 def test_a_carriage_return_file_is_split_as_python_splits_it(tmp_path: Path) -> None:
