@@ -18,7 +18,7 @@ help:
 	@echo "make test-unit | test-integration    one tier of the tests"
 	@echo "make up | down | status    Airflow (UI on 127.0.0.1:8080, login required) and the lab"
 	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
-	@echo "make benchmark    measure the HiveBench generator and the harness (benchmarks/)"
+	@echo "make benchmark    measure the HiveBench generator, the harness and the import (benchmarks/)"
 
 $(VENV)/.synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null || python3 -m pip install --quiet uv
@@ -88,6 +88,7 @@ benchmark: setup
 	$(PY) benchmarks/hivebench_datagen.py
 	$(PY) benchmarks/harness.py
 	$(PY) benchmarks/ycsb_overhead.py
+	$(PY) benchmarks/import_vs_pandas.py
 
 manifest: $(VENV)/.synced
 	$(PY) -c "from benchcamp.transform import generate_manifest; generate_manifest()"

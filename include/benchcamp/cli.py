@@ -7,12 +7,15 @@ loaded but expectations failed; 1 anything else (a failed campaign run).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import shlex
 import subprocess
 import sys
-from collections import defaultdict
+import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from benchcamp.paths import airflow_home, default_warehouse, repo_root, results_root
@@ -27,50 +30,68 @@ def _warehouse(args: argparse.Namespace) -> Path:
     return Path(args.warehouse) if args.warehouse else default_warehouse()
 
 
+def _in_background(name: str, work: Callable[[], object]) -> threading.Thread:
+    """Python-bound work on the other core while DuckDB (which releases the GIL) reads and loads.
+
+    Errors are dropped: the same work done again in the main thread raises them where they are handled.
+    """
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:
+            return
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
 def cmd_import(args: argparse.Namespace) -> int:
-    from benchcamp.records import RecordError, ResultRecord, read_records
-    from benchcamp.spec import SpecError, load_spec
+    """Read, check, validate and load a record file; all of it or, on any bad line, nothing."""
+    from benchcamp import importer
+    from benchcamp.records import RecordError
+    from benchcamp.spec import load_spec
+    from benchcamp.transform import adopt_parse, parse_ahead
 
     path = Path(args.file)
-    try:
-        records = read_records(path)
-    except RecordError as exc:
-        print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if not records:
-        print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    groups: dict[tuple[str, str], list[ResultRecord]] = defaultdict(list)
-    for number, record in enumerate(records, start=1):
-        try:
-            spec = load_spec(record.study)
-            spec.validate_record_params(record.workload, record.params)
-            spec.environment(record.environment) if args.strict_environment else None
-        except SpecError as exc:
-            print(
-                f"error: {path}: record {number} (line {number}): {exc}\nnothing was loaded", file=sys.stderr
-            )
-            return EXIT_BAD_INPUT
-        groups[(record.study, record.campaign)].append(record)
-
-    from benchcamp import warehouse as wh
-    from benchcamp.transform import build_marts
-    from benchcamp.validation import validate_campaign
-
     target = _warehouse(args)
-    all_failures = []
-    for (study, campaign), group in groups.items():
-        spec = load_spec(study)
-        summary = wh.load_records(target, group)
-        failures = validate_campaign(group, None, spec.thresholds.max_stddev_pct, study, campaign)
-        wh.replace_validation_failures(target, study, campaign, failures)
-        wh.upsert_study_thresholds(target, study, spec.thresholds.max_stddev_pct)
-        all_failures.extend(failures)
-        print(f"{study} / {campaign}: {len(group)} records ({summary})")
-    build_marts(target)
+    with tempfile.TemporaryDirectory(prefix="benchcamp-dbt-parse-") as scratch:
+        # GX is imported while DuckDB reads the file; dbt parses while DuckDB loads it.
+        gx = _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
+        with importer.staging() as con:
+            try:
+                count = importer.stage_file(con, path)
+                if not count:
+                    print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
+                    return EXIT_BAD_INPUT
+                importer.check_spec(con, path, args.strict_environment)
+            except (RecordError, importer.SpecMismatch) as exc:
+                print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            dbt = _in_background("dbt-parse", lambda: parse_ahead(target, Path(scratch)))
+            loads = importer.campaigns(con)
+            thresholds = {
+                study: load_spec(study).thresholds.max_stddev_pct
+                for study in dict.fromkeys(c.study for c in loads)
+            }
+            gx.join()
+            failures = importer.validate(con, thresholds)
+            loads = importer.load(con, target, loads, failures, thresholds)
+        dbt.join()
+        adopt_parse(target, Path(scratch))
+    for item in loads:
+        print(
+            f"{item.study} / {item.campaign}: {item.records} records "
+            f"({item.inserted} new, {item.replaced} replaced)"
+        )
     from benchcamp.report import export_snapshot
+    from benchcamp.transform import build_marts
 
+    build_marts(target, unit_tests=False)
     export_snapshot(target)
+    order = {(item.study, item.campaign): index for index, item in enumerate(loads)}
+    all_failures = sorted(failures, key=lambda failure: order[(failure.study, failure.campaign)])
     for failure in all_failures:
         print(
             f"FAILED {failure.expectation} [{failure.study}/{failure.campaign}] {failure.cell_key}: {failure.details}"

@@ -113,25 +113,37 @@ def _describe(error: ValidationError) -> str:
     return f"field '{field}': {first['msg']}"
 
 
-def read_jsonl(text: str, source: str = "<input>") -> list[ResultRecord]:
-    records: list[ResultRecord] = []
+def parse_jsonl_line(line: str, number: int, source: str = "<input>") -> ResultRecord | None:
+    """One line of a JSON Lines file: its record, None for a blank line, RecordError naming line and field."""
+    if not line.strip():
+        return None
+    try:
+        payload = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{source}, line {number}: not valid JSON ({exc.msg})") from exc
+    if not isinstance(payload, dict):
+        raise RecordError(f"{source}, line {number}: expected a JSON object")
+    missing = [name for name in RECORD_FIELDS[:10] if name not in payload]
+    if missing:
+        raise RecordError(f"{source}, line {number}: missing field '{missing[0]}'")
+    try:
+        return ResultRecord.model_validate(payload)
+    except ValidationError as exc:
+        raise RecordError(f"{source}, line {number}: {_describe(exc)}") from exc
+
+
+def read_jsonl_numbered(text: str, source: str = "<input>") -> list[tuple[int, ResultRecord]]:
+    """(line number, record) of every non-blank line; lines as `str.splitlines` splits them."""
+    numbered: list[tuple[int, ResultRecord]] = []
     for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            payload = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{source}, line {number}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(payload, dict):
-            raise RecordError(f"{source}, line {number}: expected a JSON object")
-        missing = [name for name in RECORD_FIELDS[:10] if name not in payload]
-        if missing:
-            raise RecordError(f"{source}, line {number}: missing field '{missing[0]}'")
-        try:
-            records.append(ResultRecord.model_validate(payload))
-        except ValidationError as exc:
-            raise RecordError(f"{source}, line {number}: {_describe(exc)}") from exc
-    return records
+        record = parse_jsonl_line(line, number, source)
+        if record is not None:
+            numbered.append((number, record))
+    return numbered
+
+
+def read_jsonl(text: str, source: str = "<input>") -> list[ResultRecord]:
+    return [record for _, record in read_jsonl_numbered(text, source)]
 
 
 def _coerce_param(raw: str) -> ParamValue:

@@ -122,17 +122,21 @@ def _failed_nodes(result: Any) -> list[str]:
     return failed
 
 
-def build_marts(warehouse: Path, select: str | None = None) -> None:
+def build_marts(warehouse: Path, select: str | None = None, unit_tests: bool = True) -> None:
     """`dbt build` (models, data tests, unit tests) on `warehouse`; raise DbtBuildError naming failed nodes.
 
     Creates the raw schema first, so a new warehouse builds empty marts. Call it with no
-    other connection to the file open (DuckDB has one writer).
+    other connection to the file open (DuckDB has one writer). `unit_tests=False` leaves out
+    dbt's unit tests: they check the models' SQL on fixed fixtures, so the data being built
+    cannot change their outcome (`benchcamp import` skips them; the DAGs and the tests run them).
     """
     from benchcamp.warehouse import connect
 
     target = warehouse.resolve()
     connect(target).close()
     args = ["build"] + (["--select", select] if select else [])
+    if not unit_tests:
+        args += ["--exclude-resource-type", "unit_test"]
     run_dir = _run_dir(target)
     outcome = _invoke(args, target, run_dir)
     if outcome.success:
@@ -145,6 +149,27 @@ def build_marts(warehouse: Path, select: str | None = None) -> None:
             failed,
         )
     raise DbtBuildError(f"dbt build could not run on {target}: {outcome.exception}")
+
+
+def parse_ahead(warehouse: Path, scratch: Path) -> bool:
+    """`dbt parse` for `warehouse` into `scratch`, touching nothing beside the warehouse (nor it).
+
+    `benchcamp import` runs it on its other core while DuckDB checks the records, then hands
+    the parse state to the warehouse with `adopt_parse`: a first build on a new warehouse
+    otherwise spends seconds parsing the whole project.
+    """
+    return bool(_invoke(["parse"], warehouse.resolve(), scratch).success)
+
+
+def adopt_parse(warehouse: Path, scratch: Path) -> None:
+    """Give `warehouse`'s run dir the parse state `parse_ahead` left in `scratch`, unless it has one.
+
+    dbt checks it like its own (project files, profile, variables) and re-parses what differs.
+    """
+    parsed = scratch / "partial_parse.msgpack"
+    run_dir = _run_dir(warehouse.resolve())
+    if parsed.exists() and not (run_dir / "partial_parse.msgpack").exists():
+        shutil.copyfile(parsed, run_dir / "partial_parse.msgpack")
 
 
 def _parse_manifest(into: Path) -> Path:

@@ -378,10 +378,22 @@ def validate_campaign(
     records = [record for record in records if not record.is_warmup]
     if not records and not expected:
         return []
+    frame = cell_statistics(records, expected, duration_metric)
+    return [failure for _, failure in validate_cells(frame, max_stddev_pct, study, campaign)]
+
+
+def validate_cells(
+    frame: pd.DataFrame, max_stddev_pct: float, study: str | None = None, campaign: str | None = None
+) -> list[tuple[int, ValidationFailure]]:
+    """Run the suite once over `frame` (one row per cell, as `cell_statistics` gives): (row, failure) pairs.
+
+    One GX batch for every cell in the frame, however many campaigns it holds: a frame with
+    `study` and `campaign` columns (`benchcamp import`) names each failure's campaign from its
+    row, otherwise `study` and `campaign` do. Failures come in row order, then suite order.
+    """
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
-    frame = cell_statistics(records, expected, duration_metric)
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     asset = context.data_sources.add_pandas(name="campaign").add_dataframe_asset(name="cells")
@@ -393,6 +405,7 @@ def validate_campaign(
         result_format={"result_format": "COMPLETE"},
         expectation_parameters={THRESHOLD_PARAMETER: max_stddev_pct},
     )
+    per_row = "study" in frame.columns and "campaign" in frame.columns
     found: list[tuple[int, int, ValidationFailure]] = []
     for outcome in result.results:
         if outcome.success:
@@ -408,8 +421,8 @@ def validate_campaign(
             row = frame.loc[index]
             details, value, threshold = _describe(expectation_id, observed, config.kwargs, row)
             failure = ValidationFailure(
-                study=study,
-                campaign=campaign,
+                study=str(row["study"]) if per_row else str(study),
+                campaign=str(row["campaign"]) if per_row else str(campaign),
                 environment=row["environment"],
                 workload=row["workload"],
                 cell_key=row["cell_key"],
@@ -419,7 +432,7 @@ def validate_campaign(
                 threshold=_number(threshold),
             )
             found.append((int(index), EXPECTATION_IDS.index(expectation_id), failure))
-    return [failure for _, _, failure in sorted(found, key=lambda item: item[:2])]
+    return [(index, failure) for index, _, failure in sorted(found, key=lambda item: item[:2])]
 
 
 def suite_definition() -> dict[str, Any]:
