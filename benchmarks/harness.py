@@ -5,9 +5,9 @@
     the host, interleaved, median of N each;
 (b) end-to-end: wall time of a whole `tiny` campaign through Airflow vs the sum of
     the job durations it recorded;
-(c) `benchcamp import` (load + GX validation + dbt build) of 1,000,000 records.
+(`benchmarks/import_vs_pandas.py` measures `benchcamp import`.)
 
-Usage: .venv/bin/python benchmarks/harness.py [--skip-campaign] [--records N] [--pairs N]
+Usage: .venv/bin/python benchmarks/harness.py [--skip-campaign] [--pairs N]
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -128,50 +127,15 @@ def campaign_wall_time(tmp: Path) -> dict[str, float]:
         row = con.execute(
             "select sum(value), count(*) from raw.results where metric = 'duration_s' and campaign = 'bench_tiny'"
         ).fetchone()
-    jobs = float(row[0]) if row else 0.0
-    return {"wall_s": wall, "sum_job_durations_s": jobs, "ratio": wall / jobs if jobs else float("nan")}
-
-
-def import_million(records: int, tmp: Path) -> dict[str, float]:
-    """Generate `records` result records (valid, 3 repetitions per cell) and time `benchcamp import`."""
-    path = tmp / "million.jsonl"
-    rng = random.Random(42)
-    cells = records // 3
-    with path.open("w", encoding="utf-8") as handle:
-        for cell in range(cells):
-            for repetition in (1, 2, 3):
-                handle.write(
-                    json.dumps(
-                        {
-                            "study": "hibench_dse",
-                            "campaign": f"bench_import_{cell // 10000}",
-                            "environment": "local_lab",
-                            "workload": "wordcount",
-                            "params": {"data_size_gb": 240 + cell % 10000, "maps": 4, "reduces": 2},
-                            "repetition": repetition,
-                            "metric": "duration_s",
-                            "value": 1000 + rng.random(),
-                            "unit": "s",
-                            "status": "ok",
-                        }
-                    )
-                    + "\n"
-                )
-    env = {**os.environ, "BENCHCAMP_WAREHOUSE": str(tmp / "import.duckdb")}
-    started = time.perf_counter()
-    result = subprocess.run(
-        [str(BIN / "benchcamp"), "import", str(path)], env=env, capture_output=True, text=True
-    )
-    elapsed = time.perf_counter() - started
-    if result.returncode not in (0, 3):
-        raise RuntimeError(result.stderr)
-    return {"records": float(cells * 3), "import_s": elapsed, "records_per_s": cells * 3 / elapsed}
+    jobs = float(row[0]) if row and row[0] is not None else 0.0
+    count = float(row[1]) if row else 0.0
+    ratio = wall / jobs if jobs else float("nan")
+    return {"wall_s": wall, "sum_job_durations_s": jobs, "repetitions": count, "ratio": ratio}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pairs", type=int, default=5)
-    parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--skip-campaign", action="store_true")
     args = parser.parse_args()
     lab.ensure_installed()
@@ -189,15 +153,14 @@ def main() -> None:
             )
             if not args.skip_campaign:
                 c = campaign_wall_time(tmp)
-                print("(b) tiny campaign through Airflow (27 repetitions):")
+                print(
+                    f"(b) tiny campaign through Airflow ({c['repetitions']:.0f} repetitions, warm-ups included):"
+                )
                 print(
                     f"    wall {c['wall_s']:.0f} s vs sum of job durations {c['sum_job_durations_s']:.0f} s "
                     f"-> ratio {c['ratio']:.2f}",
                     flush=True,
                 )
-            i = import_million(args.records, tmp)
-            print(f"(c) benchcamp import of {i['records']:.0f} records (load + GX validation + dbt build):")
-            print(f"    {i['import_s']:.1f} s -> {i['records_per_s']:.0f} records/s", flush=True)
     finally:
         lab.lab_down()
 
