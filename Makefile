@@ -60,6 +60,7 @@ test: setup browser
 	$(VENV)/bin/ruff check include dags plugins tests benchmarks
 	$(VENV)/bin/mypy include
 	mvn -q -B -f lab/ycsb/pom.xml test   # the YCSB bindings' own JUnit tests
+	mvn -q -B -f lab/hivebench/pom.xml test   # the HiveBench generator's (output byte-identical, encoders)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # One tier at a time: unit (no service, about a minute) or integration (the real lab, Airflow and
