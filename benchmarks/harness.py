@@ -13,7 +13,6 @@ Usage: .venv/bin/python benchmarks/harness.py [--skip-campaign] [--pairs N]
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -27,7 +26,7 @@ from benchcamp.campaign import clean_body, context_for, rep_dir_for
 from benchcamp.paths import repo_root
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload
-from benchcamp.workloads.base import render
+from benchcamp.workloads.base import data_path, render
 
 ROOT = repo_root()
 BIN = Path(sys.executable).parent
@@ -75,19 +74,18 @@ def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
                 ssh.raise_if_failed("execute", step)
                 piped.append(step.duration_s)
             else:
-                data = Path(lab_env["BENCHCAMP_WORK_DIR"]) / ctx.unit_path / "data"
                 command = " ".join(render(part) for part in [workload.execute(ctx)[0]])
-                script = f"export DATA={json.dumps(str(data))}; {ssh.prologue(ctx, 'direct', 1)}\n" + command
+                script = f"{ssh.prologue(ctx, 'direct', 1)}\n" + command  # the same $DATA (HDFS)
                 started = time.perf_counter()
                 subprocess.run(["bash", "-c", script], env=lab_env, check=True, capture_output=True)
                 direct.append(time.perf_counter() - started)
+            # the job's output goes before the next run (untimed); the input stays
+            remove = render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", data_path("output")])
             subprocess.run(
-                [
-                    "bash",
-                    "-c",
-                    f"rm -rf {json.dumps(str(Path(lab_env['BENCHCAMP_WORK_DIR']) / ctx.unit_path / 'data' / 'output'))}",
-                ],
+                ["bash", "-c", f"{ssh.prologue(ctx, 'direct', 1)}\n{remove}"],
+                env=lab_env,
                 check=True,
+                capture_output=True,
             )
     return {
         "pipeline_median_s": statistics.median(piped),
