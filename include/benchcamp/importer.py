@@ -31,7 +31,7 @@ from benchcamp.records import (
     parse_jsonl_line,
     read_csv,
 )
-from benchcamp.warehouse import RESULT_KEY, SCHEMA
+from benchcamp.warehouse import FAILURE_COLUMNS, RESULT_COLUMNS, RESULT_KEY, SCHEMA, write_study_threshold
 
 if TYPE_CHECKING:
     import duckdb
@@ -54,22 +54,6 @@ _SUSPECT = (
 _CLOCK = r"([01]\d|2[0-3]):[0-5]\d"
 _TIMESTAMP = rf"\d{{4}}-\d{{2}}-\d{{2}}T{_CLOCK}:[0-5]\d(\.\d{{1,6}})?(Z|[+-]{_CLOCK})"
 _NUMBER = r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?"
-_COLUMNS = (
-    "study",
-    "campaign",
-    "environment",
-    "workload",
-    "cell_key",
-    "params",
-    "repetition",
-    "metric",
-    "value",
-    "unit",
-    "status",
-    "started_at",
-    "finished_at",
-    "artifact",
-)
 
 
 class SpecMismatch(ValueError):
@@ -133,7 +117,7 @@ def _stage_records(
     frame.insert(0, "line_no", [number for number, _ in numbered])
     con.register("python_records", frame)
     try:
-        con.execute(f"insert into {table} select line_no, {', '.join(_COLUMNS)} from python_records")
+        con.execute(f"insert into {table} select line_no, {', '.join(RESULT_COLUMNS)} from python_records")
     finally:
         con.unregister("python_records")
 
@@ -229,7 +213,7 @@ def stage_file(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         else f"m.{name}"
         if name in ("workload", "cell_key")
         else f"c.{name}"
-        for name in _COLUMNS
+        for name in RESULT_COLUMNS
     )
     con.execute(
         f"""
@@ -549,13 +533,13 @@ def load(
 
     warehouse.parent.mkdir(parents=True, exist_ok=True)
     key = ", ".join(RESULT_KEY)
-    columns = ", ".join(_COLUMNS)
+    columns = ", ".join(RESULT_COLUMNS)
     con.execute(f"attach {_literal(str(warehouse))} as warehouse")
     try:
         con.execute("use warehouse")
         con.execute(SCHEMA)
         failure_frame = pd.DataFrame(
-            [failure.model_dump() for failure in failures], columns=list(ValidationFailure.model_fields)
+            [failure.model_dump() for failure in failures], columns=list(FAILURE_COLUMNS)
         )
         con.register("failure_frame", failure_frame)
         con.execute("begin transaction")
@@ -590,13 +574,10 @@ def load(
                     "delete from raw.validation_failures where study = ? and campaign = ?",
                     [item.study, item.campaign],
                 )
-            fields = ", ".join(ValidationFailure.model_fields)
+            fields = ", ".join(FAILURE_COLUMNS)
             con.execute(f"insert into raw.validation_failures ({fields}) select {fields} from failure_frame")
             for study, threshold in thresholds.items():
-                con.execute(
-                    "insert or replace into raw.study_thresholds (study, max_stddev_pct) values (?, ?)",
-                    [study, float(threshold)],
-                )
+                write_study_threshold(con, study, threshold)
             con.execute("commit")
         except Exception:
             con.execute("rollback")

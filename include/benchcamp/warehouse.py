@@ -111,10 +111,10 @@ create table if not exists raw.hardware_changes (
 """
 
 # The record's fields, with the derived cell key stored next to the workload.
-_RESULT_COLUMNS = tuple(
+RESULT_COLUMNS = tuple(
     column for field in RECORD_FIELDS for column in ((field, "cell_key") if field == "workload" else (field,))
 )
-_FAILURE_COLUMNS = tuple(ValidationFailure.model_fields)
+FAILURE_COLUMNS = tuple(ValidationFailure.model_fields)
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ def load_records(path: Path | None, records: list[ResultRecord]) -> LoadSummary:
     frame = _results_frame(records)
     frame = frame.drop_duplicates(subset=list(RESULT_KEY), keep="last")
     key_match = " and ".join(f"r.{name} = i.{name}" for name in RESULT_KEY)
-    columns = ", ".join(_RESULT_COLUMNS)
+    columns = ", ".join(RESULT_COLUMNS)
     with connect(path) as con:
         con.register("incoming_frame", frame)
         con.execute("begin transaction")
@@ -236,8 +236,8 @@ def replace_validation_failures(
         raise ValueError(
             f"failure for {first.study}/{first.campaign} passed to replace {study}/{campaign}'s failures"
         )
-    rows = [[getattr(failure, name) for name in _FAILURE_COLUMNS] for failure in failures]
-    placeholders = ", ".join("?" for _ in _FAILURE_COLUMNS)
+    rows = [[getattr(failure, name) for name in FAILURE_COLUMNS] for failure in failures]
+    placeholders = ", ".join("?" for _ in FAILURE_COLUMNS)
     with connect(path) as con:
         con.execute("begin transaction")
         try:
@@ -246,7 +246,7 @@ def replace_validation_failures(
             )
             if rows:
                 con.executemany(
-                    f"insert into raw.validation_failures ({', '.join(_FAILURE_COLUMNS)}) values ({placeholders})",
+                    f"insert into raw.validation_failures ({', '.join(FAILURE_COLUMNS)}) values ({placeholders})",
                     rows,
                 )
             con.execute("commit")
@@ -278,13 +278,18 @@ def load_environment(path: Path | None, snapshot: EnvironmentSnapshot) -> None:
 
 def upsert_study_thresholds(path: Path | None, study: str, max_stddev_pct: float) -> None:
     """Record the spec's σ% gate, which the `scaling` mart's `within_threshold` compares against."""
+    with connect(path) as con:
+        write_study_threshold(con, study, max_stddev_pct)
+
+
+def write_study_threshold(con: duckdb.DuckDBPyConnection, study: str, max_stddev_pct: float) -> None:
+    """`upsert_study_thresholds` on an open connection (e.g. inside the caller's transaction)."""
     if not max_stddev_pct > 0:
         raise ValueError(f"max_stddev_pct must be greater than 0, got {max_stddev_pct}")
-    with connect(path) as con:
-        con.execute(
-            "insert or replace into raw.study_thresholds (study, max_stddev_pct) values (?, ?)",
-            [study, float(max_stddev_pct)],
-        )
+    con.execute(
+        "insert or replace into raw.study_thresholds (study, max_stddev_pct) values (?, ?)",
+        [study, float(max_stddev_pct)],
+    )
 
 
 def record_campaign_run(

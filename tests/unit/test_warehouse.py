@@ -134,7 +134,7 @@ def test_a_key_repeated_in_one_load_keeps_the_last_record(path: Path) -> None:
 def test_a_failed_load_leaves_the_warehouse_as_it_was(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     wh.load_records(path, campaign())
     before = rows(path, "select * from raw.results order by all")
-    monkeypatch.setattr(wh, "_RESULT_COLUMNS", (*wh._RESULT_COLUMNS[:-1], "no_such_column"))
+    monkeypatch.setattr(wh, "RESULT_COLUMNS", (*wh.RESULT_COLUMNS[:-1], "no_such_column"))
     with pytest.raises(duckdb.Error):
         wh.load_records(path, [record(value=1.0), record(repetition=9)])
     monkeypatch.undo()
