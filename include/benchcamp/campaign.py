@@ -408,6 +408,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             )
     execute_dir = rep_dir / "execute" / f"try{try_number}"
     hive_statements = workload.hive_execute(ctx)
+    remove_data = workload.uses_data_fs and not keep_data
     try:
         if hive_statements:
             from benchcamp.targets import hive
@@ -416,11 +417,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             step = hive.run_statements(connection, hive_statements, execute_dir)
         else:
             # The repetition's data is removed after the timed job, in the same session (untimed).
-            after = (
-                ""
-                if keep_data or not workload.uses_data_fs
-                else remove_data_script(ctx, verify=False, what="remove")
-            )
+            after = remove_data_script(ctx, verify=False, what="remove") if remove_data else ""
             step = ssh.run_step(
                 ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
                 execute_dir, try_number, after=after,
@@ -440,7 +437,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         raise
     archive.save_records(rep_dir, records)
     _capture_environment(ctx, rep_dir, try_number)
-    if hive_statements and workload.uses_data_fs and not keep_data:
+    if hive_statements and remove_data:
         # HiveServer2 ran the query: the repetition's data goes in a short session of its own
         # (a failure is archived; the campaign's cleanup checks nothing is left)
         ssh.run_step(
@@ -510,6 +507,7 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
     snapshot: EnvironmentSnapshot | None = None
     if try_number == 1 and cached_file.exists():
         snapshot = EnvironmentSnapshot.model_validate_json(cached_file.read_text(encoding="utf-8"))
+    cached = snapshot
     capture_dir = cache_dir / f"capture{len(list(cache_dir.glob('capture*'))) + 1}"
     if snapshot is None:
         step = ssh.run_step(
@@ -535,7 +533,8 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
                 **env_facts.parse_hive_facts(json.loads(hive_step.text("results.json"))),
             }
             snapshot = snapshot.model_copy(update={"facts": facts})
-    archive.write_atomically(cached_file, snapshot.model_dump_json(indent=2))
+    if snapshot is not cached:  # newly captured, or with HiveServer2's facts added
+        archive.save_environment(cache_dir, snapshot)
     archive.save_environment(rep_dir, snapshot)
     return snapshot
 
