@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchcamp.paths import results_root
+from benchcamp.paths import child, results_root
 from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, read_jsonl, write_jsonl
 from benchcamp.workloads.base import slug
 
@@ -22,13 +22,14 @@ VALIDATION_FILE = "validation.json"
 
 
 def campaign_dir(study: str, campaign: str, root: Path | None = None) -> Path:
-    return (root or results_root()) / slug(study) / slug(campaign)
+    """The campaign's folder; a name that would resolve outside the results root is refused."""
+    return child(root or results_root(), slug(study), slug(campaign), what="study/campaign")
 
 
 def repetition_dir(
     study: str, campaign: str, cell_key: str, repetition: int, root: Path | None = None
 ) -> Path:
-    return campaign_dir(study, campaign, root) / slug(cell_key) / f"rep{repetition}"
+    return child(campaign_dir(study, campaign, root), slug(cell_key), f"rep{repetition}", what="cell")
 
 
 def step_dir(rep_dir: Path, step: str, try_number: int) -> Path:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp import archive
+from benchcamp.paths import check_component
 from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
@@ -51,7 +52,9 @@ CONF_KEYS = (
     "note",
     "warmup_repetitions",
 )
-CAMPAIGN_PATTERN = r"^[A-Za-z0-9_.+-]{0,120}$"
+# Empty (the run id names it) or a name that starts with a letter or digit: `.` and `..` would
+# make the archive the study's folder or the results root, and the cleanup the whole data root.
+CAMPAIGN_PATTERN = r"^([A-Za-z0-9][A-Za-z0-9_.+-]{0,119})?$"
 MAX_REPETITIONS = 50
 WAREHOUSE_POOL = "benchcamp_warehouse"
 
@@ -66,8 +69,11 @@ def target_pool(environment: str) -> str:
 
 
 def campaign_id(run_id: str) -> str:
-    """The campaign is the DAG run; its id is made safe for paths and SQL literals."""
-    return re.sub(r"[^A-Za-z0-9_.+-]", "_", run_id)
+    """The campaign is the DAG run; its id is made safe for paths and SQL literals (a run id
+    that does not start with a letter or digit, as one given through the REST API may, gets a
+    `run_` prefix)."""
+    safe = re.sub(r"[^A-Za-z0-9_.+-]", "_", run_id)[:120]
+    return safe if re.fullmatch(CAMPAIGN_PATTERN, safe) and safe else f"run_{safe}"[:120]
 
 
 def resolve_campaign(
@@ -81,7 +87,10 @@ def resolve_campaign(
     """
     named = str(params.get("campaign") or "")
     if named and not re.fullmatch(CAMPAIGN_PATTERN, named):
-        raise CampaignConfError(f"campaign '{named}' may only contain letters, digits and _ . + -")
+        raise CampaignConfError(
+            f"campaign {named!r} must start with a letter or digit and hold only letters, digits "
+            "and _ . + - (at most 120 characters)"
+        )
     if named:
         return named
     if run_type == "backfill" and logical_date is not None:
@@ -609,7 +618,9 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
 def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
     """Delete every repetition's data of the campaign on the target and check it is gone."""
     hadoop = ctx.hadoop
-    campaign_part = f"{slug(ctx.spec.study)}/{slug(ctx.campaign)}"
+    campaign_part = "/".join(
+        check_component(slug(name), "path part") for name in (ctx.spec.study, ctx.campaign)
+    )
     staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
     if not data_fs:  # the stores' tables are emptied by the next run's execute step
         return "\n".join(["set -u", f"rm -rf {staging}", "echo cleanup_verified=yes", ""])

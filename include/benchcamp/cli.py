@@ -292,12 +292,17 @@ def cmd_airflow_init(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab."""
-    from benchcamp import lab
-    from benchcamp.campaign import implemented_workloads
+    from benchcamp import archive, lab
+    from benchcamp.campaign import CampaignConfError, implemented_workloads, resolve_campaign
     from benchcamp.spec import load_spec
     from benchcamp.workloads import get_workload
 
     spec = load_spec(args.study)
+    try:  # a bad name is refused before the lab starts
+        campaign = resolve_campaign({"campaign": args.campaign or f"run_{_now_tag()}"}, "")
+    except CampaignConfError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not all(get_workload(name).uses_data_fs for name in implemented_workloads(spec)):
         os.environ["BENCHCAMP_LAB_STORES"] = "1"  # YCSB measures the lab's data stores
     print(lab.lab_up().format())
@@ -316,9 +321,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             conf["cells"] = args.cells.split(",")
         if args.warmups is not None:
             conf["warmup_repetitions"] = args.warmups
-        campaign = args.campaign or f"run_{_now_tag()}"
         conf["campaign"] = campaign
-        campaign_dir = results_root() / args.study / campaign
+        campaign_dir = archive.campaign_dir(args.study, campaign)
         log = campaign_dir / "airflow-dags-test.log"
         print(f"running {args.study} through Airflow (airflow dags test), conf {json.dumps(conf)}")
         print(f"Airflow's log: {log}", flush=True)
@@ -334,7 +338,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("\nthe DAG run failed; the end of Airflow's log:\n" + "\n".join(tail), file=sys.stderr)
         print(f"campaign:     {campaign}")
         print(f"warehouse:    {default_warehouse()}")
-        print(f"raw archive:  {results_root() / args.study / campaign}")
+        print(f"raw archive:  {campaign_dir}")
         print(f"report again: .venv/bin/benchcamp report {args.study} --campaign {campaign}")
         return EXIT_OK if result.returncode == 0 else EXIT_FAILED
     finally:

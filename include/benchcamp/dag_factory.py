@@ -188,9 +188,10 @@ def build_study_dag(study: str) -> DAG:
         target_steps = [repetition_group(env.name, units) for env in spec.environments]
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
-        def validate(units: dict[str, list[dict[str, Any]]]) -> int:
+        def validate(units: dict[str, list[dict[str, Any]]] | None) -> int:
             from benchcamp.campaign import run_validate
 
+            skip_unless_planned(units)
             context = get_current_context()
             failures = run_validate(spec.study, _campaign(context), units)
             for failure in failures:
@@ -225,9 +226,10 @@ def build_study_dag(study: str) -> DAG:
             return loaded.summary()
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
-        def report() -> None:
+        def report(units: dict[str, list[dict[str, Any]]] | None) -> None:
             from benchcamp.campaign import run_report
 
+            skip_unless_planned(units)
             print(run_report(spec.study, _campaign(get_current_context())))
 
         @task
@@ -240,7 +242,7 @@ def build_study_dag(study: str) -> DAG:
         validated = validate(units)  # type: ignore[arg-type]  # an XComArg resolves at run time
         loaded = load()
         transformed = dbt_build_task()
-        reported = report()
+        reported = report(units)  # type: ignore[arg-type]
         [cleaned for _checked, cleaned in target_steps] >> validated
         published = publish()
         validated >> loaded >> transformed >> reported >> published
@@ -249,6 +251,19 @@ def build_study_dag(study: str) -> DAG:
         # first, but such a campaign is not a measurement to publish.
         [step for steps in target_steps for step in steps] >> published
     return dag
+
+
+def skip_unless_planned(units: Any) -> None:
+    """Skip a task that runs whatever happened upstream (ALL_DONE) when there is no plan.
+
+    A refused run (bad conf, unsafe campaign name) has a failed `plan` and so no plan to pull:
+    nothing ran, so there is nothing to clean, validate, load or report, and the run ends failed
+    with the refusal in `plan`'s log (`publish` is upstream-failed through the preflight).
+    """
+    if units is None:
+        from airflow.exceptions import AirflowSkipException
+
+        raise AirflowSkipException("the plan refused this run (see the plan task's log): nothing ran")
 
 
 def _run_kind(context: Any) -> tuple[str, datetime | None]:
@@ -335,14 +350,16 @@ def repetition_group(environment: str, units: Any) -> Any:
         return [unit for unit in environment_units if int(unit["repetition"]) >= 1]
 
     @task(task_id=f"warmups_done_{environment}", trigger_rule=TriggerRule.ALL_DONE)
-    def warmups_done() -> None:
+    def warmups_done(environment_units: list[dict[str, Any]] | None) -> None:
         """Measured repetitions wait for every warm-up to end, failed or not."""
+        skip_unless_planned(environment_units)
 
     @task(task_id=f"cleanup_{environment}", trigger_rule=TriggerRule.ALL_DONE, **retrying)
-    def cleanup(environment_units: list[dict[str, Any]]) -> dict[str, str]:
+    def cleanup(environment_units: list[dict[str, Any]] | None) -> dict[str, str]:
         from benchcamp.campaign import run_cleanup
 
-        return run_cleanup(environment_units, get_current_context()["ti"].try_number)
+        skip_unless_planned(environment_units)
+        return run_cleanup(environment_units or [], get_current_context()["ti"].try_number)
 
     @task(task_id=f"preflight_{environment}", **retrying)
     def preflight(environment_units: list[dict[str, Any]]) -> dict[str, str]:
@@ -353,7 +370,7 @@ def repetition_group(environment: str, units: Any) -> Any:
     environment_units = units_for(units)
     checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
     warmed = warmups.expand(unit=warmup_units(environment_units))  # type: ignore[arg-type]
-    done = warmups_done()
+    done = warmups_done(environment_units)  # type: ignore[arg-type]
     measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
     cleaned = cleanup(environment_units)  # type: ignore[arg-type]
     checked >> warmed >> done

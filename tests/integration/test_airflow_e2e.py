@@ -188,6 +188,7 @@ def test_a_bad_param_is_refused_with_the_schema_message_and_no_run(api: Api) -> 
         ({"ladder": "huge"}, "'huge' is not one of ['tiny', 'small', 'paper']"),
         ({"repetitions": 0}, "0 is less than the minimum of 1"),
         ({"environment": "mars"}, "'mars' is not one of"),
+        ({"campaign": ".."}, "does not match"),
     ):
         status, answer = api.call("POST", f"/api/v2/dags/{DAG}/dagRuns", {"logical_date": None, "conf": conf})
         assert status == 400 and message in str(answer), answer
@@ -206,6 +207,9 @@ def test_an_unknown_conf_key_fails_the_first_task_naming_it(api: Api) -> None:
     assert _wait(api, run["dag_run_id"], timeout_s=600) == "failed"
     states = _task_states(api, run["dag_run_id"])
     assert states["plan"] == "failed"
+    # Nothing ran, so nothing is cleaned, validated, loaded, built or reported.
+    later = {task: state for task, state in states.items() if task != "plan"}
+    assert later and set(later.values()) <= {"skipped", "upstream_failed"}, later
     status, log = api.call("GET", f"/api/v2/dags/{DAG}/dagRuns/{run['dag_run_id']}/taskInstances/plan/logs/1")
     assert "ladderr" in json.dumps(log)
 

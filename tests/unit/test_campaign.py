@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import posixpath
 import subprocess
 import threading
 import urllib.parse
@@ -11,16 +12,20 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from benchcamp import archive
 from benchcamp.campaign import (
     CampaignConfError,
     campaign_id,
     check_conf,
     clean_body,
+    cleanup_body,
     context_for,
     expected_cells,
     plan_units,
     preflight_body,
+    resolve_campaign,
 )
+from benchcamp.paths import UnsafePathName, child
 from benchcamp.spec import load_spec
 from benchcamp.workloads.base import RunContext
 
@@ -260,3 +265,53 @@ def test_warmups_run_first_numbered_from_zero_down_and_are_not_expected_by_valid
 def test_a_bad_warmup_count_is_refused(bad: object) -> None:
     with pytest.raises(CampaignConfError, match="warmup_repetitions must be an integer from 0 to 10"):
         check_conf(SPEC, {"warmup_repetitions": bad})
+
+
+ESCAPING_NAMES = ["..", ".", "a/..", "../x", "/etc", "/", ".hidden", "a\\..", ""]
+
+
+@pytest.mark.parametrize("name", [name for name in ESCAPING_NAMES if name])
+def test_a_campaign_name_that_could_leave_its_folder_is_refused_by_the_plan(name: str) -> None:
+    with pytest.raises(CampaignConfError, match="must start with a letter or digit"):
+        resolve_campaign({"campaign": name}, "manual__2026-11-24")
+
+
+@pytest.mark.parametrize("name", ESCAPING_NAMES)
+def test_every_path_built_from_a_name_stays_under_its_parent(name: str, tmp_path: Path) -> None:
+    """Where the name builds a path (archive folder, HDFS data path, cleanup pattern), not only in
+    the name check: a name that got past it still cannot reach the parent or above."""
+    for path in (
+        archive.campaign_dir("hibench_dse", name, tmp_path),
+        archive.repetition_dir("hibench_dse", "c1", name, 1, tmp_path),
+    ):
+        assert path.resolve().is_relative_to(tmp_path / "hibench_dse")
+        assert path.resolve() != (tmp_path / "hibench_dse").resolve()
+    with pytest.raises(UnsafePathName):
+        child(tmp_path, name)
+    ctx = RunContext(
+        SPEC, SPEC.environment("local_lab"), name, "dfsio_write", {"data_size_gb": 0.012}, 1, "tiny"
+    )
+    data = ctx.data_location("in")
+    assert data.startswith("/benchcamp/hibench_dse/") and "/../" not in data and "/./" not in data
+    assert posixpath.normpath(data).startswith("/benchcamp/hibench_dse/") and posixpath.normpath(data).count(
+        "/"
+    ) == data.count("/")
+    pattern = cleanup_body(ctx).split("-skipTrash ", 1)[1].split()[0]
+    assert (
+        pattern.strip("'").startswith("/benchcamp/hibench_dse/")
+        and pattern.strip("'") != "/benchcamp/hibench_dse/"
+    )
+    assert posixpath.normpath(pattern.strip("'")) == pattern.strip("'")
+
+
+def test_a_symbolic_link_in_the_archive_cannot_redirect_a_campaign_folder(tmp_path: Path) -> None:
+    (tmp_path / "hibench_dse").mkdir()
+    (tmp_path / "hibench_dse" / "c1").symlink_to(tmp_path.parent)
+    with pytest.raises(UnsafePathName, match="resolves outside"):
+        archive.campaign_dir("hibench_dse", "c1", tmp_path)
+
+
+@pytest.mark.parametrize("run_id", ["..", ".", "_x", ".hidden"])
+def test_a_run_id_that_could_leave_its_folder_names_a_safe_campaign(run_id: str) -> None:
+    name = resolve_campaign({}, run_id)
+    assert name.startswith("run_") and "/" not in name

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from benchcamp.paths import check_component
 from benchcamp.records import ResultRecord
 from benchcamp.spec import AxisValue, Environment, Ladder, StudySpec
 
@@ -71,8 +72,12 @@ def render(command: Command) -> str:
 
 
 def slug(text: str) -> str:
-    """A path component that is safe on any filesystem and stable for the same input."""
-    return _SAFE_SLUG.sub("_", text).strip("_")[:180] or "_"
+    """A path component that is safe on any filesystem and stable for the same input.
+
+    Leading dots become underscores: `.` and `..` would name the parent itself or above it.
+    """
+    cleaned = _SAFE_SLUG.sub("_", text).strip("_")[:180] or "_"
+    return "_" * (len(cleaned) - len(cleaned.lstrip("."))) + cleaned.lstrip(".")
 
 
 @dataclass(frozen=True)
@@ -120,14 +125,8 @@ class RunContext:
         """Relative path of this repetition under the target's work and data roots."""
         from benchcamp.records import cell_key
 
-        return "/".join(
-            [
-                slug(self.spec.study),
-                slug(self.campaign),
-                slug(cell_key(self.workload, self.params)),
-                f"rep{self.repetition}",
-            ]
-        )
+        parts = [slug(self.spec.study), slug(self.campaign), slug(cell_key(self.workload, self.params))]
+        return "/".join([*(check_component(part, "path part") for part in parts), f"rep{self.repetition}"])
 
 
 @dataclass(frozen=True)
