@@ -59,6 +59,10 @@ MAX_REPETITIONS = 50
 WAREHOUSE_POOL = "benchcamp_warehouse"
 
 
+class EnvironmentCaptureFailed(RuntimeError):
+    """The target's facts could not be captured; names the target and the archived output."""
+
+
 class CampaignConfError(ValueError):
     """A run configuration that cannot run; the message says what to fix."""
 
@@ -444,8 +448,14 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         # ParseError names the archived file; any other error still marks the repetition failed.
         archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
         raise
+    try:
+        _capture_environment(ctx, rep_dir, try_number)
+    except Exception:
+        # Numbers whose machine is unknown cannot be compared: the repetition is marked failed
+        # (its raw outputs stay archived) and the task fails with the capture's message.
+        archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
+        raise
     archive.save_records(rep_dir, records)
-    _capture_environment(ctx, rep_dir, try_number)
     if hive_statements and remove_data:
         # HiveServer2 ran the query: the repetition's data goes in a short session of its own
         # (a failure is archived; the campaign's cleanup checks nothing is left)
@@ -527,7 +537,19 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
             capture_dir,
             try_number,
         )
+        where = f"target '{ctx.environment.name}' ({ssh.target_address(ctx.environment.connection)})"
+        if step.exit_code != 0:
+            raise EnvironmentCaptureFailed(
+                f"environment capture on {where} exited {step.exit_code}; raw output archived in "
+                f"{step.directory}\n{ssh.stderr_tail(step.text('stderr.log'))}"
+            )
         facts = env_facts.parse_facts(step.text("stdout.log"))
+        missing = env_facts.missing_facts(facts)
+        if missing:
+            raise EnvironmentCaptureFailed(
+                f"environment capture on {where} did not report {', '.join(missing)}; no fingerprint "
+                f"is computed from missing facts (raw output: {step.directory / 'stdout.log'})"
+            )
         snapshot = env_facts.snapshot(ctx, facts, step.finished_at)
     if wants_hive and "hive_version" not in snapshot.facts:
         from benchcamp.targets import hive
@@ -536,12 +558,14 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
         hive_step = hive.run_statements(
             ctx.environment.hive_connection or "", env_facts.hive_fact_statements(), hive_dir
         )
-        if hive_step.exit_code == 0:
-            facts = {
-                **snapshot.facts,
-                **env_facts.parse_hive_facts(json.loads(hive_step.text("results.json"))),
-            }
-            snapshot = snapshot.model_copy(update={"facts": facts})
+        if hive_step.exit_code != 0:
+            raise EnvironmentCaptureFailed(
+                f"HiveServer2's facts (version, effective settings) could not be read through "
+                f"'{ctx.environment.hive_connection}' (exit {hive_step.exit_code}); raw output archived "
+                f"in {hive_step.directory}\n{ssh.stderr_tail(hive_step.text('stderr.log'))}"
+            )
+        facts = {**snapshot.facts, **env_facts.parse_hive_facts(json.loads(hive_step.text("results.json")))}
+        snapshot = snapshot.model_copy(update={"facts": facts})
     if snapshot is not cached:  # newly captured, or with HiveServer2's facts added
         archive.save_environment(cache_dir, snapshot)
     archive.save_environment(rep_dir, snapshot)

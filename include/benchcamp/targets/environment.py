@@ -27,7 +27,15 @@ section cpu_cores; nproc
 section mem_total_kb; awk '/^MemTotal:/ {print $2}' /proc/meminfo
 section kernel; uname -sr
 section os; . /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"
-section disks; lsblk -d -n -b -o NAME,ROTA,SIZE,TYPE 2>/dev/null | awk '$4 == "disk"'
+section disks
+if command -v lsblk >/dev/null 2>&1; then
+  lsblk -d -n -b -o NAME,ROTA,SIZE,TYPE 2>/dev/null | awk '$4 == "disk"'
+else  # no util-linux (a slim container): the kernel's own list, without virtual devices
+  for d in /sys/block/*; do
+    case "${d##*/}" in loop*|ram*|zram*|dm-*|sr*|md*|nbd*) continue ;; esac
+    [ -r "$d/size" ] && echo "${d##*/} $(cat "$d/queue/rotational" 2>/dev/null || echo 0) $(( $(cat "$d/size") * 512 )) disk"
+  done
+fi
 section work_mount; df -P "$WORK" 2>/dev/null | tail -n 1
 section java_version; java -version 2>&1 | head -n 3
 section hadoop_version; HADOOP_VERSION_CMD
@@ -136,6 +144,15 @@ def parse_hive_facts(results: dict[str, list[list[Any]]]) -> dict[str, Any]:
     }
 
 
+REQUIRED_FACTS = ("hostname", *HARDWARE_FACTS)
+
+
+def missing_facts(facts: dict[str, Any]) -> list[str]:
+    """The facts a snapshot needs (host and every fingerprinted fact) that the capture lacks:
+    a fingerprint of missing facts would later look like a hardware change."""
+    return [name for name in REQUIRED_FACTS if facts.get(name) in (None, "", [])]
+
+
 def fingerprint(facts: dict[str, Any]) -> str:
     hardware = {name: facts.get(name) for name in HARDWARE_FACTS}
     digest = hashlib.sha256(json.dumps(hardware, sort_keys=True).encode()).hexdigest()
@@ -147,7 +164,7 @@ def snapshot(ctx: RunContext, facts: dict[str, Any], captured_at: datetime) -> E
         study=ctx.spec.study,
         campaign=ctx.campaign,
         environment=ctx.environment.name,
-        host=str(facts.get("hostname") or "unknown"),
+        host=str(facts["hostname"]),
         fingerprint=fingerprint(facts),
         facts=facts,
         captured_at=captured_at,

@@ -116,6 +116,17 @@ def _ssh_hook(conn_id: str) -> Any:
     return SSHHook(ssh_conn_id=conn_id, conn_retry_attempts=1)
 
 
+def target_address(conn_id: str) -> str:
+    """`host:port` of an SSH connection, for messages (no connection is opened)."""
+    try:
+        from airflow.sdk import BaseHook
+
+        connection = BaseHook.get_connection(conn_id)
+        return f"{connection.host}:{connection.port or 22}"
+    except Exception:  # an unknown connection still gets a message naming its id
+        return f"connection '{conn_id}'"
+
+
 def _connect(hook: Any, conn_id: str) -> paramiko.SSHClient:
     try:
         return hook.get_conn()

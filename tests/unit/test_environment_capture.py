@@ -1,0 +1,148 @@
+"""A failed environment capture fails the repetition: no snapshot, no fingerprint from missing facts.
+
+The facts script runs here for real (through bash, as the SSH wrapper runs it), once with the
+tools it needs and once with a PATH that has none of them, so the failure cases are real outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp import archive, campaign
+from benchcamp.campaign import EnvironmentCaptureFailed
+from benchcamp.spec import load_spec
+from benchcamp.targets import environment as env_facts
+from benchcamp.targets import hive, ssh
+from benchcamp.workloads.base import ArchivedStep, RunContext
+
+SPEC = load_spec("hibench_dse")
+NOW = datetime(2026, 11, 24, 4, 0, tzinfo=UTC)
+
+
+def _context(workload: str = "wordcount") -> RunContext:
+    params: dict[str, Any] = {"data_size_gb": 0.012}
+    if workload == "wordcount":
+        params |= {"maps": 4, "reduces": 2}
+    return RunContext(SPEC, SPEC.environment("local_lab"), "c1", workload, params, 1, "tiny")
+
+
+def _run_facts_script(directory: Path, path: str) -> ArchivedStep:
+    """The real facts script through bash with the given PATH, archived as the SSH step archives it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run(
+        ["/bin/bash", "-c", env_facts.facts_script(_context())],
+        env={"PATH": path, "WORK": str(directory)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    (directory / "stdout.log").write_text(result.stdout)
+    (directory / "stderr.log").write_text(result.stderr)
+    return ArchivedStep(directory=directory, exit_code=result.returncode, started_at=NOW, finished_at=NOW)
+
+
+def _tools_without(tmp_path: Path, *left_out: str) -> str:
+    """A PATH holding links to this machine's tools, except `left_out`."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in (
+        "hostname",
+        "grep",
+        "cut",
+        "sed",
+        "nproc",
+        "awk",
+        "uname",
+        "lsblk",
+        "df",
+        "tail",
+        "head",
+        "cat",
+    ):
+        found = shutil.which(name)
+        if found and name not in left_out:
+            (tools / name).symlink_to(found)
+    return str(tools)
+
+
+def test_the_facts_script_reports_every_required_fact_on_this_machine(tmp_path: Path) -> None:
+    step = _run_facts_script(tmp_path / "ok", os.environ["PATH"])
+    facts = env_facts.parse_facts(step.text("stdout.log"))
+    assert env_facts.missing_facts(facts) == []
+    assert facts["hostname"] and facts["cpu_cores"] >= 1 and facts["disks"]
+
+
+def test_without_lsblk_the_disks_come_from_the_kernels_list(tmp_path: Path) -> None:
+    step = _run_facts_script(tmp_path / "slim", _tools_without(tmp_path, "lsblk"))
+    facts = env_facts.parse_facts(step.text("stdout.log"))
+    assert facts["disks"], step.text("stdout.log")
+    assert not any(disk["name"].startswith(("loop", "zram", "ram")) for disk in facts["disks"])
+    assert env_facts.missing_facts(facts) == []
+
+
+def test_a_host_without_the_tools_is_missing_its_facts(tmp_path: Path) -> None:
+    step = _run_facts_script(tmp_path / "bare", str(tmp_path / "empty"))
+    facts = env_facts.parse_facts(step.text("stdout.log"))
+    assert env_facts.missing_facts(facts) == ["hostname", "cpu_model", "cpu_cores", "mem_total_gib", "disks"]
+
+
+def _capture_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, step: ArchivedStep) -> None:
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setattr(ssh, "run_step", lambda *args, **kwargs: step)
+    monkeypatch.setattr(ssh, "target_address", lambda conn_id: "127.0.0.1:2222")
+
+
+def test_a_capture_that_exits_non_zero_fails_naming_the_target_and_the_archive(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    step = _run_facts_script(tmp_path / "capture", os.environ["PATH"])
+    failed = ArchivedStep(directory=step.directory, exit_code=255, started_at=NOW, finished_at=NOW)
+    (step.directory / "stderr.log").write_text("bash: line 1: /proc/meminfo: Permission denied\n")
+    _capture_with(monkeypatch, tmp_path, failed)
+    ctx = _context()
+    rep_dir = campaign.rep_dir_for(ctx)
+    with pytest.raises(EnvironmentCaptureFailed) as caught:
+        campaign._capture_environment(ctx, rep_dir, 1)
+    message = str(caught.value)
+    assert "target 'local_lab' (127.0.0.1:2222)" in message and "exited 255" in message
+    assert str(step.directory) in message and "Permission denied" in message
+    assert not (rep_dir / archive.ENVIRONMENT_FILE).exists()
+    assert not list((tmp_path / "results").rglob(archive.ENVIRONMENT_FILE)), "no snapshot is cached"
+
+
+def test_a_capture_with_missing_facts_computes_no_fingerprint(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    step = _run_facts_script(tmp_path / "capture", str(tmp_path / "empty"))
+    assert step.exit_code == 0  # the script itself does not notice: the facts check does
+    _capture_with(monkeypatch, tmp_path, step)
+    ctx = _context()
+    with pytest.raises(EnvironmentCaptureFailed, match="did not report hostname, cpu_model") as caught:
+        campaign._capture_environment(ctx, campaign.rep_dir_for(ctx), 1)
+    assert str(step.directory / "stdout.log") in str(caught.value)
+    assert not list((tmp_path / "results").rglob(archive.ENVIRONMENT_FILE))
+
+
+def test_a_failed_hive_facts_query_fails_the_capture(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    step = _run_facts_script(tmp_path / "capture", os.environ["PATH"])
+    _capture_with(monkeypatch, tmp_path, step)
+
+    def refused(conn_id: str, statements: list[Any], archive_dir: Path, **kwargs: Any) -> ArchivedStep:
+        archive_dir.mkdir(parents=True, exist_ok=True)
+        (archive_dir / "stderr.log").write_text("TTransportException: Could not connect to 127.0.0.1:10000\n")
+        (archive_dir / "results.json").write_text(json.dumps({}))
+        return ArchivedStep(directory=archive_dir, exit_code=1, started_at=NOW, finished_at=NOW)
+
+    monkeypatch.setattr(hive, "run_statements", refused)
+    ctx = _context("hive_aggregation")
+    with pytest.raises(EnvironmentCaptureFailed, match="HiveServer2's facts") as caught:
+        campaign._capture_environment(ctx, campaign.rep_dir_for(ctx), 1)
+    assert "Could not connect" in str(caught.value) and "hive" in str(caught.value)
+    assert not list((tmp_path / "results").rglob(archive.ENVIRONMENT_FILE))
