@@ -707,7 +707,14 @@ def run_validate(
     spec = load_spec(study)
     records = archive.load_campaign_records(study, campaign)
     expected = expected_cells(units) if units is not None else None
-    failures = validate_campaign(records, expected, spec.thresholds.max_stddev_pct, study, campaign)
+    failures = validate_campaign(
+        records,
+        expected,
+        spec.thresholds.max_stddev_pct,
+        study,
+        campaign,
+        min_ok_repetitions=spec.thresholds.min_ok_repetitions,
+    )
     archive.save_validation(study, campaign, failures)
     return failures
 

@@ -76,7 +76,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                 for study in dict.fromkeys(c.study for c in loads)
             }
             gx.join()
-            failures = importer.validate(con, thresholds)
+            min_ok = {study: load_spec(study).thresholds.min_ok_repetitions for study in thresholds}
+            failures = importer.validate(con, thresholds, min_ok)
             loads = importer.load(con, target, loads, failures, thresholds)
         dbt.join()
         adopt_parse(target, Path(scratch))

@@ -507,8 +507,13 @@ def _anomalies(
     return found
 
 
-def validate(con: duckdb.DuckDBPyConnection, thresholds: dict[str, float]) -> list[ValidationFailure]:
-    """The campaign suite over every cell of the import: one GX batch per study (its own σ% gate)."""
+def validate(
+    con: duckdb.DuckDBPyConnection,
+    thresholds: dict[str, float],
+    min_ok_repetitions: dict[str, int | None] | None = None,
+) -> list[ValidationFailure]:
+    """The campaign suite over every cell of the import: one GX batch per study (its own σ% gate
+    and, when its spec sets one, its own minimum of ok repetitions)."""
     from benchcamp.validation import validate_cells
 
     frame = cell_statistics(con)
@@ -516,7 +521,8 @@ def validate(con: duckdb.DuckDBPyConnection, thresholds: dict[str, float]) -> li
     for study, threshold in thresholds.items():
         cells = frame[frame["study"] == study].reset_index(drop=True)
         if len(cells):
-            failures.extend(failure for _, failure in validate_cells(cells, threshold))
+            min_ok = (min_ok_repetitions or {}).get(study)
+            failures.extend(failure for _, failure in validate_cells(cells, threshold, None, None, min_ok))
     return failures
 
 

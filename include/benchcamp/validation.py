@@ -256,8 +256,11 @@ def _expectations() -> list[Expectation]:
         ),
         tagged(
             "repetitions_ok",
-            e.ExpectColumnValuesToBeBetween(column="failed_reps", min_value=0, max_value=0),
-            "no repetition failed (failed ones are loaded and counted, never averaged)",
+            e.ExpectColumnPairValuesAToBeGreaterThanB(
+                column_A="allowed_failures", column_B="failed_reps", or_equal=True
+            ),
+            "enough repetitions are ok: all of them, or the spec's thresholds.min_ok_repetitions "
+            "(failed ones are loaded and counted, never averaged; a cell with fewer is incomplete)",
         ),
         tagged(
             "duration_positive",
@@ -328,10 +331,13 @@ def _describe(expectation_id: str, observed: Any, kwargs: dict[str, Any], row: A
             wanted,
         )
     if expectation_id == "repetitions_ok":
+        allowed, failed = observed
+        required = int(row["expected_reps"]) - int(allowed)
+        needed = "" if allowed == 0 else f"; cell incomplete: {required} must be ok"
         return (
-            f"{observed} of {row['expected_reps']} repetitions failed (repetition {row['failed_list']})",
-            observed,
-            kwargs["max_value"],
+            f"{failed} of {row['expected_reps']} repetitions failed (repetition {row['failed_list']}){needed}",
+            failed,
+            allowed,
         )
     if expectation_id == "duration_positive":
         return (
@@ -368,6 +374,7 @@ def validate_campaign(
     study: str,
     campaign: str,
     duration_metric: str = DURATION_METRIC,
+    min_ok_repetitions: int | None = None,
 ) -> list[ValidationFailure]:
     """Run the suite over the campaign's cells: one ValidationFailure per failed cell × expectation.
 
@@ -379,11 +386,25 @@ def validate_campaign(
     if not records and not expected:
         return []
     frame = cell_statistics(records, expected, duration_metric)
-    return [failure for _, failure in validate_cells(frame, max_stddev_pct, study, campaign)]
+    return [
+        failure for _, failure in validate_cells(frame, max_stddev_pct, study, campaign, min_ok_repetitions)
+    ]
+
+
+def allowed_failures(expected_reps: pd.Series, min_ok_repetitions: int | None) -> pd.Series:
+    """Failed repetitions a cell may have and still be complete: none unless the spec sets
+    `thresholds.min_ok_repetitions` (a cell planned with fewer repetitions needs all of them)."""
+    if min_ok_repetitions is None:
+        return expected_reps * 0
+    return (expected_reps - min_ok_repetitions).clip(lower=0)
 
 
 def validate_cells(
-    frame: pd.DataFrame, max_stddev_pct: float, study: str | None = None, campaign: str | None = None
+    frame: pd.DataFrame,
+    max_stddev_pct: float,
+    study: str | None = None,
+    campaign: str | None = None,
+    min_ok_repetitions: int | None = None,
 ) -> list[tuple[int, ValidationFailure]]:
     """Run the suite once over `frame` (one row per cell, as `cell_statistics` gives): (row, failure) pairs.
 
@@ -394,6 +415,7 @@ def validate_cells(
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
+    frame = frame.assign(allowed_failures=allowed_failures(frame["expected_reps"], min_ok_repetitions))
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     asset = context.data_sources.add_pandas(name="campaign").add_dataframe_asset(name="cells")

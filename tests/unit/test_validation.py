@@ -70,6 +70,27 @@ def test_missing_repetition() -> None:
     assert failure.details == "2 of 3 repetitions present (missing: 2)"
 
 
+def test_min_ok_repetitions_tolerates_failures_down_to_the_minimum_and_marks_fewer_incomplete() -> None:
+    """`thresholds.min_ok_repetitions: 3` of 4: one failed repetition is counted, not a failure;
+    two make the cell incomplete."""
+    one_failed = [rec(1, 1, 10.0), rec(1, 2, 10.1), rec(1, 3, 0.0, "failed"), rec(1, 4, 10.0)]
+    assert (
+        validate_campaign(one_failed, expected(1, reps=4), 10.0, "hibench_dse", "c", min_ok_repetitions=3)
+        == []
+    )
+    two_failed = [*one_failed[:3], rec(1, 4, 0.0, "failed")]
+    (failure,) = validate_campaign(
+        two_failed, expected(1, reps=4), 10.0, "hibench_dse", "c", min_ok_repetitions=3
+    )
+    assert failure.expectation == "repetitions_ok" and (failure.observed, failure.threshold) == (2, 1)
+    assert failure.details == "2 of 4 repetitions failed (repetition 3, 4); cell incomplete: 3 must be ok"
+    # a cell planned with fewer repetitions than the minimum needs all of them
+    found = validate_campaign(
+        [rec(1, 1, 10.0), rec(1, 2, 0.0, "failed")], expected(1, reps=2), 10.0, "s", "c", min_ok_repetitions=3
+    )
+    assert [(f.expectation, f.threshold) for f in found][0] == ("repetitions_ok", 0)
+
+
 def test_failed_repetition() -> None:
     failure = only([rec(1, 1, 10.0), rec(1, 2, 10.1), rec(1, 3, 0.0, "failed"), rec(1, 4, 10.0)], reps=4)
     assert failure.expectation == "repetitions_ok"
