@@ -493,7 +493,9 @@ def _job_history_records(
         )
     try:
         job = parse_job_history(json.loads(history.text("stdout.log")), str(source))
-    except ValueError as exc:
+    except ParseError:
+        raise  # names the file already
+    except ValueError as exc:  # not JSON
         raise ParseError(f"{source}: {exc}") from exc
     if not job.succeeded:
         raise ParseError(f"{source}: job {job.job_id} ended {job.state}")

@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 from benchcamp.workloads._jobhistory import fetch_script, load_job_history, parse_job_history
+from benchcamp.workloads.base import ParseError
 
 RECORDED = Path(__file__).parents[1] / "data" / "jobhistory" / "wordcount_yarn.json"
+JOB = "job_1795365318596_0001"
+MAP0 = "task_1795365318596_0001_m_000000"
+
+
+def archived_copy(tmp_path: Path, document: dict[str, object]) -> Path:
+    path = tmp_path / "stdout.log"
+    path.write_text(json.dumps(document))
+    return path
 
 
 def test_phases_per_attempt_and_their_means() -> None:
@@ -40,6 +49,54 @@ def test_failed_attempts_are_listed_but_not_averaged() -> None:
     assert not job.succeeded and job.state == "FAILED"
     assert len(job.attempts) == 5
     assert job.metrics()["phase_map_s"] == pytest.approx((8.131 + 9.127) / 2)
+
+
+def test_a_task_whose_attempts_are_missing_fails_naming_the_file(tmp_path: Path) -> None:
+    """Without the check the job parsed as SUCCEEDED with the map mean of two maps out of three."""
+    document = json.loads(RECORDED.read_text())
+    del document["attempts"][MAP0]
+    path = archived_copy(tmp_path, document)
+    with pytest.raises(ParseError) as failure:
+        load_job_history(path)
+    assert str(failure.value) == (
+        f"{path}: the attempts of {MAP0} are missing (1 of 5 listed tasks without their attempts answer)"
+    )
+    document["attempts"][MAP0] = {"taskAttempts": {"taskAttempt": []}}  # answered, but empty
+    with pytest.raises(ParseError, match=f"{path}: job {JOB}: task {MAP0} succeeded with attempt "):
+        load_job_history(archived_copy(tmp_path, document))
+
+
+def test_tasks_fewer_than_the_jobs_totals_fail(tmp_path: Path) -> None:
+    """The task and its attempts both gone (an answer cut short): only mapsTotal tells."""
+    document = json.loads(RECORDED.read_text())
+    del document["attempts"][MAP0]
+    document["tasks"]["tasks"]["task"] = [t for t in document["tasks"]["tasks"]["task"] if t["id"] != MAP0]
+    path = archived_copy(tmp_path, document)
+    with pytest.raises(ParseError) as failure:
+        load_job_history(path)
+    assert str(failure.value) == (
+        f"{path}: job {JOB}: mapsTotal 3 and mapsCompleted 3, but 2 MAP tasks listed and 2 with a successful attempt"
+    )
+
+
+def test_attempt_counts_of_the_job_are_checked(tmp_path: Path) -> None:
+    """A reduce attempt that failed and was retried, dropped from its task's answer."""
+    document = json.loads(RECORDED.read_text())
+    document["job"]["job"]["failedReduceAttempts"] = 1
+    path = archived_copy(tmp_path, document)
+    with pytest.raises(
+        ParseError, match=f"{path}: job {JOB}: failedReduceAttempts 1, but the attempts answers hold 0"
+    ):
+        load_job_history(path)
+    del document["job"]["job"]["failedReduceAttempts"]  # a server that does not report it: not checked
+    assert load_job_history(archived_copy(tmp_path, document)).failed_attempts == 0
+
+
+def test_attempts_of_a_task_the_job_does_not_list_fail() -> None:
+    document = json.loads(RECORDED.read_text())
+    document["attempts"]["task_1795365318596_0001_m_000009"] = document["attempts"][MAP0]
+    with pytest.raises(ParseError, match="job history: attempts of task_1795365318596_0001_m_000009, a task"):
+        parse_job_history(document)
 
 
 def test_a_missing_field_names_the_file_and_the_field(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,7 +13,7 @@ from benchcamp.targets.environment import fingerprint, parse_facts
 from benchcamp.workloads import get_workload, registered
 from benchcamp.workloads._hadoop import parse_job_reports
 from benchcamp.workloads.base import ArchivedStep, GenerateError, ParseError, RunContext
-from benchcamp.workloads.testdfsio import parse_testdfsio_result
+from benchcamp.workloads.testdfsio import RESULT_FILE, parse_testdfsio_summary
 from benchcamp.workloads.wordcount import WRITER_COUNTERS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "hadoop"
@@ -77,10 +78,13 @@ def test_randomtextwriter_size_is_verified(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["write", "read"])
 def test_testdfsio_summary_from_result_file_and_log_agree(mode: str) -> None:
-    from_file = parse_testdfsio_result((DATA / f"dfsio_{mode}_0.012.result.txt").read_text(), mode)
-    from_log = parse_testdfsio_result((DATA / f"dfsio_{mode}_0.012.stderr.log").read_text(), mode)
+    from_file = parse_testdfsio_summary((DATA / f"dfsio_{mode}_0.012.result.txt").read_text(), mode)
+    from_log = parse_testdfsio_summary((DATA / f"dfsio_{mode}_0.012.stderr.log").read_text(), mode)
+    assert from_file is not None and from_file.complete
     assert from_file == from_log
-    assert from_file["files"] == 13 and from_file["total_mb"] == 13
+    figures = from_file.figures("dfsio_result.txt")
+    assert figures["files"] == 13 and figures["total_mb"] == 13
+    assert parse_testdfsio_summary((DATA / f"dfsio_{mode}_0.012.result.txt").read_text(), "other") is None
 
 
 def test_testdfsio_read_exact_values(tmp_path: Path) -> None:
@@ -113,6 +117,78 @@ def test_testdfsio_zero_time_map_leaves_the_average_rate_undefined(tmp_path: Pat
     assert records["duration_s"].status == "ok"
     assert records["throughput_mb_s"].value == 642.86 and records["files"].value == 18
     assert "avg_io_rate_mb_s" not in records and "io_rate_stddev_mb_s" not in records
+
+
+def dfsio_read_step(tmp_path: Path) -> ArchivedStep:
+    """The recorded TestDFSIO -read step: its result file and its log."""
+    return archived(
+        tmp_path,
+        **{"stderr__log": "dfsio_read_0.012.stderr.log", "dfsio_result__txt": "dfsio_read_0.012.result.txt"},
+    )
+
+
+def test_testdfsio_result_file_cut_mid_number_fails_naming_it(tmp_path: Path) -> None:
+    step = dfsio_read_step(tmp_path)
+    result = tmp_path / RESULT_FILE
+    text = result.read_text()
+    result.write_text(text[: text.index("216.67") + 2])  # "Throughput mb/sec: 21", then nothing
+    with pytest.raises(
+        ParseError, match=re.escape(f"{result}: the TestDFSIO read summary has no closing line")
+    ):
+        get_workload("dfsio_read").parse(context("dfsio_read"), step)
+    result.write_text("")  # created, never written
+    with pytest.raises(
+        ParseError, match=re.escape(f"{result}: no TestDFSIO read summary in the result file")
+    ):
+        get_workload("dfsio_read").parse(context("dfsio_read"), step)
+
+
+def test_testdfsio_log_cut_short_fails_naming_it(tmp_path: Path) -> None:
+    step = dfsio_read_step(tmp_path)
+    log = tmp_path / "stderr.log"
+    text = log.read_text()
+    log.write_text(text[: text.index("Test exec time sec: 4.92") + len("Test exec time sec: 4.9")])
+    with pytest.raises(ParseError, match=re.escape(f"{log}: the TestDFSIO read summary has no closing line")):
+        get_workload("dfsio_read").parse(context("dfsio_read"), step)
+
+
+def test_testdfsio_result_file_and_log_that_disagree_fail_naming_both(tmp_path: Path) -> None:
+    step = dfsio_read_step(tmp_path)
+    result, log = tmp_path / RESULT_FILE, tmp_path / "stderr.log"
+    result.write_text(result.read_text().replace("Throughput mb/sec: 216.67", "Throughput mb/sec: 21"))
+    with pytest.raises(ParseError) as failure:
+        get_workload("dfsio_read").parse(context("dfsio_read"), step)
+    assert str(failure.value) == (
+        f"{result} disagrees with {log}: TestDFSIO 'Throughput mb/sec' is '21' in the result file, '216.67' in the log"
+    )
+    # a complete summary of another run (the other recorded read) beside this run's log
+    shutil.copyfile(DATA / "dfsio_read_zero_time_map.result.txt", result)
+    with pytest.raises(ParseError, match=re.escape(f"{result} disagrees with {log}: TestDFSIO 'Average IO")):
+        get_workload("dfsio_read").parse(context("dfsio_read"), step)
+
+
+def test_testdfsio_either_copy_alone_is_enough(tmp_path: Path) -> None:
+    step = dfsio_read_step(tmp_path)
+    (tmp_path / RESULT_FILE).unlink()  # no result file archived: the log's block
+    records = {r.metric: r for r in get_workload("dfsio_read").parse(context("dfsio_read"), step)}
+    assert records["throughput_mb_s"].value == 216.67
+    assert records["throughput_mb_s"].artifact == str(tmp_path / "stderr.log")
+    shutil.copyfile(DATA / "dfsio_read_0.012.result.txt", tmp_path / RESULT_FILE)
+    (tmp_path / "stderr.log").write_text("")  # a log4j set to WARN prints no block
+    records = {r.metric: r for r in get_workload("dfsio_read").parse(context("dfsio_read"), step)}
+    assert records["test_exec_time_s"].value == 4.92
+    assert records["test_exec_time_s"].artifact == str(tmp_path / RESULT_FILE)
+
+
+def test_testdfsio_figure_that_is_not_a_number_fails(tmp_path: Path) -> None:
+    step = dfsio_read_step(tmp_path)
+    for name in (RESULT_FILE, "stderr.log"):
+        path = tmp_path / name
+        path.write_text(path.read_text().replace("Total MBytes processed: 13", "Total MBytes processed: 1x3"))
+    with pytest.raises(
+        ParseError, match=re.escape(f"{tmp_path / RESULT_FILE}: TestDFSIO 'Total MBytes processed' is '1x3'")
+    ):
+        get_workload("dfsio_read").parse(context("dfsio_read"), step)
 
 
 def test_testdfsio_without_summary_names_the_file(tmp_path: Path) -> None:

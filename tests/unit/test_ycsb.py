@@ -243,6 +243,89 @@ def test_either_copy_alone_is_enough(tmp_path: Path) -> None:
     assert parse("run_f", text_only)["read_modify_write_operations"].value == 467
 
 
+# -- measurement options: tests/data/ycsb/measurements/README.md ----------------------------------
+
+MEASUREMENTS = DATA.parent / "measurements"
+
+
+def measured_run(directory: Path) -> dict[str, ResultRecord]:
+    """Records of a recorded workload A run, with basicdb/load_a as its load."""
+    load = DATA / "load_a"
+    files = {"load.stdout.log": load / "stdout.log", "load.ycsb.json": load / "ycsb.json"}
+    archived = ArchivedStep(directory=directory, exit_code=0, started_at=START, finished_at=END, files=files)
+    return {r.metric: r for r in get_workload("ycsb_a").parse(context("ycsb_a"), archived)}
+
+
+@pytest.mark.parametrize("name", ["run_a_hdr_percentiles", "run_a_histogram", "run_a_intended"])
+def test_measurement_options_agree_as_text_and_json(name: str) -> None:
+    text = parse_ycsb_text((MEASUREMENTS / name / "stdout.log").read_text(), "stdout.log")
+    assert text == parse_ycsb_json((MEASUREMENTS / name / "ycsb.json").read_text(), "ycsb.json")
+    assert text.ok_operations == 1000 and text.error_returns == 0
+
+
+def test_every_percentile_name_ycsb_0_17_prints_is_kept() -> None:
+    """hdrhistogram.percentiles=1,2,3,11,22,50,90,99.9,99.99: 1st, 2nd, 3rd, 11th, 22nd, 99.9, 99.99."""
+    summary = parse_ycsb_text((MEASUREMENTS / "run_a_hdr_percentiles" / "stdout.log").read_text(), "s.log")
+    assert summary.operations["READ"].latencies_us == {
+        "avg": 1564.340770791075, "min": 0, "max": 4739, "p1": 0, "p2": 0, "p3": 0, "p11": 0,
+        "p22": 2, "p50": 1568, "p90": 3097, "p99_9": 4739, "p99_99": 4739,
+    }  # fmt: skip
+    records = measured_run(MEASUREMENTS / "run_a_hdr_percentiles")
+    assert records["update_p99_9_latency_us"].value == 7979 and records["update_p50_latency_us"].value == 1106
+    assert records["cleanup_p3_latency_us"].value == 2 and records["update_p99_9_latency_us"].unit == "us"
+    assert {r.status for r in records.values()} == {"ok"}
+
+
+def test_intended_latencies_are_kept_beside_the_measured_ones() -> None:
+    records = measured_run(MEASUREMENTS / "run_a_intended")
+    assert records["read_p99_latency_us"].value == 3577
+    assert records["intended_read_p99_latency_us"].value == 26351
+    assert records["intended_update_operations"].value == 485
+
+
+def test_millisecond_percentiles_and_numeric_return_codes_of_old_ycsb() -> None:
+    """old_format is run_a_histogram relabelled as YCSB before its Status class printed it (derived)."""
+    old = parse_ycsb_text((MEASUREMENTS / "old_format" / "stdout.log").read_text(), "old.log")
+    new = parse_ycsb_text((MEASUREMENTS / "run_a_histogram" / "stdout.log").read_text(), "new.log")
+    assert old == new  # ms → µs, Return=0 → OK: the same figures as the same run printed by 0.17
+    assert old.operations["READ"].latencies_us["p95"] == 3000 and old.operations["READ"].returns == {
+        "OK": 501
+    }
+    records = measured_run(MEASUREMENTS / "old_format")
+    assert records["read_p99_latency_us"].value == 3000 and records["read_p99_latency_us"].unit == "us"
+    assert records["update_return_ok"].value == 499 and records["duration_s"].status == "ok"
+
+
+def test_a_non_zero_old_return_code_is_an_error() -> None:
+    text = (MEASUREMENTS / "old_format" / "stdout.log").read_text()
+    flaky = parse_ycsb_text(
+        text.replace("[UPDATE], Return=0, 499\n", "[UPDATE], Return=0, 490\n[UPDATE], Return=-1, 9\n"),
+        "s.log",
+    )
+    assert flaky.operations["UPDATE"].returns == {"OK": 490, "ERROR_CODE_MINUS_1": 9}
+    assert flaky.error_returns == 9 and flaky.ok_operations == 991
+    with pytest.raises(ParseError, match=r"s.log: \[READ\], Return=OK counts OK calls a second time"):
+        parse_ycsb_text(
+            text.replace("[READ], Return=0, 501\n", "[READ], Return=0, 501\n[READ], Return=OK, 1\n"), "s.log"
+        )
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("[READ], 95thPercentileLatency(ns), 3", r"\[READ\], 95thPercentileLatency\(ns\): latency unit 'ns'"),
+        ("[READ], MedianLatency(us), 3", r"\[READ\], MedianLatency\(us\): a latency measurement this parser"),
+        ("[READ], 101stPercentileLatency(us), 3", r"101stPercentileLatency\(us\): a latency measurement"),
+        ("[READ], 95thPercentileLatency(us), 3000", r"repeats the p95 latency in another unit"),
+    ],
+)
+def test_a_latency_the_parser_cannot_place_is_refused_not_dropped(line: str, message: str) -> None:
+    text = (MEASUREMENTS / "old_format" / "stdout.log").read_text()
+    text = text.replace("[READ], Return=0, 501\n", f"[READ], Return=0, 501\n{line}\n")
+    with pytest.raises(ParseError, match="s.log: .*" + message):
+        parse_ycsb_text(text, "s.log")
+
+
 def test_the_load_is_verified_against_recordcount(tmp_path: Path) -> None:
     records = parse("run_a")
     assert (records["loaded_records"].value, records["load_throughput_ops_s"].value) == (

@@ -6,6 +6,10 @@ plus its `/counters`, `/tasks` and, per task, `/tasks/{task}/attempts`:
 attempt: map = finish − start; for reduces shuffle = shuffleFinish − start, merge =
 mergeFinish − shuffleFinish, reduce = finish − mergeFinish (what the SSD/HDD study compares).
 Failed or killed attempts are listed but never averaged.
+
+The job's answer counts its tasks and attempts (mapsTotal, mapsCompleted, successfulMapAttempts,
+…) that the other answers list one by one: a document where they disagree (a task's attempts
+missing, an answer cut short) is refused, since its phase means would silently be wrong.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
 from typing import Any
+
+from benchcamp.workloads.base import ParseError
 
 JOB_ID = re.compile(r"job_\d+_\d+")
 HISTORY_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:\d+)?/?")
@@ -111,20 +117,28 @@ def _field(data: dict[str, Any], name: str, where: str) -> Any:
     try:
         return data[name]
     except (KeyError, TypeError):
-        raise ValueError(f"{where}: missing field '{name}'") from None
+        raise ParseError(f"{where}: missing field '{name}'") from None
 
 
 def _seconds(later: int, earlier: int) -> float:
     return (int(later) - int(earlier)) / 1000.0
 
 
+# The job's own counts of the attempts of each kind, by attempt state.
+_ATTEMPT_COUNTS = {"SUCCEEDED": "successful", "FAILED": "failed", "KILLED": "killed"}
+_KINDS = {"MAP": ("Map", "maps"), "REDUCE": ("Reduce", "reduces")}
+
+
 def parse_job_history(document: dict[str, Any], source: str = "job history") -> JobPhases:
-    """Phases of every attempt and the job's state, from the combined REST document."""
+    """Phases of every attempt and the job's state, from the combined REST document; ParseError
+    (naming `source`) when a field is missing or the answers disagree with the job's counts."""
     job = _field(_field(document, "job", source), "job", f"{source}: job")
     attempts: list[AttemptPhases] = []
-    for task_id, answer in sorted(_field(document, "attempts", source).items()):
+    attempts_by_task: dict[str, list[AttemptPhases]] = {}
+    answers = _field(document, "attempts", source)
+    for task_id, answer in sorted(answers.items()):
         where = f"{source}: attempts of {task_id}"
-        for raw in _field(_field(answer, "taskAttempts", where), "taskAttempt", where):
+        for raw in _field(_field(answer, "taskAttempts", where), "taskAttempt", where) or []:
             task_type = str(_field(raw, "type", where))
             start, finish = int(_field(raw, "startTime", where)), int(_field(raw, "finishTime", where))
             phases: dict[str, float | None] = {}
@@ -139,17 +153,17 @@ def parse_job_history(document: dict[str, Any], source: str = "job history") -> 
                         "merge_s": _seconds(merged, shuffled),
                         "reduce_s": _seconds(finish, merged),
                     }
-            attempts.append(
-                AttemptPhases(
-                    attempt_id=str(_field(raw, "id", where)),
-                    task_type=task_type,
-                    state=str(raw["state"]),
-                    node=str(raw.get("nodeHttpAddress", "")),
-                    start_ms=start,
-                    **phases,
-                )
+            attempt = AttemptPhases(
+                attempt_id=str(_field(raw, "id", where)),
+                task_type=task_type,
+                state=str(raw["state"]),
+                node=str(raw.get("nodeHttpAddress", "")),
+                start_ms=start,
+                **phases,
             )
-    return JobPhases(
+            attempts.append(attempt)
+            attempts_by_task.setdefault(task_id, []).append(attempt)
+    result = JobPhases(
         job_id=str(_field(job, "id", f"{source}: job")),
         state=str(_field(job, "state", f"{source}: job")),
         elapsed_s=_seconds(
@@ -159,6 +173,58 @@ def parse_job_history(document: dict[str, Any], source: str = "job history") -> 
         reduces=int(_field(job, "reducesTotal", f"{source}: job")),
         attempts=attempts,
     )
+    # `/tasks` answers {"tasks": null} for a job without tasks, as the fetch program expects
+    tasks = (_field(document, "tasks", source).get("tasks") or {}).get("task") or []
+    listed = {str(_field(task, "id", f"{source}: tasks")): task for task in tasks}
+    unanswered = sorted(set(listed) - set(answers))
+    if unanswered:
+        raise ParseError(
+            f"{source}: the attempts of {unanswered[0]} are missing "
+            f"({len(unanswered)} of {len(listed)} listed tasks without their attempts answer)"
+        )
+    unlisted = sorted(set(answers) - set(listed))
+    if unlisted:
+        raise ParseError(f"{source}: attempts of {unlisted[0]}, a task the tasks answer does not list")
+    if result.succeeded:  # a job that did not succeed is refused by its caller; nothing to average
+        _check_succeeded_job(job, listed, attempts_by_task, f"{source}: job {result.job_id}")
+    return result
+
+
+def _check_succeeded_job(
+    job: dict[str, Any], listed: dict[str, Any], attempts_by_task: dict[str, list[AttemptPhases]], where: str
+) -> None:
+    """A succeeded job's counts agree with its listed tasks and attempts, task by task and in total."""
+    for task_id, task in sorted(listed.items()):
+        wanted = str(task.get("successfulAttempt") or "")
+        if not any(
+            a.attempt_id == wanted and a.state == "SUCCEEDED" for a in attempts_by_task.get(task_id, [])
+        ):
+            raise ParseError(
+                f"{where}: task {task_id} succeeded with attempt '{wanted}', "
+                "which its attempts answer does not hold as SUCCEEDED"
+            )
+    for kind, (label, plural) in _KINDS.items():
+        total = int(_field(job, f"{plural}Total", where))
+        completed = int(_field(job, f"{plural}Completed", where))
+        kind_tasks = [task_id for task_id, task in listed.items() if str(_field(task, "type", where)) == kind]
+        succeeded = sum(
+            any(a.task_type == kind and a.state == "SUCCEEDED" for a in attempts_by_task.get(task_id, []))
+            for task_id in kind_tasks
+        )
+        if not total == completed == len(kind_tasks) == succeeded:
+            raise ParseError(
+                f"{where}: {plural}Total {total} and {plural}Completed {completed}, but "
+                f"{len(kind_tasks)} {kind} tasks listed and {succeeded} with a successful attempt"
+            )
+        for state, prefix in _ATTEMPT_COUNTS.items():
+            name = f"{prefix}{label}Attempts"
+            if name not in job:  # checked where the server reports it
+                continue
+            counted = sum(
+                a.task_type == kind and a.state == state for task in attempts_by_task.values() for a in task
+            )
+            if int(job[name]) != counted:
+                raise ParseError(f"{where}: {name} {job[name]}, but the attempts answers hold {counted}")
 
 
 def load_job_history(path: Path) -> JobPhases:
@@ -166,5 +232,5 @@ def load_job_history(path: Path) -> JobPhases:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not readable as JSON ({exc})") from exc
+        raise ParseError(f"{path}: not readable as JSON ({exc})") from exc
     return parse_job_history(document, str(path))

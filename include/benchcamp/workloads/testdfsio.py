@@ -5,12 +5,18 @@ files × 615 ≈ 240 GiB. Read needs files to read, so its generate step writes 
 (untimed); write generates nothing. TestDFSIO's own figures are kept next to the
 duration timed on the target: Throughput = Σ size / Σ time, Average I/O rate =
 Σ(size/time) / N over the N map tasks.
+
+TestDFSIO prints its summary block twice, to the `-resFile` and to its log (stderr.log): the
+parser reads both and refuses a repetition whose copies differ or where one was cut short, so
+a file cut mid-number never becomes a record with the wrong throughput.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from pathlib import Path
 
 from benchcamp.records import ResultRecord
 from benchcamp.workloads import register
@@ -28,6 +34,7 @@ from benchcamp.workloads.base import (
 )
 
 RESULT_FILE = "dfsio_result.txt"
+LOG_FILE = "stderr.log"
 _FIELDS = {
     "Number of files": ("files", "files"),
     "Total MBytes processed": ("total_mb", "MB"),
@@ -36,31 +43,98 @@ _FIELDS = {
     "IO rate std deviation": ("io_rate_stddev_mb_s", "MB/s"),
     "Test exec time sec": ("test_exec_time_s", "s"),
 }
-_LINE = re.compile(
-    r"^\s*(?:.*TestDFSIO: )?\s*(?P<name>[A-Za-z][A-Za-z/ ]+?):\s+(?P<value>-?[\d.]+(?:E-?\d+)?)\s*$"
-)
-_MODE = re.compile(r"----- TestDFSIO ----- : (?P<mode>\w+)")
+_DATE = "Date & time"  # not a figure, but it tells the two copies come from the same run
+_REQUIRED = ("throughput_mb_s", "total_mb", "files")
+# What Java's DecimalFormat prints for a rate it cannot compute (a map timed at 0 ms): '?' or
+# U+FFFD for NaN depending on the JVM's charset, and ∞ for a division by zero.
+_UNDEFINED = frozenset({"?", "\ufffd", "NaN", "∞", "-∞", "Infinity", "-Infinity"})
+_NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:E-?\d+)?")
+# The client logs each line of the block through log4j ("… INFO fs.TestDFSIO: <line>"); the
+# result file holds the bare lines.
+_LOG_PREFIX = re.compile(r"^.*?\bTestDFSIO: ")
+_FIELD_LINE = re.compile(r"^\s*(?P<label>[^:]+?):\s*(?P<value>.*?)\s*$")
+_MODE = re.compile(r"^----- TestDFSIO ----- : (?P<mode>\w+)\s*$")
 
 
 def file_count(data_size_gb: float, file_size_mb: int) -> int:
     return max(1, math.ceil(float(data_size_gb) * 1024 / file_size_mb))
 
 
-def parse_testdfsio_result(text: str, expected_mode: str) -> dict[str, float]:
-    """The last TestDFSIO summary of `expected_mode` (write/read) in a log or result file."""
-    summary: dict[str, float] = {}
-    mode: str | None = None
+@dataclass(frozen=True)
+class DFSIOSummary:
+    """One TestDFSIO summary block: each known line's value as printed, and whether the block's
+    closing empty line was printed too (a block without it was cut short)."""
+
+    printed: dict[str, str]
+    complete: bool
+
+    def figures(self, source: str) -> dict[str, float]:
+        """Metric → value; a rate TestDFSIO could not compute ('?', NaN) is left out."""
+        figures: dict[str, float] = {}
+        for label, (metric, _unit) in _FIELDS.items():
+            value = self.printed.get(label)
+            if value is None or value in _UNDEFINED:
+                continue
+            if not _NUMBER.fullmatch(value):
+                raise ParseError(f"{source}: TestDFSIO '{label}' is {value!r}, not a number")
+            figures[metric] = float(value)
+        return figures
+
+
+def parse_testdfsio_summary(text: str, expected_mode: str) -> DFSIOSummary | None:
+    """The last TestDFSIO summary block of `expected_mode` (write/read) in a log or result file."""
+    last: DFSIOSummary | None = None
+    printed: dict[str, str] | None = None  # the open block of expected_mode
     for line in text.splitlines():
-        if match := _MODE.search(line):
-            mode = match.group("mode")
-            if mode == expected_mode:
-                summary = {}
+        body = _LOG_PREFIX.sub("", line, count=1)
+        if match := _MODE.match(body.strip()):
+            if printed is not None:  # a new block before the open one was closed
+                last = DFSIOSummary(printed, complete=False)
+            printed = {} if match.group("mode") == expected_mode else None
+        elif printed is None:
             continue
-        if mode != expected_mode:
-            continue
-        if (match := _LINE.match(line)) and match.group("name").strip() in _FIELDS:
-            summary[_FIELDS[match.group("name").strip()][0]] = float(match.group("value"))
-    return summary
+        elif not body.strip():  # TestDFSIO closes its block with an empty line
+            last = DFSIOSummary(printed, complete=True)
+            printed = None
+        elif (match := _FIELD_LINE.match(body)) and match.group("label") in (*_FIELDS, _DATE):
+            printed[match.group("label")] = match.group("value")
+    if printed is not None:
+        last = DFSIOSummary(printed, complete=False)
+    return last
+
+
+def cross_check(result: DFSIOSummary, log: DFSIOSummary, result_source: str, log_source: str) -> None:
+    """TestDFSIO prints its block to the result file and to its log: both must say the same."""
+    for label in sorted(set(result.printed) | set(log.printed)):
+        ours, theirs = result.printed.get(label), log.printed.get(label)
+        if ours != theirs:
+            raise ParseError(
+                f"{result_source} disagrees with {log_source}: TestDFSIO '{label}' is "
+                f"{ours!r} in the result file, {theirs!r} in the log"
+            )
+
+
+def read_step_summary(step: ArchivedStep, mode: str) -> tuple[dict[str, float], Path]:
+    """The figures of the step's summary, from the result file and the log (cross-checked), and the
+    file they came from. Either copy alone is accepted (a quiet log4j prints no block), a copy cut
+    short or two copies that differ fail the parse naming the archived file."""
+    result_file = step.files.get(RESULT_FILE, step.directory / RESULT_FILE)
+    log_file = step.files.get(LOG_FILE, step.directory / LOG_FILE)
+    result = parse_testdfsio_summary(step.text(RESULT_FILE), mode)
+    log = parse_testdfsio_summary(step.text(LOG_FILE), mode)
+    if result is None and result_file.exists():
+        raise ParseError(f"{result_file}: no TestDFSIO {mode} summary in the result file: cut short")
+    for summary, path in ((result, result_file), (log, log_file)):
+        if summary is not None and not summary.complete:
+            raise ParseError(f"{path}: the TestDFSIO {mode} summary has no closing line: cut short")
+    if result is not None and log is not None:
+        cross_check(result, log, str(result_file), str(log_file))
+    summary, source = (result, result_file) if result is not None else (log, log_file)
+    figures = summary.figures(str(source)) if summary is not None else {}
+    missing = [name for name in _REQUIRED if name not in figures]
+    if missing:
+        raise ParseError(f"{source}: no TestDFSIO {mode} summary line for '{missing[0]}'")
+    return figures, source
 
 
 class _TestDFSIO(Workload):
@@ -86,17 +160,10 @@ class _TestDFSIO(Workload):
     def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
         if step.exit_code != 0:
             return [self.duration_record(ctx, step, ok=False)]
-        source = step.directory / RESULT_FILE
-        summary = parse_testdfsio_result(step.text(RESULT_FILE), self.mode)
-        if not summary:
-            source = step.directory / "stderr.log"
-            summary = parse_testdfsio_result(step.text("stderr.log"), self.mode)
         # TestDFSIO prints "Average IO rate mb/sec: ?" and a NaN deviation when a map's measured
         # time is 0 ms (small cached files): that rate is undefined, so it is not recorded, while
         # the run, its duration and its throughput are valid.
-        missing = [name for name in ("throughput_mb_s", "total_mb", "files") if name not in summary]
-        if missing:
-            raise ParseError(f"{source}: no TestDFSIO {self.mode} summary line for '{missing[0]}'")
+        summary, source = read_step_summary(step, self.mode)
         records = [self.duration_record(ctx, step, ok=True)]
         units = dict(_FIELDS.values())
         for metric, value in summary.items():

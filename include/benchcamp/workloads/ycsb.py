@@ -79,12 +79,17 @@ _PROPORTIONS = (
 DB_OPERATIONS = frozenset({"READ", "UPDATE", "INSERT", "SCAN", "DELETE"})
 READ_MODIFY_WRITE = "READ-MODIFY-WRITE"
 OK_STATUSES = frozenset({"OK", "BATCHED_OK"})  # what YCSB's Status.isOk() accepts
-_LATENCIES = {
-    "AverageLatency(us)": "avg",
-    "MinLatency(us)": "min",
-    "MaxLatency(us)": "max",
-}
-_PERCENTILE = re.compile(r"^(?P<p>\d+(?:\.\d+)?)(?:th)?PercentileLatency\(us\)$")
+# Latency measurements are `<what>Latency(<unit>)`: Average, Min, Max and percentiles. YCSB 0.17
+# names a percentile by its ordinal (1st, 2nd, 3rd, 11th, 95th) when whole and by Double.toString
+# (99.9) otherwise; older releases printed the fixed histogram's 95th/99th in ms. Values are kept
+# in µs. Other measurements (LatencyVariance(us), the histogram's per-bucket counts) are not kept.
+_LATENCY = re.compile(r"^(?P<what>.+?)Latency\((?P<unit>[^)]*)\)$")
+_STATISTICS = {"Average": "avg", "Min": "min", "Max": "max"}
+_PERCENTILE = re.compile(r"^(?P<p>\d+(?:\.\d+)?)(?:st|nd|rd|th)?Percentile$")
+_MICROSECONDS_PER = {"us": 1.0, "ms": 1000.0}
+# YCSB before its Status class (added late 2015) printed the binding's int code (`Return=0`): its DB
+# interface defined 0 as success and anything else as an error. Later releases print `Return=OK`.
+_NUMERIC_RETURN = re.compile(r"-?\d+")
 _DB_EXCEPTION = "site.ycsb.DBException:"
 _TEXT_LINE = re.compile(r"^\[(?P<section>[^\]\s]+)\], (?P<measurement>[^,]+), (?P<value>\S+)$")
 
@@ -148,6 +153,32 @@ def _number(raw: str, source: str, where: str) -> float:
         raise ParseError(f"{source}: {where}: {raw!r} is not a number") from None
 
 
+def _latency_name(what: str, source: str, where: str) -> str:
+    """`Average` → avg, `99.9Percentile` → p99_9, `1stPercentile` → p1; anything else refused."""
+    if what in _STATISTICS:
+        return _STATISTICS[what]
+    if (match := _PERCENTILE.fullmatch(what)) and 0 <= float(match.group("p")) <= 100:
+        return "p" + match.group("p").replace(".", "_")
+    raise ParseError(f"{source}: {where}: a latency measurement this parser does not know")
+
+
+def _latency_scale(unit: str, source: str, where: str) -> float:
+    try:
+        return _MICROSECONDS_PER[unit]
+    except KeyError:
+        raise ParseError(f"{source}: {where}: latency unit '{unit}' is neither us nor ms") from None
+
+
+def _status_name(code: str) -> str:
+    """The Status name as YCSB prints it today; an old int code becomes OK (0) or ERROR_CODE_<n>."""
+    if not _NUMERIC_RETURN.fullmatch(code):
+        return code
+    number = int(code)
+    if number == 0:
+        return "OK"
+    return f"ERROR_CODE_{number}" if number > 0 else f"ERROR_CODE_MINUS_{-number}"
+
+
 def _summarise(entries: Iterable[tuple[str, str, float]], source: str) -> YcsbSummary:
     """Sections → summary; output cut short (a section or the overall figures missing) fails."""
     sections: dict[str, dict[str, float]] = {}
@@ -168,15 +199,21 @@ def _summarise(entries: Iterable[tuple[str, str, float]], source: str) -> YcsbSu
         latencies: dict[str, float] = {}
         returns: dict[str, int] = {}
         for measurement, value in measurements.items():
-            if measurement in _LATENCIES:
-                latencies[_LATENCIES[measurement]] = value
-            elif match := _PERCENTILE.match(measurement):
-                name = "p" + match.group("p").replace(".", "_")
-                latencies[name] = value
-                percentiles_seen.add(name)
+            where = f"[{section}], {measurement}"
+            if match := _LATENCY.match(measurement):
+                name = _latency_name(match.group("what"), source, where)
+                scale = _latency_scale(match.group("unit"), source, where)
+                if name in latencies:
+                    raise ParseError(f"{source}: {where} repeats the {name} latency in another unit")
+                latencies[name] = value * scale
+                if name not in _STATISTICS.values():
+                    percentiles_seen.add(name)
             elif measurement.startswith("Return="):
-                returns[measurement.removeprefix("Return=")] = int(value)
-        lacking = [name for name in _LATENCIES.values() if name not in latencies]
+                status = _status_name(measurement.removeprefix("Return="))
+                if status in returns:
+                    raise ParseError(f"{source}: {where} counts {status} calls a second time")
+                returns[status] = int(value)
+        lacking = [name for name in _STATISTICS.values() if name not in latencies]
         if lacking:
             raise ParseError(f"{source}: [{section}] has no {lacking[0]} latency: YCSB output cut short")
         operations[section] = OperationStats(int(measurements["Operations"]), latencies, returns)
