@@ -99,12 +99,41 @@ def test_ycsb_dag_shape_and_trigger_form(dagbag) -> None:  # type: ignore[no-unt
             params.validate()
 
 
+def test_every_study_form_validates_its_defaults_and_leaves_optional_fields_optional(dagbag) -> None:  # type: ignore[no-untyped-def]
+    """The trigger form must submit as it opens: defaults valid, and the optional fields (cells,
+    campaign, note, warm-ups) nullable, since the form marks a field without null as required."""
+    from airflow.sdk.definitions.param import ParamsDict
+
+    from benchcamp.campaign import check_conf
+    from benchcamp.spec import load_spec
+
+    for dag_id, dag in dagbag.dags.items():
+        params = ParamsDict(dict(dag.params.items()))
+        defaults = params.validate()
+        for optional in ("cells", "campaign", "note", "warmup_repetitions"):
+            schema = dag.params.get_param(optional).schema
+            assert "null" in schema["type"] and defaults[optional] is None, (dag_id, optional, schema)
+        workloads = dag.params.get_param("workloads").schema
+        assert workloads["examples"] == workloads["items"]["enum"] == defaults["workloads"], dag_id
+        check_conf(load_spec(dag_id), defaults)  # the plan accepts what the form sends
+
+
 def test_bad_params_are_rejected_before_a_run_exists(dagbag) -> None:  # type: ignore[no-untyped-def]
     from airflow.sdk.definitions.param import ParamsDict
     from airflow.sdk.exceptions import ParamValidationError
 
     dag = dagbag.dags["hibench_dse"]
-    for bad in ({"repetitions": 0}, {"ladder": "huge"}, {"workloads": ["sort"]}, {"environment": "mars"}):
+    for bad in (
+        {"repetitions": 0},
+        {"repetitions": 51},
+        {"ladder": "huge"},
+        {"workloads": ["sort"]},
+        {"environment": "mars"},
+        {"campaign": ".."},
+        {"campaign": "."},
+        {"campaign": "a/.."},
+        {"campaign": "/etc"},
+    ):
         params = ParamsDict(dict(dag.params.items()))
         with pytest.raises(ParamValidationError):
             params.update(bad)

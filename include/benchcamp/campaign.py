@@ -202,7 +202,7 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         workloads=list(workloads),
         cells=cells,
         fail_on_validation=bool(conf.get("fail_on_validation", True)),
-        note=str(conf.get("note", "")),
+        note=str(conf.get("note") or ""),
     )
 
 

@@ -57,13 +57,15 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             title="Size ladder",
             description="tiny: seconds (CI); small: minutes; paper: the published sizes (hours).",
         ),
+        # Exclusive bounds: the form clamps a number to `minimum`/`maximum` silently on blur; with
+        # exclusive ones it sends what was typed and the schema refuses it with its message.
         "repetitions": Param(
             spec.repetitions,
             type="integer",
-            minimum=1,
-            maximum=MAX_REPETITIONS,
+            exclusiveMinimum=0,
+            exclusiveMaximum=MAX_REPETITIONS + 1,
             title="Repetitions per cell",
-            description="Each repetition deletes and regenerates its data first.",
+            description=f"1 to {MAX_REPETITIONS}. Each repetition deletes and regenerates its data first.",
         ),
         "environment": Param(
             baseline,
@@ -72,29 +74,36 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             title="Target environment",
             description="Named target from the study spec (an Airflow connection).",
         ),
+        # `examples` makes the form a multi-select of the implemented workloads (Airflow's way:
+        # JSON schema has no enum for arrays); `items.enum` still refuses others through the API.
         "workloads": Param(
             workloads,
             type="array",
             items={"type": "string", "enum": workloads},
+            examples=workloads,
             minItems=1,
             uniqueItems=True,
             title="Workloads",
             description="Subset of the study's implemented workloads.",
         ),
+        # Optional fields accept null: the form leaves an empty field null, and a field whose
+        # schema has no null type is marked required (the form then refuses its own defaults).
         "cells": Param(
-            [],
-            type="array",
+            None,
+            type=["null", "array"],
             items={"type": "string"},
             title="Cells",
-            description="Optional subset of cell keys, e.g. 'wordcount|data_size_gb=0.012|maps=4|reduces=2'; "
-            "empty = the whole matrix.",
+            description="Optional subset of cell keys, one per line, e.g. "
+            "'wordcount|data_size_gb=0.012|maps=4|reduces=2'; empty = the whole matrix.",
         ),
         "campaign": Param(
-            "",
-            type="string",
+            None,
+            type=["null", "string"],
             pattern=CAMPAIGN_PATTERN,
+            maxLength=120,
             title="Campaign name",
-            description="Optional; default: the run id. Re-running a named campaign replaces its rows.",
+            description="Optional; starts with a letter or digit, then letters, digits, _ . + -; "
+            "default: the run id. Re-running a named campaign replaces its rows.",
         ),
         "fail_on_validation": Param(
             True,
@@ -103,15 +112,20 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             description="Results are loaded and reported either way.",
         ),
         "note": Param(
-            "", type="string", maxLength=1000, title="Note", description="Free text kept with the run."
+            None,
+            type=["null", "string"],
+            maxLength=1000,
+            title="Note",
+            description="Optional free text kept with the run.",
         ),
         "warmup_repetitions": Param(
             None,
             type=["null", "integer"],
-            minimum=0,
-            maximum=MAX_WARMUP_REPETITIONS,
+            exclusiveMinimum=-1,
+            exclusiveMaximum=MAX_WARMUP_REPETITIONS + 1,
             title="Warm-up repetitions per cell",
-            description="Run first, archived, left out of every figure. Empty: the study's own "
+            description=f"0 to {MAX_WARMUP_REPETITIONS}, run first, archived, left out of every figure. "
+            "Empty: the study's own "
             f"({_warmup_summary(spec)}).",
         ),
     }
