@@ -116,7 +116,7 @@ def schedule_problem(value: str) -> str | None:
     if len(fields) != 5:
         return f"{value!r} is not a five-field cron expression: {_SCHEDULE_FORMS}"
     try:
-        croniter(expression, datetime(2026, 1, 1)).get_next(datetime)
+        croniter(expression, datetime(2026, 1, 1)).get_next(datetime)  # any start: cron has no year
     except CroniterBadCronError as exc:
         return f"{value!r} is not a valid cron expression ({exc}): {_SCHEDULE_FORMS}"
     except CroniterBadDateError:
