@@ -141,6 +141,31 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_spec_check(args: argparse.Namespace) -> int:
+    """Check study specs as the DAG factory loads them; print every problem as `file:line: key: message`.
+
+    Without files, the bundled studies. Exit 2 when any spec has a problem.
+    """
+    from benchcamp.spec import SpecError, load_spec_file, spec_files
+
+    paths = [Path(name) for name in args.files] or list(spec_files())
+    failed = problems = 0
+    for path in paths:
+        try:
+            spec = load_spec_file(path)
+        except SpecError as exc:
+            lines = str(exc).splitlines()
+            print("\n".join(lines))
+            failed, problems = failed + 1, problems + len(lines)
+            continue
+        cells = len(spec.cells(spec.default_ladder))
+        print(f"{path}: ok ({spec.study}: {cells} cells at the default ladder, {spec.default_ladder})")
+    if failed:
+        print(f"{problems} problem(s) in {failed} of {len(paths)} spec(s)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
 def cmd_lab(args: argparse.Namespace) -> int:
     from benchcamp import lab
 
@@ -384,6 +409,14 @@ def build_parser() -> argparse.ArgumentParser:
     reporter.add_argument("--output", help="write to this file instead of standard output")
     reporter.add_argument("--warehouse")
     reporter.set_defaults(handler=cmd_report)
+
+    spec_parser = sub.add_parser("spec", help="study specs")
+    spec_actions = spec_parser.add_subparsers(dest="spec_action", required=True)
+    checker = spec_actions.add_parser(
+        "check", help="validate study specs: every problem with its key path and line (exit 2 on any)"
+    )
+    checker.add_argument("files", nargs="*", metavar="FILE", help="spec files (default: the bundled studies)")
+    checker.set_defaults(handler=cmd_spec_check)
 
     lab_parser = sub.add_parser("lab", help="the local lab on 127.0.0.1")
     lab_parser.add_argument("action", choices=["up", "down", "status"])

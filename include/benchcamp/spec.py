@@ -3,22 +3,35 @@
 A spec declares *what* a campaign measures (axes, series of cells, repetitions,
 thresholds, schedule, targets, size ladder); workload modules declare *how*.
 Every model forbids unknown keys, so a typo'd key fails loudly with its path
-instead of silently dropping a parameter.
+instead of silently dropping a parameter. A bad spec is refused with every
+problem at once, each as `file:line: key.path: what to fix`, whoever loads it
+(`benchcamp spec check`, the DAG factory, the importer).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from croniter import CroniterBadCronError, CroniterBadDateError, croniter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from benchcamp.records import cell_key
 
@@ -27,15 +40,88 @@ LADDERS: tuple[Ladder, ...] = ("tiny", "small", "paper")
 AxisValue = float | int | str
 _NAME = r"^[a-z][a-z0-9_]*$"
 YCSB_PROPERTY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")  # what YCSB takes after -p
-_CRON_FIELD = re.compile(r"^[\d*/,\-A-Za-z?LW#]+$")
+# Airflow's schedule presets (airflow.sdk.definitions.timetables._cron.CRON_PRESETS, which takes
+# 3 s to import; a unit test keeps the two equal) and the one preset that is not a cron.
+AIRFLOW_CRON_PRESETS: dict[str, str] = {
+    "@hourly": "0 * * * *",
+    "@daily": "0 0 * * *",
+    "@weekly": "0 0 * * 0",
+    "@monthly": "0 0 1 * *",
+    "@quarterly": "0 0 1 */3 *",
+    "@yearly": "0 0 1 1 *",
+}
+AIRFLOW_ONCE = "@once"
+_SCHEDULE_FORMS = (
+    "give five fields (minute hour day-of-month month day-of-week, e.g. '0 1 * * 6'), "
+    f"an Airflow preset ({', '.join([*AIRFLOW_CRON_PRESETS, AIRFLOW_ONCE])}) or null for manual runs only"
+)
+_SPEC_PROBLEMS = "spec_problems"  # the pydantic error type that carries a model's own problems
 
 
 class SpecError(ValueError):
-    """A spec that does not validate; the message names the file and the key."""
+    """A spec that does not validate; each line of the message names the file, line and key."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a spec: where (a key path, or a line) and what to fix."""
+
+    loc: tuple[str | int, ...]
+    message: str
+    line: int | None = None  # when the key path alone would point elsewhere (a repeated key)
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _refuse(problems: Iterable[Problem]) -> None:
+    """Raise every problem at once: a pydantic validator yields one error, so the problems travel
+    in its context and `parse_spec` unpacks them (their paths are relative to the validated value)."""
+    found = list(problems)
+    if found:
+        summary = "; ".join(f"{key_path(item.loc) or 'here'}: {item.message}" for item in found)
+        raise PydanticCustomError(_SPEC_PROBLEMS, summary, {"problems": found})
+
+
+class _Checked(_Strict):
+    """A model whose own checks report every problem at its own key path, not only the first."""
+
+    def problems(self) -> Iterator[Problem]:
+        yield from ()
+
+    @model_validator(mode="after")
+    def _refuse_problems(self) -> Self:
+        _refuse(self.problems())
+        return self
+
+
+def _repeats(loc: tuple[str | int, ...], items: Iterable[Hashable]) -> Iterator[Problem]:
+    """A problem for every item listed a second time (4 and 4.0 are the same number)."""
+    first: dict[Hashable, int] = {}
+    for index, item in enumerate(items):
+        if item in first:
+            yield Problem((*loc, index), f"{item!r} is listed twice (first at [{first[item]}]): remove one")
+        else:
+            first[item] = index
+
+
+def schedule_problem(value: str) -> str | None:
+    """Why Airflow would refuse (or never run) this schedule, or None: checked with croniter,
+    the library Airflow's cron timetables use, so a bad cron fails at spec load naming the spec."""
+    if value == AIRFLOW_ONCE:
+        return None
+    expression = AIRFLOW_CRON_PRESETS.get(value, value)
+    fields = expression.split()
+    if len(fields) != 5:
+        return f"{value!r} is not a five-field cron expression: {_SCHEDULE_FORMS}"
+    try:
+        croniter(expression, datetime(2026, 1, 1)).get_next(datetime)  # any start: cron has no year
+    except CroniterBadCronError as exc:
+        return f"{value!r} is not a valid cron expression ({exc}): {_SCHEDULE_FORMS}"
+    except CroniterBadDateError:
+        return f"{value!r} never fires: no date matches it (like 31 February)"
+    return None
 
 
 class Thresholds(_Strict):
@@ -127,7 +213,7 @@ class Environment(_Strict):
         return value
 
 
-class Axis(_Strict):
+class Axis(_Checked):
     """One dimension of the matrix: fixed values, or values per ladder size."""
 
     description: str = ""
@@ -138,20 +224,39 @@ class Axis(_Strict):
     baseline: AxisValue | Literal["smallest"] | None = None
     positive: bool = True
 
-    @model_validator(mode="after")
-    def _check(self) -> Axis:
+    def problems(self) -> Iterator[Problem]:
         if (self.values is None) == (self.ladder is None):
-            raise ValueError("give exactly one of 'values' or 'ladder'")
+            yield Problem((), "give exactly one of 'values' or 'ladder'")
+            return
+        lists: list[tuple[tuple[str | int, ...], list[AxisValue]]] = []
+        if self.values is not None:
+            lists.append((("values",), self.values))
         if self.ladder is not None:
-            missing = [size for size in LADDERS if size not in self.ladder]
-            if missing:
-                raise ValueError(f"ladder lacks size '{missing[0]}'")
-        for value in self.all_values():
-            self.check_value(value)
-        if self.baseline not in (None, "smallest") and self.values is not None:
-            if self.baseline not in self.values:
-                raise ValueError(f"baseline {self.baseline!r} is not one of the values")
-        return self
+            for size in LADDERS:
+                if size not in self.ladder:
+                    yield Problem(("ladder",), f"ladder lacks size '{size}': give {', '.join(LADDERS)}")
+            lists += [(("ladder", size), self.ladder[size]) for size in LADDERS if size in self.ladder]
+        for loc, values in lists:
+            if not values:
+                yield Problem(loc, "is empty: list at least one value")
+            for index, value in enumerate(values):
+                try:
+                    self.check_value(value)
+                except ValueError as exc:
+                    yield Problem((*loc, index), str(exc))
+            yield from _repeats(loc, values)
+        if self.baseline in (None, "smallest") or not all(values for _, values in lists):
+            return
+        if self.values is not None and self.baseline not in self.values:
+            yield Problem(("baseline",), f"{self.baseline!r} is not one of the values {self.values}")
+        if self.ladder is not None:
+            lacking = [str(loc[-1]) for loc, values in lists if self.baseline not in values]
+            if lacking:
+                yield Problem(
+                    ("baseline",),
+                    f"{self.baseline!r} is not on the ladder's {' and '.join(lacking)} "
+                    f"level{'s' if len(lacking) > 1 else ''}: list it on every level, or write 'smallest'",
+                )
 
     def all_values(self) -> list[AxisValue]:
         if self.values is not None:
@@ -184,7 +289,11 @@ class Axis(_Strict):
 
 
 class Series(_Strict):
-    """A sub-matrix: workloads × the product of the listed axes (× combinations)."""
+    """A sub-matrix: workloads × the product of the listed axes (× combinations).
+
+    Its own problems are reported by the spec's `series` check, with those of its references,
+    so that one series' repeated value does not hide another's unknown workload.
+    """
 
     name: str = Field(pattern=_NAME)
     description: str = ""
@@ -195,6 +304,18 @@ class Series(_Strict):
     )
     ladders: list[Ladder] = Field(default_factory=lambda: list(LADDERS))
 
+    def problems(self) -> Iterator[Problem]:
+        """Repeated workloads, axis values or sizes; empty value lists."""
+        yield from _repeats(("workloads",), self.workloads)
+        for axis_name, choice in self.axes.items():
+            if isinstance(choice, list):
+                if not choice:
+                    yield Problem(("axes", axis_name), "is empty: list at least one value, or write ladder")
+                yield from _repeats(("axes", axis_name), choice)
+        if not self.ladders:
+            yield Problem(("ladders",), f"is empty: list the sizes the series runs at ({', '.join(LADDERS)})")
+        yield from _repeats(("ladders",), self.ladders)
+
 
 SettingValue = float | int | str | bool
 
@@ -202,7 +323,7 @@ SettingValue = float | int | str | bool
 MAX_WARMUP_REPETITIONS = 10
 
 
-class StudySpec(_Strict):
+class StudySpec(_Checked):
     """A published study turned into a repeatable campaign."""
 
     study: str = Field(pattern=_NAME)
@@ -243,11 +364,9 @@ class StudySpec(_Strict):
     @field_validator("schedule")
     @classmethod
     def _cron(cls, value: str | None) -> str | None:
-        if value is None or value.startswith("@"):
-            return value
-        fields = value.split()
-        if len(fields) != 5 or not all(_CRON_FIELD.match(part) for part in fields):
-            raise ValueError(f"{value!r} is not a five-field cron expression")
+        problem = None if value is None else schedule_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value
 
     @field_validator("warmup_repetitions")
@@ -264,54 +383,97 @@ class StudySpec(_Strict):
             return self.warmup_repetitions.get(workload, 0)
         return self.warmup_repetitions
 
+    # Each check is a validator of the field it reports on, so it runs (and reports) even when
+    # another part of the spec is broken; `info.data` holds the fields above it that validated.
+
+    @field_validator("environments")
+    @classmethod
+    def _one_of_each_environment(cls, environments: list[Environment]) -> list[Environment]:
+        repeated = _repeats((), [env.name for env in environments])
+        problems = [Problem((*item.loc, "name"), item.message) for item in repeated]
+        baselines = [index for index, env in enumerate(environments) if env.baseline]
+        problems += [
+            Problem(
+                (index, "baseline"),
+                f"at most one environment is the baseline ({environments[baselines[0]].name} is)",
+            )
+            for index in baselines[1:]
+        ]
+        _refuse(problems)
+        return environments
+
     @field_validator("axes")
     @classmethod
     def _axis_names(cls, axes: dict[str, Axis]) -> dict[str, Axis]:
-        for name in axes:
-            if not re.fullmatch(_NAME, name):
-                raise ValueError(f"axis name {name!r} must be snake_case")
+        _refuse(
+            Problem((name,), f"axis name {name!r} must be snake_case")
+            for name in axes
+            if not re.fullmatch(_NAME, name)
+        )
         return axes
 
-    @model_validator(mode="after")
-    def _cross_references(self) -> StudySpec:
-        names = [env.name for env in self.environments]
-        if len(set(names)) != len(names):
-            raise ValueError("environment names must be unique")
-        if sum(env.baseline for env in self.environments) > 1:
-            raise ValueError("at most one environment can be the baseline")
-        for index, series in enumerate(self.series):
-            where = f"series[{index}] ({series.name})"
-            for workload in series.workloads:
-                if workload not in self.workloads:
-                    raise ValueError(f"{where}: workload '{workload}' is not in 'workloads'")
-            for axis_name, choice in series.axes.items():
-                if axis_name not in self.axes:
-                    raise ValueError(f"{where}: axis '{axis_name}' is not declared in 'axes'")
-                if isinstance(choice, list):
-                    for value in choice:
-                        self._check_axis_value(axis_name, value, where)
-            for point in series.combinations:
+    @field_validator("workloads")
+    @classmethod
+    def _one_of_each_workload(cls, workloads: list[str]) -> list[str]:
+        _refuse(_repeats((), workloads))
+        return workloads
+
+    @field_validator("series")
+    @classmethod
+    def _series_refer_to_the_spec(cls, series: list[Series], info: ValidationInfo) -> list[Series]:
+        repeated = _repeats((), [item.name for item in series])
+        problems = [Problem((*item.loc, "name"), item.message) for item in repeated]
+        workloads: list[str] | None = info.data.get("workloads")
+        axes: dict[str, Axis] | None = info.data.get("axes")
+        for index, item in enumerate(series):
+            problems += [Problem((index, *problem.loc), problem.message) for problem in item.problems()]
+            if workloads is not None:
+                problems += [
+                    Problem((index, "workloads", position), f"workload '{workload}' is not in 'workloads'")
+                    for position, workload in enumerate(item.workloads)
+                    if workload not in workloads
+                ]
+            if axes is None:
+                continue
+            for axis_name, choice in item.axes.items():
+                if axis_name not in axes:
+                    problems.append(
+                        Problem((index, "axes", axis_name), f"axis '{axis_name}' is not declared in 'axes'")
+                    )
+                elif isinstance(choice, list):
+                    for position, value in enumerate(choice):
+                        problems += _axis_value_problems(
+                            axes, axis_name, value, (index, "axes", axis_name, position)
+                        )
+            for position, point in enumerate(item.combinations):
                 for axis_name, value in point.items():
-                    if axis_name not in self.axes:
-                        raise ValueError(f"{where}: axis '{axis_name}' is not declared in 'axes'")
-                    self._check_axis_value(axis_name, value, where)
-        for workload in self.settings:
-            if workload not in self.workloads:
-                raise ValueError(f"settings: workload '{workload}' is not in 'workloads'")
+                    loc: tuple[str | int, ...] = (index, "combinations", position, axis_name)
+                    if axis_name not in axes:
+                        problems.append(Problem(loc, f"axis '{axis_name}' is not declared in 'axes'"))
+                    else:
+                        problems += _axis_value_problems(axes, axis_name, value, loc)
+        _refuse(problems)
+        return series
+
+    @field_validator("settings")
+    @classmethod
+    def _settings_of_known_workloads(cls, settings: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        workloads: list[str] = info.data.get("workloads", list(settings))
+        _refuse(
+            Problem((workload,), f"workload '{workload}' is not in 'workloads'")
+            for workload in settings
+            if workload not in workloads
+        )
+        return settings
+
+    def problems(self) -> Iterator[Problem]:
+        """What needs fields declared below it: per-workload warm-ups name known workloads."""
         if isinstance(self.warmup_repetitions, dict):
             for workload in self.warmup_repetitions:
                 if workload not in self.workloads:
-                    raise ValueError(f"warmup_repetitions: workload '{workload}' is not in 'workloads'")
-        return self
-
-    def _check_axis_value(self, axis_name: str, value: AxisValue, where: str) -> None:
-        axis = self.axes[axis_name]
-        try:
-            axis.check_value(value)
-        except ValueError as exc:
-            raise ValueError(f"{where}: axis '{axis_name}': {exc}") from exc
-        if axis.kind == "category" and value not in axis.all_values():
-            raise ValueError(f"{where}: axis '{axis_name}' has no value {value!r}")
+                    yield Problem(
+                        ("warmup_repetitions", workload), f"workload '{workload}' is not in 'workloads'"
+                    )
 
     # -- queries used by the DAG factory, validation and import -----------------
 
@@ -372,6 +534,20 @@ class StudySpec(_Strict):
                 raise SpecError(f"axis '{axis_name}' has no value {value!r}")
 
 
+def _axis_value_problems(
+    axes: dict[str, Axis], axis_name: str, value: AxisValue, loc: tuple[str | int, ...]
+) -> list[Problem]:
+    """A value a series or combination picks for an axis must be one the axis can take."""
+    axis = axes[axis_name]
+    try:
+        axis.check_value(value)
+    except ValueError as exc:
+        return [Problem(loc, f"axis '{axis_name}': {exc}")]
+    if axis.kind == "category" and value not in axis.all_values():
+        return [Problem(loc, f"axis '{axis_name}' has no value {value!r}")]
+    return []
+
+
 @dataclass(frozen=True)
 class Cell:
     """One point of a study's matrix."""
@@ -385,28 +561,168 @@ class Cell:
         return cell_key(self.workload, self.params)
 
 
-def _format_error(source: str, error: ValidationError) -> str:
-    lines = []
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def key_path(loc: Sequence[str | int]) -> str:
+    """`series[2].axes.maps`, `settings.ycsb_a['custom.io.file.buffer.size']`: a key path to look up."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif _IDENTIFIER.fullmatch(part):
+            text += f".{part}" if text else part
+        else:
+            text += f"[{part!r}]"
+    return text
+
+
+def _is_union_tag(part: str | int) -> bool:
+    """Pydantic names the member of a union in an error's location: 'int', 'list[...]', '[key]'."""
+    return isinstance(part, str) and (part in ("float", "int", "str", "bool") or "[" in part)
+
+
+def _locate(root: yaml.Node, loc: Sequence[str | int]) -> tuple[tuple[str | int, ...], int]:
+    """The key path `loc` names in the document (union tags dropped) and the line of its key,
+    item, or (for a missing key) the mapping that lacks it."""
+    node: yaml.Node | None = root
+    path: list[str | int] = []
+    line = root.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            pair = next((pair for pair in node.value if pair[0].value == str(part)), None)
+            if pair is not None:
+                path.append(part)
+                line, node = pair[0].start_mark.line + 1, pair[1]
+                continue
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            path.append(part)
+            node = node.value[part]
+            line = node.start_mark.line + 1
+            continue
+        if not _is_union_tag(part):
+            path.append(part)
+            node = None  # a key the document lacks: stay on its mapping's line
+    return tuple(path), line
+
+
+def _repeated_keys(root: yaml.Node) -> Iterator[Problem]:
+    """Keys given twice in one mapping, which YAML loaders resolve silently (the last one wins)."""
+    seen: set[int] = set()
+
+    def walk(node: yaml.Node, loc: tuple[str | int, ...]) -> Iterator[Problem]:
+        if id(node) in seen:  # an alias of an anchor already walked
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[str, int] = {}
+            for key, value in node.value:
+                name, line = str(key.value), key.start_mark.line + 1
+                if name in first and name != "<<":
+                    yield Problem(
+                        (*loc, name),
+                        f"key '{name}' is given twice (first on line {first[name]}); only the last one "
+                        "would count: merge them",
+                        line,
+                    )
+                first.setdefault(name, line)
+                yield from walk(value, (*loc, name))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                yield from walk(item, (*loc, index))
+
+    yield from walk(root, ())
+
+
+def _validation_problems(error: ValidationError) -> Iterator[Problem]:
     for item in error.errors():
-        path = ".".join(str(part) for part in item["loc"]) or "(top level)"
-        message = item["msg"]
-        if item["type"] == "extra_forbidden":
-            message = "unknown key (check the spelling)"
-        lines.append(f"{source}: '{path}': {message}")
-    return "\n".join(lines)
+        loc = tuple(item["loc"])
+        if item["type"] == _SPEC_PROBLEMS:
+            for problem in item["ctx"]["problems"]:
+                yield Problem(loc + problem.loc, problem.message)
+        elif item["type"] == "extra_forbidden":
+            yield Problem(loc, "unknown key (check the spelling)")
+        elif item["type"] == "missing":
+            yield Problem(loc, "required key is missing")
+        else:
+            yield Problem(loc, item["msg"].removeprefix("Value error, "))
 
 
-def parse_spec(text: str, source: str = "<spec>") -> StudySpec:
+_TYPE_MESSAGE = "Input should be a valid "
+
+
+def _joined(messages: list[str]) -> str:
+    """Several messages on one key: separate faults, or the members of a union it matches none
+    of ('Input should be a valid number', '... integer', '... string'), said once."""
+    if len(messages) > 1 and all(message.startswith(_TYPE_MESSAGE) for message in messages):
+        kinds = [message.removeprefix(_TYPE_MESSAGE) for message in messages]
+        return f"{_TYPE_MESSAGE}{', '.join(kinds[:-1])} or {kinds[-1]}"
+    return "; ".join(messages)
+
+
+def _report(source: str, root: yaml.Node, problems: Iterable[Problem]) -> str:
+    """One `source:line: key.path: message` line per problem, in the order of the file."""
+    lines: dict[tuple[int, str], list[str]] = {}
+    for problem in problems:
+        loc, line = _locate(root, problem.loc)
+        where = key_path(loc)
+        messages = lines.setdefault((problem.line or line, where), [])
+        if problem.message not in messages:
+            messages.append(problem.message)
+    return "\n".join(
+        f"{source}:{line}: {where + ': ' if where else ''}{_joined(messages)}"
+        for (line, where), messages in sorted(lines.items(), key=lambda entry: entry[0][0])
+    )
+
+
+def _yaml_error(source: str, exc: yaml.YAMLError) -> SpecError:
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        context = f"{exc.context}, " if exc.context else ""
+        line = mark.line + 1 if mark else 1
+        return SpecError(f"{source}:{line}: not valid YAML: {context}{exc.problem}")
+    return SpecError(f"{source}: not valid YAML: {exc}")
+
+
+def parse_spec(text: str, source: str = "<spec>", study: str | None = None) -> StudySpec:
+    """Validate a spec's text; raise SpecError with every problem, each on a line of its own.
+
+    `study`: the id the file's name gives it (a bundled spec is found by its file name).
+    """
+    loader = yaml.SafeLoader(text)
     try:
-        data = yaml.safe_load(text)
+        root = loader.get_single_node()
+        problems = list(_repeated_keys(root)) if root is not None else []
+        data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
-        raise SpecError(f"{source}: not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise SpecError(f"{source}: a spec must be a mapping")
+        raise _yaml_error(source, exc) from exc
+    finally:
+        loader.dispose()
+    if root is None or not isinstance(data, dict):
+        line = root.start_mark.line + 1 if root is not None else 1
+        raise SpecError(f"{source}:{line}: a spec must be a mapping of keys (study, title, axes, ...)")
+    named = data.get("study")
+    if study is not None and isinstance(named, str) and named != study:
+        problems.append(
+            Problem(("study",), f"is '{named}' but the file is named '{study}': rename one of them")
+        )
+    spec = None
     try:
-        return StudySpec.model_validate(data)
+        spec = StudySpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(_format_error(source, exc)) from exc
+        problems += _validation_problems(exc)
+    if problems or spec is None:
+        raise SpecError(_report(source, root, problems))
+    return spec
+
+
+def load_spec_file(path: Path) -> StudySpec:
+    """A spec file, checked as a bundled one is: its study id is its file name."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: cannot read: {exc}") from exc
+    return parse_spec(text, str(path), study=path.stem)
 
 
 def spec_files() -> Iterator[Path]:
@@ -425,8 +741,5 @@ def load_spec(study: str) -> StudySpec:
     """Load a bundled spec by study id; unknown ids get the list of known ones."""
     for path in spec_files():
         if path.stem == study:
-            spec = parse_spec(path.read_text(encoding="utf-8"), str(path))
-            if spec.study != study:
-                raise SpecError(f"{path}: 'study' is '{spec.study}' but the file is named '{study}'")
-            return spec
+            return load_spec_file(path)
     raise SpecError(f"unknown study '{study}' (known: {', '.join(study_names())})")

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
+import benchcamp.spec as spec_module
 import pytest
-from benchcamp.spec import LADDERS, SpecError, load_spec, parse_spec, spec_files, study_names
+from benchcamp.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from benchcamp.spec import (
+    AIRFLOW_CRON_PRESETS,
+    LADDERS,
+    SpecError,
+    load_spec,
+    parse_spec,
+    schedule_problem,
+    spec_files,
+    study_names,
+)
 
 STUDIES = [
     "bigbench_containers",
@@ -139,40 +151,242 @@ def test_hdfs_interconnects_matrix() -> None:
     assert all(spec.setting(w, "block_size_mb", "paper") == 128 for w in spec.workloads)
 
 
-# -- bad specs are rejected, naming the key ----------------------------------------------
+# -- bad specs are rejected, naming the file, the line and the key -------------------------
+
+
+def line_of(text: str, fragment: str) -> int:
+    """The line (from 1) on which `fragment` starts in `text`."""
+    assert fragment in text, f"not in the spec: {fragment!r}"
+    return text[: text.index(fragment)].count("\n") + 1
+
+
+# (study, old, new, the expected "key.path: message", where the problem is: a fragment of the
+# changed text, by default the first line of `new`)
+BAD_SPECS = [
+    ("hibench_dse", "repetitions: 3", "repetitons: 3", "repetitons: unknown key (check the spelling)", None),
+    ("hibench_dse", "repetitions: 3", "repetitions: 0", "repetitions: Input should be greater than or equal to 1", None),
+    ("hibench_dse", "repetitions: 3", "repetitions: -1", "repetitions: Input should be greater than or equal to 1", None),
+    ("hibench_dse", "paper: [240, 340, 440]", "paper: [-240, 340, 440]", "axes.data_size_gb.ladder.paper[0]: -240 must be greater than 0", None),
+    ("hibench_dse", "paper: [240, 340, 440]", "paper: [0, 340, 440]", "axes.data_size_gb.ladder.paper[0]: 0 must be greater than 0", None),
+    ("hdfs_interconnects", "paper: [40]", "paper: [-40]", "axes.data_size_gb.ladder.paper[0]: -40 must be greater than 0", None),
+    ("hibench_dse", "paper: [240, 340, 440]", "paper: [240, {a: 1}]", "axes.data_size_gb.ladder.paper[1]: Input should be a valid number, integer or string", None),
+    ("hibench_dse", "workloads: [dfsio_write, dfsio_read]", "workloads: [dfsio_write, sort]", "series[2].workloads[1]: workload 'sort' is not in 'workloads'", None),
+    ("bigbench_containers", "workloads: [bigbench_power]", "workloads: [bigbench_refresh]", "series[1].workloads[0]: workload 'bigbench_refresh' is not in 'workloads'", None),
+    ("hibench_dse", "axes: {data_size_gb: ladder}\n  - name: hive", "axes: {data_sise_gb: ladder}\n  - name: hive", "series[2].axes.data_sise_gb: axis 'data_sise_gb' is not declared in 'axes'", None),
+    ("hibench_dse", "      - {maps: 3, reduces: 1}", "      - {maps: 3, reduce: 1}", "series[0].combinations[0].reduce: axis 'reduce' is not declared in 'axes'", None),
+    ("ycsb_hbase_cassandra", "axes: {store: [cassandra, hbase], operationcount", "axes: {store: [cassandra, mongodb], operationcount", "series[0].axes.store[1]: axis 'store' has no value 'mongodb'", None),
+    ("mapreduce_ssd_hdd", "config_set: [defaults, containers, custom]}", "config_set: [defaults, tuned]}", "series[0].axes.config_set[1]: axis 'config_set' has no value 'tuned'", None),
+    ("hibench_dse", "    hadoop_command: dse hadoop", "    hadoop_command: dse hadoop; rm -rf /", "environments[2].hadoop_command: must be plain words", None),
+    ("hibench_dse", "  max_stddev_pct: 10", "  max_stdev_pct: 10", "thresholds.max_stdev_pct: unknown key (check the spelling)", None),
+    ("mapreduce_ssd_hdd", "reformat_storage: true", "reformat_storag: true", "reformat_storag: unknown key (check the spelling)", None),
+    ("hibench_dse", "    connection: dse_gateway_ssh\n", "", "environments[2].connection: required key is missing", "  - name: dse_cluster"),
+    ("hibench_dse", "    pages_per_gb: 550000          #", "    pages_per_gb: [1]          #", "settings.hive_aggregation.pages_per_gb: Input should be a valid number, integer, string, boolean or dictionary", None),
+    # the schedule: checked as Airflow's cron timetable checks it (croniter), naming the key
+    ("hibench_dse", 'schedule: "0 1 * * 6"', 'schedule: "61 * * * *"', "schedule: '61 * * * *' is not a valid cron expression ([61 * * * *] is not acceptable, out of range): give five fields (minute hour day-of-month month day-of-week, e.g. '0 1 * * 6'), an Airflow preset (@hourly, @daily, @weekly, @monthly, @quarterly, @yearly, @once) or null for manual runs only", None),
+    ("hibench_dse", 'schedule: "0 1 * * 6"', 'schedule: "0 25 * * *"', "schedule: '0 25 * * *' is not a valid cron expression ([0 25 * * *] is not acceptable, out of range)", None),
+    ("hibench_dse", 'schedule: "0 1 * * 6"', 'schedule: "*/0 * * * *"', "schedule: '*/0 * * * *' is not a valid cron expression", None),
+    ("hibench_dse", 'schedule: "0 1 * * 6"', 'schedule: "every saturday"', "schedule: 'every saturday' is not a five-field cron expression: give five fields", None),
+    ("ycsb_hbase_cassandra", 'schedule: "30 2 * * *"', 'schedule: "30 2 * *"', "schedule: '30 2 * *' is not a five-field cron expression", None),
+    ("hibench_dse", 'schedule: "0 1 * * 6"', 'schedule: "0 1 * * 6 0"', "schedule: '0 1 * * 6 0' is not a five-field cron expression", None),
+    ("hibench_dse", 'schedule: "0 1 * * 6"', 'schedule: "@dialy"', "schedule: '@dialy' is not a five-field cron expression", None),
+    ("hibench_dse", 'schedule: "0 1 * * 6"', 'schedule: "0 0 31 2 *"', "schedule: '0 0 31 2 *' never fires: no date matches it (like 31 February)", None),
+    # repeated workloads, series names, environment names, axis values and keys
+    ("hibench_dse", "workloads: [wordcount, dfsio_write,", "workloads: [wordcount, dfsio_write, wordcount,", "workloads[2]: 'wordcount' is listed twice (first at [0]): remove one", None),
+    ("hibench_dse", "- name: dfsio_scaling", "- name: wordcount_scaling", "series[2].name: 'wordcount_scaling' is listed twice (first at [1]): remove one", "- name: wordcount_scaling\n    description: TestDFSIO"),
+    ("hibench_dse", "workloads: [dfsio_write, dfsio_read]", "workloads: [dfsio_write, dfsio_read, dfsio_write]", "series[2].workloads[2]: 'dfsio_write' is listed twice (first at [0]): remove one", None),
+    ("hibench_dse", "- name: local_lab_yarn", "- name: local_lab", "environments[1].name: 'local_lab' is listed twice (first at [0]): remove one", "- name: local_lab\n    description: >\n      the lab's YARN"),
+    ("hibench_dse", "    nodes: 8", "    nodes: 8\n    baseline: true", "environments[2].baseline: at most one environment is the baseline (local_lab is)", "    baseline: true\nworkloads"),
+    ("hibench_dse", "values: [3, 4, 6, 12]", "values: [3, 4, 6, 4.0]", "axes.maps.values[3]: 4.0 is listed twice (first at [1]): remove one", None),
+    ("hibench_dse", "small: [0.024, 0.034, 0.044]", "small: [0.024, 0.034, 0.024]", "axes.data_size_gb.ladder.small[2]: 0.024 is listed twice (first at [0]): remove one", None),
+    ("hibench_dse", "maps: [4], reduces: [2]}", "maps: [4, 4], reduces: [2]}", "series[1].axes.maps[1]: 4 is listed twice (first at [0]): remove one", None),
+    ("hibench_dse", "repetitions: 3\n", "repetitions: 3\nrepetitions: 5\n", "repetitions: key 'repetitions' is given twice (first on line 12); only the last one would count: merge them", "repetitions: 5"),
+    # empty value lists, ladder levels and series sizes
+    ("hibench_dse", "values: [3, 4, 6, 12]\n    baseline: 4", "values: []\n    baseline: 4", "axes.maps.values: is empty: list at least one value", None),
+    ("hibench_dse", "tiny: [0.012, 0.017, 0.022]", "tiny: []", "axes.data_size_gb.ladder.tiny: is empty: list at least one value", None),
+    ("hibench_dse", "maps: [4], reduces: [2]}", "maps: [], reduces: [2]}", "series[1].axes.maps: is empty: list at least one value, or write ladder", None),
+    ("hibench_dse", "    ladders: [paper]", "    ladders: []", "series[0].ladders: is empty: list the sizes the series runs at (tiny, small, paper)", None),
+    ("hibench_dse", "      paper: [240, 340, 440]\n", "", "axes.data_size_gb.ladder: ladder lacks size 'paper': give tiny, small, paper", "    ladder:\n      tiny: [0.012"),
+    # a baseline that is not on every ladder level (or not one of the values)
+    ("hibench_dse", "    baseline: smallest\n    ladder:", "    baseline: 0.024\n    ladder:", "axes.data_size_gb.baseline: 0.024 is not on the ladder's tiny and paper levels: list it on every level, or write 'smallest'", None),
+    ("mapreduce_ssd_hdd", "    baseline: smallest  ", "    baseline: brightkite  ", "axes.graph.baseline: 'brightkite' is not on the ladder's tiny level: list it on every level, or write 'smallest'", None),
+    ("hibench_dse", "    baseline: 4", "    baseline: 5", "axes.maps.baseline: 5 is not one of the values [3, 4, 6, 12]", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("study", "old", "new", "problem", "where"), BAD_SPECS)
+def test_bad_spec_is_refused_naming_the_line_and_the_key(
+    study: str, old: str, new: str, problem: str, where: str | None
+) -> None:
+    text = raw(study)
+    assert old in text, f"fixture text not in {study}.yaml: {old!r}"
+    broken = text.replace(old, new, 1)
+    line = line_of(broken, where or new.splitlines()[0])
+    with pytest.raises(SpecError) as error:
+        parse_spec(broken, f"{study}.yaml")
+    (message,) = str(error.value).splitlines()
+    assert message.startswith(f"{study}.yaml:{line}: {problem}")
+
+
+def test_every_problem_is_listed_at_once_in_the_order_of_the_file() -> None:
+    """Checks that need another key (series -> workloads) run whenever that key is valid."""
+    broken = (
+        raw("hibench_dse")
+        .replace('schedule: "0 1 * * 6"', 'schedule: "0 25 * * *"')
+        .replace("repetitions: 3", "repetitons: 3")
+        .replace("- name: local_lab_yarn", "- name: local_lab")
+        .replace("values: [3, 4, 6, 12]", "values: []")
+        .replace("small: [0.024, 0.034, 0.044]", "small: []")
+        .replace("- name: dfsio_scaling", "- name: wordcount_scaling")
+        .replace("workloads: [dfsio_write, dfsio_read]", "workloads: [dfsio_write, sort]")
+        .replace("  hive_join:\n    pages", "  hive_joins:\n    pages")
+    )
+    with pytest.raises(SpecError) as error:
+        parse_spec(broken, "hibench_dse.yaml", study="hibench_dse")
+    expected = [
+        ('schedule: "0 25', "schedule"),
+        ("repetitons: 3", "repetitons"),
+        ("- name: local_lab\n    description: >\n      the lab's YARN", "environments[1].name"),
+        ("small: []", "axes.data_size_gb.ladder.small"),
+        ("values: []", "axes.maps.values"),
+        ("- name: wordcount_scaling\n    description: TestDFSIO", "series[2].name"),
+        ("workloads: [dfsio_write, sort]", "series[2].workloads[1]"),
+        ("hive_joins:", "settings.hive_joins"),
+    ]
+    assert [line.split(": ")[0:2] for line in str(error.value).splitlines()] == [
+        [f"hibench_dse.yaml:{line_of(broken, fragment)}", path] for fragment, path in expected
+    ]
+
+
+def test_a_key_with_dots_is_quoted_and_a_shared_anchor_is_reported_for_each_user() -> None:
+    broken = raw("mapreduce_ssd_hdd").replace("buffer.size: 65536", "buffer.size: [64]")
+    line = line_of(broken, "    custom.io.file.buffer.size: [64]")
+    with pytest.raises(SpecError) as error:
+        parse_spec(broken, "m.yaml")
+    assert str(error.value).splitlines() == [
+        f"m.yaml:{line}: settings.{workload}['custom.io.file.buffer.size']: Input should be a valid "
+        "number, integer, string, boolean or dictionary"
+        for workload in ("mutual_friends", "triangle_counting", "connected_components")
+    ]
+
+
+def test_a_spec_whose_study_is_not_its_file_name_is_refused() -> None:
+    with pytest.raises(SpecError) as error:
+        parse_spec(raw("hibench_dse"), "hibench.yaml", study="hibench")
+    assert str(error.value) == (
+        "hibench.yaml:4: study: is 'hibench_dse' but the file is named 'hibench': rename one of them"
+    )
 
 
 @pytest.mark.parametrize(
-    ("study", "old", "new", "message"),
+    ("text", "message"),
     [
-        ("hibench_dse", "repetitions: 3", "repetitons: 3", "'repetitons': unknown key"),
-        ("hibench_dse", "repetitions: 3", "repetitions: 0", "'repetitions': Input should be greater than or equal to 1"),
-        ("hibench_dse", "repetitions: 3", "repetitions: -1", "'repetitions': Input should be greater than or equal to 1"),
-        ("hibench_dse", "paper: [240, 340, 440]", "paper: [-240, 340, 440]", "'axes.data_size_gb': Value error, -240 must be greater than 0"),
-        ("hibench_dse", "paper: [240, 340, 440]", "paper: [0, 340, 440]", "'axes.data_size_gb': Value error, 0 must be greater than 0"),
-        ("hdfs_interconnects", "paper: [40]", "paper: [-40]", "'axes.data_size_gb'"),
-        ("hibench_dse", "workloads: [dfsio_write, dfsio_read]", "workloads: [dfsio_write, sort]", "series[2] (dfsio_scaling): workload 'sort' is not in 'workloads'"),
-        ("bigbench_containers", "workloads: [bigbench_power]", "workloads: [bigbench_refresh]", "workload 'bigbench_refresh' is not in 'workloads'"),
-        ("hibench_dse", "axes: {data_size_gb: ladder}\n  - name: hive", "axes: {data_sise_gb: ladder}\n  - name: hive", "axis 'data_sise_gb' is not declared in 'axes'"),
-        ("ycsb_hbase_cassandra", "axes: {store: [cassandra, hbase], operationcount", "axes: {store: [cassandra, mongodb], operationcount", "axis 'store' has no value 'mongodb'"),
-        ("mapreduce_ssd_hdd", "config_set: [defaults, containers, custom]}", "config_set: [defaults, tuned]}", "axis 'config_set' has no value 'tuned'"),
-        ("hibench_dse", 'schedule: "0 1 * * 6"', 'schedule: "every saturday"', "'schedule': Value error, 'every saturday' is not a five-field cron expression"),
-        ("ycsb_hbase_cassandra", 'schedule: "30 2 * * *"', 'schedule: "30 2 * *"', "is not a five-field cron expression"),
-        ("hibench_dse", "    hadoop_command: dse hadoop", "    hadoop_command: dse hadoop; rm -rf /", "must be plain words"),
-        ("hibench_dse", "  max_stddev_pct: 10", "  max_stdev_pct: 10", "'thresholds.max_stdev_pct': unknown key"),
-        ("mapreduce_ssd_hdd", "reformat_storage: true", "reformat_storag: true", "'reformat_storag': unknown key"),
+        ("study: x\nrepetitions: [3\n", "spec.yaml:3: not valid YAML: while parsing a flow sequence, expected ',' or ']'"),
+        ("", "spec.yaml:1: a spec must be a mapping of keys (study, title, axes, ...)"),
+        ("- study\n", "spec.yaml:1: a spec must be a mapping of keys (study, title, axes, ...)"),
+        ("study: x\n---\nstudy: y\n", "spec.yaml:2: not valid YAML: expected a single document in the stream"),
     ],
 )  # fmt: skip
-def test_bad_spec_is_rejected_naming_the_key(study: str, old: str, new: str, message: str) -> None:
-    text = raw(study)
-    assert text.count(old) >= 1, f"fixture text not in {study}.yaml: {old!r}"
+def test_text_that_is_not_a_spec_is_refused_with_its_line(text: str, message: str) -> None:
     with pytest.raises(SpecError) as error:
-        parse_spec(text.replace(old, new, 1), f"{study}.yaml")
-    assert str(error.value).startswith(f"{study}.yaml: ")
-    assert message in str(error.value)
+        parse_spec(text, "spec.yaml")
+    assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    ["@hourly", "@daily", "@weekly", "@monthly", "@quarterly", "@yearly", "@once", "*/15 2-4 * * MON-FRI"],
+)
+def test_airflow_presets_and_cron_expressions_are_accepted(schedule: str) -> None:
+    spec = parse_spec(raw("hibench_dse").replace('"0 1 * * 6"', f'"{schedule}"', 1))
+    assert spec.schedule == schedule
+
+
+def test_a_null_schedule_means_manual_runs_only() -> None:
+    assert parse_spec(raw("hibench_dse").replace('"0 1 * * 6"', "null", 1)).schedule is None
+
+
+def test_the_schedule_check_agrees_with_airflows_own_timetable() -> None:
+    """The presets are Airflow's (copied: importing them takes seconds), and what the spec refuses
+    Airflow's cron timetable refuses too."""
+    from airflow.sdk.definitions.timetables._cron import CRON_PRESETS
+    from airflow.sdk.definitions.timetables.trigger import CronTriggerTimetable
+    from airflow.sdk.exceptions import AirflowTimetableInvalid
+
+    assert AIRFLOW_CRON_PRESETS == CRON_PRESETS
+    for schedule in ["61 * * * *", "0 25 * * *", "*/0 * * * *", "every saturday", "@dialy"]:
+        assert schedule_problem(schedule)
+        with pytest.raises(AirflowTimetableInvalid):
+            CronTriggerTimetable(schedule, timezone="UTC").validate()
+    for schedule in [*CRON_PRESETS, "0 1 * * 6", "30 2 * * *"]:
+        assert schedule_problem(schedule) is None
+        CronTriggerTimetable(schedule, timezone="UTC").validate()
 
 
 def test_unknown_study_lists_the_known_ones() -> None:
     with pytest.raises(SpecError) as error:
         load_spec("nope")
     assert str(error.value) == f"unknown study 'nope' (known: {', '.join(STUDIES)})"
+
+
+# -- `benchcamp spec check` and the DAG factory ----------------------------------------------
+
+
+def test_spec_check_passes_the_shipped_specs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["spec", "check"]) == EXIT_OK
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(": ok (")[0] for line in lines] == [str(path) for path in spec_files()]
+
+
+def test_spec_check_prints_every_problem_of_every_file_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "hibench_dse.yaml"
+    bad.write_text(
+        raw("hibench_dse")
+        .replace('schedule: "0 1 * * 6"', 'schedule: "61 * * * *"')
+        .replace("    baseline: smallest\n    ladder:", "    baseline: 0.024\n    ladder:")
+    )
+    good = tmp_path / "ycsb_hbase_cassandra.yaml"
+    good.write_text(raw("ycsb_hbase_cassandra"))
+    missing = tmp_path / "missing.yaml"
+    assert main(["spec", "check", str(bad), str(good), str(missing)]) == EXIT_BAD_INPUT
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        f"{bad}:11: schedule: '61 * * * *' is not a valid cron expression ([61 * * * *] is not "
+        "acceptable, out of range): give five fields (minute hour day-of-month month day-of-week, "
+        "e.g. '0 1 * * 6'), an Airflow preset (@hourly, @daily, @weekly, @monthly, @quarterly, "
+        "@yearly, @once) or null for manual runs only",
+        f"{bad}:52: axes.data_size_gb.baseline: 0.024 is not on the ladder's tiny and paper levels: "
+        "list it on every level, or write 'smallest'",
+        f"{good}: ok (ycsb_hbase_cassandra: 96 cells at the default ladder, small)",
+        f"{missing}: cannot read: [Errno 2] No such file or directory: '{missing}'",
+    ]
+    assert captured.err == "3 problem(s) in 2 of 3 spec(s)\n"
+
+
+@pytest.fixture
+def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A folder standing in for the bundled studies (load_spec's cache cleared around it)."""
+    monkeypatch.setattr(spec_module, "spec_files", lambda: iter(sorted(tmp_path.glob("*.yaml"))))
+    load_spec.cache_clear()
+    yield tmp_path
+    load_spec.cache_clear()
+
+
+def test_the_dag_factory_refuses_a_bad_spec_with_the_message_of_spec_check(
+    bundled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchcamp.dag_factory import build_study_dag
+
+    spec_file = bundled / "hibench_dse.yaml"
+    spec_file.write_text(
+        raw("hibench_dse")
+        .replace('schedule: "0 1 * * 6"', 'schedule: "0 25 * * *"')
+        .replace("workloads: [wordcount, dfsio_write,", "workloads: [wordcount, dfsio_write, wordcount,")
+    )
+    assert main(["spec", "check", str(spec_file)]) == EXIT_BAD_INPUT
+    checked = capsys.readouterr().out
+    with pytest.raises(SpecError) as error:
+        build_study_dag("hibench_dse")
+    assert str(error.value) + "\n" == checked
+    assert len(checked.splitlines()) == 2 and f"{spec_file}:47: workloads[2]: " in checked
