@@ -168,6 +168,20 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 f"workload '{workload}' needs the data path of environment '{target.name}': "
                 "set data_root (e.g. the HDFS base path) in the study spec"
             )
+    if not spec.regenerate_data:
+        unable = [name for name in workloads if not get_workload(name).generates_once_per_cell]
+        if unable:
+            raise CampaignConfError(
+                f"study '{spec.study}' generates its data once per cell (regenerate_data: false), "
+                f"which {', '.join(unable)} cannot do: it deletes and regenerates each repetition's "
+                "data; set regenerate_data: true or run a workload that keeps its inputs"
+            )
+    if spec.reformat_storage and not target.reformat_command:
+        raise CampaignConfError(
+            f"study '{spec.study}' reformats the target's storage before its series "
+            f"(reformat_storage: true), but environment '{target.name}' has no reformat_command "
+            "(the command that stops, formats and restarts its storage) in the study spec"
+        )
     cells = list(conf.get("cells") or [])
     known = {cell.key for cell in spec.cells(ladder, workloads)}
     for key in cells:
@@ -552,6 +566,8 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
                 f"environment capture on {where} did not report {', '.join(missing)}; no fingerprint "
                 f"is computed from missing facts (raw output: {step.directory / 'stdout.log'})"
             )
+        if ctx.spec.reformat_storage:
+            facts["storage_reformatted_at"] = _preflight_facts(ctx).get("storage_reformatted_at", "")
         snapshot = env_facts.snapshot(ctx, facts, step.finished_at)
     if wants_hive and "hive_version" not in snapshot.facts:
         from benchcamp.targets import hive
@@ -590,6 +606,13 @@ def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> 
     """
     hadoop = ctx.hadoop
     lines = ["set -u"]
+    if ctx.spec.reformat_storage and ctx.environment.reformat_command:
+        # The study starts every campaign on freshly formatted storage (the command is the spec's).
+        lines += [
+            f"( {ctx.environment.reformat_command}\n) || {{ rc=$?; echo \"preflight: the environment's "
+            'reformat_command failed (exit $rc)" >&2; exit 8; }',
+            'echo "storage_reformatted_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
+        ]
     if not data_fs:
         return "\n".join([*lines, 'mkdir -p "$WORK"', "echo data_fs=none"]) + "\n"
     wait_s = ctx.environment.safemode_wait_s
@@ -616,6 +639,20 @@ def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> 
     return "\n".join(lines) + "\n"
 
 
+def _preflight_dir(ctx: RunContext) -> Path:
+    return archive.campaign_dir(ctx.spec.study, ctx.campaign) / "preflight" / slug(ctx.environment.name)
+
+
+def _preflight_facts(ctx: RunContext) -> dict[str, str]:
+    """The `key=value` lines of the target's latest successful preflight (e.g. when its storage was
+    reformatted), for the environment facts."""
+    code, step_dir = _latest_step_status(_preflight_dir(ctx).parent, _preflight_dir(ctx).name)
+    if code != 0 or step_dir is None:
+        return {}
+    lines = (step_dir / "stdout.log").read_text(encoding="utf-8").splitlines()
+    return dict(line.split("=", 1) for line in lines if "=" in line)
+
+
 def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
     """Reject a campaign a target cannot hold, before any data is generated; check Hive answers."""
     if not units:
@@ -623,12 +660,7 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     ctx = context_for(units[0])
     needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
     data_fs = _uses_data_fs(units)
-    archive_dir = (
-        archive.campaign_dir(ctx.spec.study, ctx.campaign)
-        / "preflight"
-        / ctx.environment.name
-        / f"try{try_number}"
-    )
+    archive_dir = _preflight_dir(ctx) / f"try{try_number}"
     step = ssh.run_step(
         ctx, ctx.environment.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
         archive_dir, try_number,

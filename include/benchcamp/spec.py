@@ -177,7 +177,13 @@ class Environment(_Strict):
         description="HDFS: before a campaign, wait up to this long for the NameNode to leave safe mode "
         "(`dfsadmin -safemode get`); unset for file systems without safe mode",
     )
-
+    reformat_command: str | None = Field(
+        default=None,
+        min_length=1,
+        description="for studies with reformat_storage: a shell command, run on the target by the "
+        "campaign's preflight, that stops the target's storage (e.g. HDFS), formats it and starts it "
+        "again; its output is archived and its time recorded in the environment facts",
+    )
     webhdfs_url: str | None = Field(
         default=None,
         pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$",

@@ -315,3 +315,31 @@ def test_a_symbolic_link_in_the_archive_cannot_redirect_a_campaign_folder(tmp_pa
 def test_a_run_id_that_could_leave_its_folder_names_a_safe_campaign(run_id: str) -> None:
     name = resolve_campaign({}, run_id)
     assert name.startswith("run_") and "/" not in name
+
+
+def test_a_study_that_generates_once_per_cell_is_refused_until_its_workloads_can() -> None:
+    """`regenerate_data: false` is never silently ignored: no implemented workload keeps its inputs
+    apart from its outputs yet, so a campaign of such a study is refused before anything runs."""
+    once = SPEC.model_copy(update={"regenerate_data": False})
+    with pytest.raises(CampaignConfError, match=r"regenerate_data: false\), which wordcount cannot"):
+        check_conf(once, {"ladder": "tiny", "workloads": ["wordcount"]})
+
+
+def test_a_study_that_reformats_storage_needs_the_targets_reformat_command(tmp_path: Path) -> None:
+    reformatting = SPEC.model_copy(update={"reformat_storage": True})
+    with pytest.raises(CampaignConfError, match="environment 'local_lab' has no reformat_command"):
+        check_conf(reformatting, {"ladder": "tiny"})
+    marker = tmp_path / "formatted"
+    environment = SPEC.environment("local_lab").model_copy(update={"reformat_command": f"touch {marker}"})
+    ctx = RunContext(reformatting, environment, "c1", "wordcount", {"data_size_gb": 0.012}, 1, "tiny")
+    done = _run_body(preflight_body(ctx, 1), _fake_hadoop(tmp_path / "ok", df_available=10**12))
+    assert done.returncode == 0 and marker.exists(), done.stderr
+    assert "storage_reformatted_at=20" in done.stdout
+    broken = environment.model_copy(update={"reformat_command": "echo formatting; exit 3"})
+    ctx = RunContext(reformatting, broken, "c1", "wordcount", {"data_size_gb": 0.012}, 1, "tiny")
+    failed = _run_body(preflight_body(ctx, 1), _fake_hadoop(tmp_path / "bad", df_available=10**12))
+    assert failed.returncode == 8 and "reformat_command failed (exit 3)" in failed.stderr
+    assert "storage_reformatted_at" not in failed.stdout
+    # a study without reformat_storage never runs the command
+    plain = RunContext(SPEC, environment, "c1", "wordcount", {"data_size_gb": 0.012}, 1, "tiny")
+    assert str(marker) not in preflight_body(plain, 1)

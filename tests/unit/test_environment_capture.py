@@ -146,3 +146,20 @@ def test_a_failed_hive_facts_query_fails_the_capture(monkeypatch: pytest.MonkeyP
         campaign._capture_environment(ctx, campaign.rep_dir_for(ctx), 1)
     assert "Could not connect" in str(caught.value) and "hive" in str(caught.value)
     assert not list((tmp_path / "results").rglob(archive.ENVIRONMENT_FILE))
+
+
+def test_the_time_the_storage_was_reformatted_is_an_environment_fact(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    step = _run_facts_script(tmp_path / "capture", os.environ["PATH"])
+    _capture_with(monkeypatch, tmp_path, step)
+    spec = SPEC.model_copy(update={"reformat_storage": True})
+    ctx = RunContext(
+        spec, spec.environment("local_lab"), "c1", "wordcount", {"data_size_gb": 0.012}, 1, "tiny"
+    )
+    preflight = archive.campaign_dir("hibench_dse", "c1") / "preflight" / "local_lab" / "try1"
+    preflight.mkdir(parents=True)
+    (preflight / "meta.json").write_text(json.dumps({"exit_code": 0}))
+    (preflight / "stdout.log").write_text("storage_reformatted_at=2026-11-24T04:00:00Z\nsafemode=off\n")
+    snapshot = campaign._capture_environment(ctx, campaign.rep_dir_for(ctx), 1)
+    assert snapshot.facts["storage_reformatted_at"] == "2026-11-24T04:00:00Z"

@@ -169,6 +169,11 @@ class Workload(ABC):
     # False for workloads whose data is in a store they reset themselves (YCSB), whose targets
     # then need no Hadoop at all.
     uses_data_fs: ClassVar[bool] = True
+    # Whether the workload can measure data generated once per cell and campaign (a study's
+    # `regenerate_data: false`): its outputs kept apart from its inputs, so a repetition leaves
+    # the next one's input untouched. No workload here can yet: each deletes and regenerates its
+    # repetition's data, so such a study is refused at plan time rather than silently regenerated.
+    generates_once_per_cell: ClassVar[bool] = False
 
     def check_cell(self, ctx: RunContext) -> None:
         """Raise ValueError for a cell this workload cannot run as asked (checked before anything runs)."""
