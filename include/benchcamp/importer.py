@@ -344,10 +344,11 @@ def check_spec(con: duckdb.DuckDBPyConnection, path: Path, strict_environment: b
     except SpecError as exc:
         number = int(ordinal[0]) if ordinal else line
         if isinstance(exc, MissingAxis) and path.suffix.lower() == ".csv":
-            column = PARAM_COLUMN_PREFIX + exc.axis
-            if column not in csv_columns(path):  # the cause is the header, not the record
+            columns = [PARAM_COLUMN_PREFIX + axis for axis in exc.axes]
+            if not set(columns) & set(csv_columns(path)):  # the cause is the header, not the record
+                missing = " or ".join(f"'{column}'" for column in columns)
                 raise SpecMismatch(
-                    f"{path}, line 1: missing column '{column}' (record {number} on line {line}: {exc})"
+                    f"{path}, line 1: missing column {missing} (record {number} on line {line}: {exc})"
                 ) from exc
         raise SpecMismatch(f"{path}: record {number} (line {line}): {exc}") from exc
     raise SpecMismatch(f"{path}: record on line {line} does not match its study spec")

@@ -35,11 +35,12 @@ class SpecError(ValueError):
 
 
 class MissingAxis(SpecError):
-    """A record without an axis its workload's series all require (`axis`: e.g. a CSV column to name)."""
+    """A record without an axis of its series; `axes`: the one it lacks, or the one per series
+    when it could belong to several (e.g. a CSV's missing column to name instead)."""
 
-    def __init__(self, message: str, axis: str) -> None:
+    def __init__(self, message: str, axes: tuple[str, ...]) -> None:
         super().__init__(message)
-        self.axis = axis
+        self.axes = axes
 
 
 class _Strict(BaseModel):
@@ -402,11 +403,18 @@ class StudySpec(_Strict):
             raise SpecError(f"axis '{stray[0]}' is in no series of workload '{workload}'")
         covering = [(name, axes) for name, axes in shapes if present <= set(axes)]
         if covering:
-            series, axes = min(covering, key=lambda shape: len(shape[1]))
-            missing = [name for name in axes if name not in present]
+            fewest = min(len(axes) for _, axes in covering)
+            needs = [
+                (next(name for name in axes if name not in present), series, axes)
+                for series, axes in covering
+                if len(axes) == fewest
+            ]
+            choices = " or ".join(
+                f"'{axis}' (series '{series}': {', '.join(axes)})" for axis, series, axes in needs
+            )
             raise MissingAxis(
-                f"workload '{workload}' needs axis '{missing[0]}' (series '{series}': {', '.join(axes)})",
-                missing[0],
+                f"workload '{workload}' needs axis {choices}",
+                tuple(dict.fromkeys(axis for axis, *_ in needs)),
             )
         choices = "; ".join(f"series '{name}': {', '.join(axes)}" for name, axes in shapes)
         raise SpecError(
