@@ -8,8 +8,8 @@ fields, strings without escapes, a whole repetition, a finite value, ISO timesta
 an offset). Every other line, and there are none in files the pipeline writes, goes
 through `records.parse_jsonl_line`, which accepts exactly what it accepted before and
 names the file, line and field of the first bad one. Nothing touches the warehouse until
-every line, every spec check and the expectations have passed; then one transaction
-loads the results, the campaigns' validation failures and the study thresholds.
+every line, every spec check, the repeated-key check and the expectations have passed; then
+one transaction loads the results, the campaigns' validation failures and the study thresholds.
 """
 
 from __future__ import annotations
@@ -281,7 +281,7 @@ def _cells(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _stage_slowly(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """The per-record readers, for CSV and for JSON Lines DuckDB cannot split as Python does."""
+    """The per-record readers: for CSV, and for a JSON Lines file DuckDB cannot read (not UTF-8, no file)."""
     from benchcamp.records import read_csv_numbered, read_jsonl_numbered, read_text
 
     text = read_text(path)
@@ -442,8 +442,8 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """`validation.cell_statistics` for imports (no plan), for every campaign of `incoming` at once.
 
     One row per (study, campaign, environment, workload, cell_key), in that order, with the
-    columns the suite checks and its messages name; computed in SQL over all records, duplicates
-    included (the record_count expectation counts them).
+    columns the suite checks and its messages name; computed in SQL over the records that will
+    be loaded (after `check_repeats`: each key once, as the warehouse will hold it).
     """
     import pandas as pd
 

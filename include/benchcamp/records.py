@@ -150,9 +150,9 @@ def parse_jsonl_line(line: str, number: int, source: str = "<input>") -> ResultR
 def read_jsonl_numbered(text: str, source: str = "<input>") -> list[tuple[int, ResultRecord]]:
     """(line number, record) of every non-blank line, numbered as the file's lines (see the module).
 
-    Not `str.splitlines`: it also breaks at form feeds, U+2028 and other characters that a
-    JSON string may hold and no editor counts as a line end, so its numbers drift. A CR of a
-    CRLF is JSON whitespace and needs no stripping.
+    Not `str.splitlines`: it also breaks at U+2028 and U+0085 (which a JSON string may hold)
+    and at form feeds, none of which `sed -n` or an editor counts as a line end, so its numbers
+    drift. The CR of a CRLF is JSON whitespace and needs no stripping.
     """
     numbered: list[tuple[int, ResultRecord]] = []
     for number, line in enumerate(text.removeprefix(BYTE_ORDER_MARK).split("\n"), start=1):
