@@ -155,9 +155,10 @@ def pandas_scaling(path: Path) -> pd.DataFrame:
     frame["series_params"] = series
     durations = frame[(frame["metric"] == "duration_s") & frame["data_size_gb"].notna()]
     cell = ["study", "campaign", "environment", "workload", "series_params", "data_size_gb"]
-    ok = durations[durations["status"] == "ok"]
-    stats = ok.groupby(cell)["value"].agg(n="size", mean_s="mean", stddev_s="std")
-    stats["n_failed"] = durations[durations["status"] != "ok"].groupby(cell).size()
+    # usable as the mart defines it (stg_results.is_usable): ok, finite and more than 0 s
+    usable = (durations["status"] == "ok") & (durations["value"] > 0) & (durations["value"] < math.inf)
+    stats = durations[usable].groupby(cell)["value"].agg(n="size", mean_s="mean", stddev_s="std")
+    stats["n_failed"] = durations[~usable].groupby(cell).size()
     stats = stats.reset_index()
     stats["n_failed"] = stats["n_failed"].fillna(0).astype(int)
     stats["stddev_pct"] = (stats["stddev_s"] / stats["mean_s"] * 100).where(stats["mean_s"] > 0)

@@ -66,11 +66,12 @@ def cmd_import(args: argparse.Namespace) -> int:
                     print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
                     return EXIT_BAD_INPUT
                 importer.check_spec(con, path, args.strict_environment)
+                repeats = importer.check_repeats(con, path)
             except (RecordError, importer.SpecMismatch) as exc:
                 print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
                 return EXIT_BAD_INPUT
             dbt = _in_background("dbt-parse", lambda: parse_ahead(target, Path(scratch)))
-            loads = importer.campaigns(con)
+            loads = importer.campaigns(con, repeats)
             thresholds = {
                 study: load_spec(study).thresholds.max_stddev_pct
                 for study in dict.fromkeys(c.study for c in loads)
@@ -82,9 +83,14 @@ def cmd_import(args: argparse.Namespace) -> int:
         dbt.join()
         adopt_parse(target, Path(scratch))
     for item in loads:
+        repeated = ""
+        if item.repeats:
+            pairs = ", ".join(f"line {line} = line {first}" for line, first in item.repeats[:3])
+            more = f" and {len(item.repeats) - 3} more" if len(item.repeats) > 3 else ""
+            repeated = f"; {len(item.repeats)} identical repeat(s) loaded once: {pairs}{more}"
         print(
             f"{item.study} / {item.campaign}: {item.records} records "
-            f"({item.inserted} new, {item.replaced} replaced)"
+            f"({item.inserted} new, {item.replaced} replaced{repeated})"
         )
     from benchcamp.report import export_snapshot
     from benchcamp.transform import build_marts

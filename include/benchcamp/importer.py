@@ -8,8 +8,8 @@ fields, strings without escapes, a whole repetition, a finite value, ISO timesta
 an offset). Every other line, and there are none in files the pipeline writes, goes
 through `records.parse_jsonl_line`, which accepts exactly what it accepted before and
 names the file, line and field of the first bad one. Nothing touches the warehouse until
-every line, every spec check and the expectations have passed; then one transaction
-loads the results, the campaigns' validation failures and the study thresholds.
+every line, every spec check, the repeated-key check and the expectations have passed; then
+one transaction loads the results, the campaigns' validation failures and the study thresholds.
 """
 
 from __future__ import annotations
@@ -19,17 +19,19 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp.records import (
+    PARAM_COLUMN_PREFIX,
     RECORD_FIELDS,
     RecordError,
     ResultRecord,
     ValidationFailure,
     cell_key,
+    csv_columns,
     parse_jsonl_line,
-    read_csv,
 )
 from benchcamp.warehouse import FAILURE_COLUMNS, RESULT_COLUMNS, RESULT_KEY, SCHEMA, write_study_threshold
 
@@ -38,14 +40,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
 REQUIRED = RECORD_FIELDS[:10]
-# Python's str.splitlines breaks lines at these too; a file holding any is read the slow way.
-_OTHER_LINE_BREAKS = " or ".join(
-    f"contains(line, chr({code}))" for code in (0x0D, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)
-)
-# A comma before a closing bracket (yyjson allows it, Python's json does not), a BOM, NaN or
-# Infinity (Python reads them): such lines are left to Python (a false alarm inside a string
-# only costs that line a per-line parse). One pattern and plain scans: an alternation in one
-# regular expression is 3x slower over 400 MB.
+# A comma before a closing bracket (yyjson allows it, Python's json does not), a byte-order mark
+# past the file's start, NaN or Infinity (Python reads them): such lines are left to Python (a
+# false alarm inside a string only costs that line a per-line parse). One pattern and plain
+# scans: an alternation in one regular expression is 3x slower over 400 MB. Lines are split at
+# line feeds, as `records.read_jsonl_numbered` splits them; the CR of a CRLF and the characters
+# `str.splitlines` would also break at (U+2028, form feeds, ...) are judged alike by DuckDB's
+# JSON reader and Python's: as whitespace, valid string characters or errors.
 _SUSPECT = (
     r"regexp_matches(line, ',[ \t]*[\]}]') or contains(line, chr(65279)) "
     "or contains(line, 'NaN') or contains(line, 'Infinity')"
@@ -54,6 +55,7 @@ _SUSPECT = (
 _CLOCK = r"([01]\d|2[0-3]):[0-5]\d"
 _TIMESTAMP = rf"\d{{4}}-\d{{2}}-\d{{2}}T{_CLOCK}:[0-5]\d(\.\d{{1,6}})?(Z|[+-]{_CLOCK})"
 _NUMBER = r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?"
+_VALUE_COLUMNS = tuple(name for name in RESULT_COLUMNS if name not in RESULT_KEY)
 
 
 class SpecMismatch(ValueError):
@@ -62,13 +64,28 @@ class SpecMismatch(ValueError):
 
 @dataclass(frozen=True)
 class CampaignLoad:
-    """One campaign of an import: its records in the file, and what the load did with their keys."""
+    """One campaign of an import: its records in the file, and what the load did with their keys.
+
+    `repeats` are the (line, earlier line) pairs of records that repeat an earlier record exactly:
+    counted in `records`, loaded once.
+    """
 
     study: str
     campaign: str
     records: int
     inserted: int = 0
     replaced: int = 0
+    repeats: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A record whose key and values an earlier line of the same file already holds."""
+
+    study: str
+    campaign: str
+    line: int
+    first_line: int
 
 
 def _literal(text: str) -> str:
@@ -151,9 +168,8 @@ def stage_file(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         )
     except duckdb.Error:
         return _stage_slowly(con, path)  # unreadable or not UTF-8: the reader says so precisely
-    odd = con.execute(f"select count(*) from lines where {_OTHER_LINE_BREAKS}").fetchone()
-    if odd and odd[0]:
-        return _stage_slowly(con, path)
+    # a byte-order mark opens the file, not its first record (Python: records.BYTE_ORDER_MARK)
+    con.execute("update lines set line = substr(line, 2) where line_no = 1 and starts_with(line, chr(65279))")
     struct = json.dumps({name: "JSON" for name in RECORD_FIELDS})
     # Missing required fields fail their value checks (a missing field and a JSON null both
     # read as NULL); unknown and repeated keys are judged once per distinct key list.
@@ -265,15 +281,12 @@ def _cells(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _stage_slowly(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """The per-record readers, for CSV and for JSON Lines DuckDB cannot split as Python does."""
-    from benchcamp.records import read_jsonl_numbered
+    """The per-record readers: for CSV, and for a JSON Lines file DuckDB cannot read (not UTF-8, no file)."""
+    from benchcamp.records import read_csv_numbered, read_jsonl_numbered, read_text
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read ({exc})") from exc
+    text = read_text(path)
     if path.suffix.lower() == ".csv":
-        numbered = list(enumerate(read_csv(text, str(path)), start=2))
+        numbered = read_csv_numbered(text, str(path))
     else:
         numbered = read_jsonl_numbered(text, str(path))
     if numbered:
@@ -282,12 +295,14 @@ def _stage_slowly(con: duckdb.DuckDBPyConnection, path: Path) -> int:
 
 
 def check_spec(con: duckdb.DuckDBPyConnection, path: Path, strict_environment: bool) -> None:
-    """Every record's study, workload, axes (and environment, if strict) are in its study's spec.
+    """Every record's study, workload, axes (and environment, if strict) are in its study's spec,
+    and it has every axis of its series.
 
     Each distinct combination is checked once; the first failing record in the file is
-    reported as `record N (line L)` with the spec's message.
+    reported as `record N (line L)` with the spec's message, or, when a CSV has no column
+    for the axis that record lacks, as that missing column of the header.
     """
-    from benchcamp.spec import SpecError, load_spec
+    from benchcamp.spec import MissingAxis, SpecError, load_spec
 
     bad: list[tuple[str, str, str, str]] = []
     combos = con.execute("select distinct study, workload, params, environment from incoming").fetchall()
@@ -328,24 +343,107 @@ def check_spec(con: duckdb.DuckDBPyConnection, path: Path, strict_environment: b
         spec.environment(environment)
     except SpecError as exc:
         number = int(ordinal[0]) if ordinal else line
+        if isinstance(exc, MissingAxis) and path.suffix.lower() == ".csv":
+            columns = [PARAM_COLUMN_PREFIX + axis for axis in exc.axes]
+            if not set(columns) & set(csv_columns(path)):  # the cause is the header, not the record
+                missing = " or ".join(f"'{column}'" for column in columns)
+                raise SpecMismatch(
+                    f"{path}, line 1: missing column {missing} (record {number} on line {line}: {exc})"
+                ) from exc
         raise SpecMismatch(f"{path}: record {number} (line {line}): {exc}") from exc
     raise SpecMismatch(f"{path}: record on line {line} does not match its study spec")
 
 
-def campaigns(con: duckdb.DuckDBPyConnection) -> list[CampaignLoad]:
-    """The file's campaigns in order of first appearance, with their record counts."""
+def check_repeats(con: duckdb.DuckDBPyConnection, path: Path) -> list[Repeat]:
+    """Refuse a record key (warehouse.RESULT_KEY) that two lines give different values; keep one of identical ones.
+
+    Last-wins would load one record while the expectations judged both. A RecordError names
+    the later line, the earlier one, the key and the first field that differs; records that
+    repeat an earlier line exactly are removed from `incoming` and returned, in file order.
+    Keys are grouped by their hash first, so a file without repeats costs one pass.
+    """
+    key = ", ".join(RESULT_KEY)
+    con.execute(
+        "create or replace temp table repeated_keys as "
+        f"select hash({key}) as key_hash from incoming group by key_hash having count(*) > 1"
+    )
+    row = con.execute("select count(*) from repeated_keys").fetchone()
+    if not row or not row[0]:
+        return []
+    differing = ", ".join(
+        f"case when a.{name} is distinct from b.{name} then '{name}' end" for name in _VALUE_COLUMNS
+    )
+    con.execute(
+        f"""
+        create or replace temp table repeats as
+        with candidates as (
+            select * from incoming where hash({key}) in (select key_hash from repeated_keys)
+        ),
+        ranked as (select *, min(line_no) over (partition by {key}) as first_line from candidates)
+        select a.study, a.campaign, a.line_no, a.first_line,
+            list_filter([{differing}], lambda name: name is not null) as differs
+        from ranked a join candidates b on b.line_no = a.first_line
+        where a.line_no <> a.first_line
+        """
+    )
+    conflict = con.execute(
+        "select line_no, first_line, differs[1] from repeats where len(differs) > 0 order by line_no limit 1"
+    ).fetchone()
+    if conflict:
+        line, first, field = conflict
+        query = f"select {key}, {field} from incoming where line_no = ?"
+        *record, value = con.execute(query, [line]).fetchone() or ()
+        *_, earlier = con.execute(query, [first]).fetchone() or ()
+        study, campaign, environment, cell, repetition, metric = record
+        raise RecordError(
+            f"{path}, line {line}: field '{field}': {_shown(value)}, but line {first} gives "
+            f"{_shown(earlier)} for the same record (study {study}, campaign {campaign}, environment "
+            f"{environment}, cell {cell}, repetition {repetition}, metric {metric}); a record may "
+            "repeat only with identical values"
+        )
+    repeats = [
+        Repeat(study, campaign, int(line), int(first))
+        for study, campaign, line, first in con.execute(
+            "select study, campaign, line_no, first_line from repeats order by line_no"
+        ).fetchall()
+    ]
+    con.execute("delete from incoming where line_no in (select line_no from repeats)")
+    con.execute("drop table repeats")
+    return repeats
+
+
+def _shown(value: object) -> str:
+    """A stored value as a message quotes it: timestamps in ISO 8601, JSON and text as written."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return "null" if value is None else str(value)
+
+
+def campaigns(con: duckdb.DuckDBPyConnection, repeats: list[Repeat] | None = None) -> list[CampaignLoad]:
+    """The file's campaigns in order of first appearance, with their record counts (exact repeats included)."""
     rows = con.execute(
         "select study, campaign, count(*) from incoming group by study, campaign order by min(line_no)"
     ).fetchall()
-    return [CampaignLoad(study, campaign, int(count)) for study, campaign, count in rows]
+    repeated: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for repeat in repeats or []:
+        repeated.setdefault((repeat.study, repeat.campaign), []).append((repeat.line, repeat.first_line))
+    return [
+        CampaignLoad(
+            study,
+            campaign,
+            int(count) + len(repeated.get((study, campaign), [])),
+            repeats=tuple(repeated.get((study, campaign), [])),
+        )
+        for study, campaign, count in rows
+    ]
 
 
 def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """`validation.cell_statistics` for imports (no plan), for every campaign of `incoming` at once.
 
     One row per (study, campaign, environment, workload, cell_key), in that order, with the
-    columns the suite checks and its messages name; computed in SQL over all records, duplicates
-    included (the record_count expectation counts them).
+    columns the suite checks and its messages name; computed in SQL over the records that will
+    be loaded (after `check_repeats`: each key once, as the warehouse will hold it).
     """
     import pandas as pd
 
@@ -533,12 +631,12 @@ def load(
     failures: list[ValidationFailure],
     thresholds: dict[str, float],
 ) -> list[CampaignLoad]:
-    """Insert-or-replace `incoming` (the last record of a repeated key wins), the campaigns'
-    validation failures and the study thresholds, all in one transaction on the warehouse."""
+    """Insert-or-replace `incoming`, the campaigns' validation failures and the study thresholds,
+    all in one transaction on the warehouse. `incoming` holds each key once (`check_repeats`);
+    a key still repeated fails the insert, and the transaction loads nothing."""
     import pandas as pd
 
     warehouse.parent.mkdir(parents=True, exist_ok=True)
-    key = ", ".join(RESULT_KEY)
     columns = ", ".join(RESULT_COLUMNS)
     con.execute(f"attach {_literal(str(warehouse))} as warehouse")
     try:
@@ -550,31 +648,23 @@ def load(
         con.register("failure_frame", failure_frame)
         con.execute("begin transaction")
         try:
-            con.execute(
-                f"""
-                create temp table deduped as
-                select {columns} from temp.main.incoming
-                qualify row_number() over (partition by {key} order by line_no desc) = 1
-                """
-            )
             match = " and ".join(f"r.{name} = i.{name}" for name in RESULT_KEY)
             replaced = dict(
                 ((study, campaign), int(count))
                 for study, campaign, count in con.execute(
-                    f"select study, campaign, count(*) from temp.main.deduped i "
+                    f"select study, campaign, count(*) from temp.main.incoming i "
                     f"semi join raw.results r on {match} group by all"
                 ).fetchall()
             )
             kept = dict(
                 ((study, campaign), int(count))
                 for study, campaign, count in con.execute(
-                    "select study, campaign, count(*) from temp.main.deduped group by all"
+                    "select study, campaign, count(*) from temp.main.incoming group by all"
                 ).fetchall()
             )
             con.execute(
-                f"insert or replace into raw.results ({columns}) select {columns} from temp.main.deduped"
+                f"insert or replace into raw.results ({columns}) select {columns} from temp.main.incoming"
             )
-            con.execute("drop table temp.main.deduped")
             for item in loads:
                 con.execute(
                     "delete from raw.validation_failures where study = ? and campaign = ?",
@@ -597,5 +687,5 @@ def load(
     for item in loads:
         total = kept.get((item.study, item.campaign), 0)
         again = replaced.get((item.study, item.campaign), 0)
-        done.append(CampaignLoad(item.study, item.campaign, item.records, total - again, again))
+        done.append(CampaignLoad(item.study, item.campaign, item.records, total - again, again, item.repeats))
     return done

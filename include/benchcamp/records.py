@@ -3,7 +3,9 @@
 JSON Lines use exactly the field names of :class:`ResultRecord`; CSV uses the same
 columns with the `params` object spread into one `param.<axis>` column per axis.
 Readers fail on the first bad line with its number and the offending field, and
-load nothing, so a half-read file can never enter the warehouse.
+load nothing, so a half-read file can never enter the warehouse. A line is what
+`wc -l`, `sed -n` and editors count: it ends at a line feed (CRLF counts as one line
+end); a UTF-8 byte-order mark at the start of a file is skipped.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +42,7 @@ RECORD_FIELDS: tuple[str, ...] = (
     "artifact",
 )
 PARAM_COLUMN_PREFIX = "param."
+BYTE_ORDER_MARK = "\ufeff"
 
 
 class RecordError(ValueError):
@@ -71,6 +74,15 @@ class ResultRecord(BaseModel):
         if math.isnan(value) or math.isinf(value):
             raise ValueError("value must be a finite number")
         return value
+
+    @field_validator("params")
+    @classmethod
+    def _finite_params(cls, params: dict[str, ParamValue]) -> dict[str, ParamValue]:
+        # NaN is no cell coordinate (NaN != NaN) and JSON cannot store it in the warehouse
+        for name, value in params.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"axis '{name}' must be a finite number, not {value}")
+        return params
 
     @model_validator(mode="after")
     def _warmups_before_one(self) -> ResultRecord:
@@ -107,10 +119,11 @@ def _format_param(value: Any) -> str:
 
 def _describe(error: ValidationError) -> str:
     first = error.errors()[0]
+    message = str(first["msg"]).removeprefix("Value error, ")
     if not first["loc"]:  # a whole-record check names its field in its own message
-        return str(first["msg"]).removeprefix("Value error, ")
+        return message
     field = ".".join(str(part) for part in first["loc"])
-    return f"field '{field}': {first['msg']}"
+    return f"field '{field}': {message}"
 
 
 def parse_jsonl_line(line: str, number: int, source: str = "<input>") -> ResultRecord | None:
@@ -121,6 +134,8 @@ def parse_jsonl_line(line: str, number: int, source: str = "<input>") -> ResultR
         payload = json.loads(line)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{source}, line {number}: not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise RecordError(f"{source}, line {number}: not valid JSON (nested too deeply)") from exc
     if not isinstance(payload, dict):
         raise RecordError(f"{source}, line {number}: expected a JSON object")
     missing = [name for name in RECORD_FIELDS[:10] if name not in payload]
@@ -133,9 +148,14 @@ def parse_jsonl_line(line: str, number: int, source: str = "<input>") -> ResultR
 
 
 def read_jsonl_numbered(text: str, source: str = "<input>") -> list[tuple[int, ResultRecord]]:
-    """(line number, record) of every non-blank line; lines as `str.splitlines` splits them."""
+    """(line number, record) of every non-blank line, numbered as the file's lines (see the module).
+
+    Not `str.splitlines`: it also breaks at U+2028 and U+0085 (which a JSON string may hold)
+    and at form feeds, none of which `sed -n` or an editor counts as a line end, so its numbers
+    drift. The CR of a CRLF is JSON whitespace and needs no stripping.
+    """
     numbered: list[tuple[int, ResultRecord]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.removeprefix(BYTE_ORDER_MARK).split("\n"), start=1):
         record = parse_jsonl_line(line, number, source)
         if record is not None:
             numbered.append((number, record))
@@ -155,48 +175,126 @@ def _coerce_param(raw: str) -> ParamValue:
     return raw
 
 
-def read_csv(text: str, source: str = "<input>") -> list[ResultRecord]:
-    reader = csv.DictReader(io.StringIO(text))
-    header = reader.fieldnames or []
-    missing = [name for name in RECORD_FIELDS[:10] if name != "params" and name not in header]
+def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
+    """(first line, fields) of every non-blank CSV row; a malformed one is a RecordError with its line.
+
+    Lines end at line feeds only (as in JSON Lines), so a row's number is the line it starts
+    on even after blank lines and quoted fields that span lines; strict quoting turns a stray
+    quote into an error instead of a silently merged field.
+    """
+    reader = csv.reader(io.StringIO(text.removeprefix(BYTE_ORDER_MARK)), strict=True)
+    previous = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            reason = str(exc)
+            if reason.startswith("new-line character seen in unquoted field"):
+                reason = "a carriage return that does not end the line, outside quotes"
+            raise RecordError(f"{source}, line {reader.line_num}: not valid CSV ({reason})") from exc
+        first, previous = previous + 1, reader.line_num
+        if row and not (len(row) == 1 and not row[0].strip()):
+            yield first, row
+
+
+def _csv_header(rows: Iterator[tuple[int, list[str]]], source: str) -> tuple[int, list[str]]:
+    """The header row (its line and columns), checked: every required column once, nothing unknown."""
+    number, header = next(rows, (1, []))
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise RecordError(f"{source}, line {number}: column '{name}' appears twice")
+        seen.add(name)
+    missing = [name for name in RECORD_FIELDS[:10] if name != "params" and name not in seen]
     if missing:
-        raise RecordError(f"{source}, line 1: missing column '{missing[0]}'")
+        raise RecordError(f"{source}, line {number}: missing column '{missing[0]}'")
     unknown = [
-        name for name in header if name not in RECORD_FIELDS and not name.startswith(PARAM_COLUMN_PREFIX)
+        name
+        for name in header
+        # `params` is spread into param.<axis> columns; a bare `param.` names no axis
+        if (name not in RECORD_FIELDS and not name.startswith(PARAM_COLUMN_PREFIX))
+        or name in ("params", PARAM_COLUMN_PREFIX)
     ]
     if unknown:
-        raise RecordError(f"{source}, line 1: unknown column '{unknown[0]}'")
-    records: list[ResultRecord] = []
-    for number, row in enumerate(reader, start=2):
+        raise RecordError(f"{source}, line {number}: unknown column '{unknown[0]}'")
+    return number, header
+
+
+def csv_columns(path: Path) -> list[str]:
+    """The header of a CSV record file (what `read_csv` checks), e.g. to name a missing axis column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read ({exc})") from exc
+    return _csv_header(_csv_rows(text, str(path)), str(path))[1]
+
+
+def read_csv_numbered(text: str, source: str = "<input>") -> list[tuple[int, ResultRecord]]:
+    """(line number, record) of every CSV row; the first bad row is a RecordError naming line and field."""
+    rows = _csv_rows(text, source)
+    _, header = _csv_header(rows, source)
+    numbered: list[tuple[int, ResultRecord]] = []
+    for number, row in rows:
+        if len(row) > len(header):
+            extra = row[len(header)]
+            raise RecordError(
+                f"{source}, line {number}: {len(row)} fields where the header has {len(header)}: "
+                f"field {len(header) + 1} ({extra[:40]!r}) has no column"
+            )
+        if len(row) < len(header):
+            raise RecordError(
+                f"{source}, line {number}: {len(row)} fields where the header has {len(header)}: "
+                f"no field for column '{header[len(row)]}'"
+            )
+        fields = dict(zip(header, row, strict=True))
         params = {
             name.removeprefix(PARAM_COLUMN_PREFIX): _coerce_param(raw)
-            for name, raw in row.items()
-            if name.startswith(PARAM_COLUMN_PREFIX) and raw not in (None, "")
+            for name, raw in fields.items()
+            if name.startswith(PARAM_COLUMN_PREFIX) and raw != ""
         }
         payload: dict[str, Any] = {
-            name: (row.get(name) or None) for name in RECORD_FIELDS if name != "params"
+            name: (fields.get(name) or None) for name in RECORD_FIELDS if name != "params"
         }
         payload["params"] = params
         for required in ("value", "repetition"):
             if payload[required] is None:
                 raise RecordError(f"{source}, line {number}: field '{required}': empty")
-        payload["unit"] = row.get("unit") or ""
+        payload["unit"] = fields.get("unit") or ""
         try:
-            records.append(ResultRecord.model_validate(payload))
+            numbered.append((number, ResultRecord.model_validate(payload)))
         except ValidationError as exc:
             raise RecordError(f"{source}, line {number}: {_describe(exc)}") from exc
-    return records
+    return numbered
+
+
+def read_csv(text: str, source: str = "<input>") -> list[ResultRecord]:
+    return [record for _, record in read_csv_numbered(text, source)]
 
 
 def read_records(path: Path) -> list[ResultRecord]:
     """Read a `.jsonl`/`.json` or `.csv` file of result records, all or nothing."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read ({exc})") from exc
+    text = read_text(path)
     if path.suffix.lower() == ".csv":
         return read_csv(text, str(path))
     return read_jsonl(text, str(path))
+
+
+def read_text(path: Path) -> str:
+    """The file as text; bytes that are not UTF-8 are a RecordError naming their line and column."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read ({exc})") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise RecordError(
+            f"{path}, line {line}: not UTF-8 (byte 0x{data[exc.start]:02x} at byte {column} of the line)"
+        ) from exc
 
 
 def write_jsonl(records: Iterable[ResultRecord]) -> str:

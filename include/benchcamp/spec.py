@@ -71,6 +71,15 @@ class Problem:
     line: int | None = None  # when the key path alone would point elsewhere (a repeated key)
 
 
+class MissingAxis(SpecError):
+    """A record without an axis of its series; `axes`: the one it lacks, or the one per series
+    when it could belong to several (e.g. a CSV's missing column to name instead)."""
+
+    def __init__(self, message: str, axes: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.axes = axes
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -524,8 +533,23 @@ class StudySpec(_Checked):
                         seen.setdefault(cell.key, cell)
         return list(seen.values())
 
+    def record_axes(self, workload: str) -> list[tuple[str, tuple[str, ...]]]:
+        """(series, axes) for each set of axes the workload's cells have: the series' axes plus,
+        if it pairs them, the axes of its combinations (spec order, each set once)."""
+        shapes: list[tuple[str, tuple[str, ...]]] = []
+        for series in self.series:
+            if workload not in series.workloads:
+                continue
+            for point in series.combinations or [{}]:
+                axes = (*series.axes, *(name for name in point if name not in series.axes))
+                if all(set(axes) != set(known) for _, known in shapes):
+                    shapes.append((series.name, axes))
+        return shapes
+
     def validate_record_params(self, workload: str, params: dict[str, Any]) -> None:
-        """Raise SpecError unless the workload and every axis value are declared here."""
+        """Raise SpecError unless the workload and every axis value are declared here and the
+        record has exactly the axes of one of the workload's series (MissingAxis when it lacks
+        one): a record without an axis of its cell would be a cell of no series, in no mart."""
         if workload not in self.workloads:
             raise SpecError(f"study '{self.study}' has no workload '{workload}'")
         for axis_name, value in params.items():
@@ -538,6 +562,32 @@ class StudySpec(_Checked):
                 raise SpecError(f"axis '{axis_name}': {exc}") from exc
             if axis.kind == "category" and value not in axis.all_values():
                 raise SpecError(f"axis '{axis_name}' has no value {value!r}")
+        shapes = self.record_axes(workload)
+        present = set(params)
+        if not shapes or any(set(axes) == present for _, axes in shapes):
+            return
+        stray = [name for name in params if all(name not in axes for _, axes in shapes)]
+        if stray:
+            raise SpecError(f"axis '{stray[0]}' is in no series of workload '{workload}'")
+        covering = [(name, axes) for name, axes in shapes if present <= set(axes)]
+        if covering:
+            fewest = min(len(axes) for _, axes in covering)
+            needs = [
+                (next(name for name in axes if name not in present), series, axes)
+                for series, axes in covering
+                if len(axes) == fewest
+            ]
+            choices = " or ".join(
+                f"'{axis}' (series '{series}': {', '.join(axes)})" for axis, series, axes in needs
+            )
+            raise MissingAxis(
+                f"workload '{workload}' needs axis {choices}",
+                tuple(dict.fromkeys(axis for axis, *_ in needs)),
+            )
+        choices = "; ".join(f"series '{name}': {', '.join(axes)}" for name, axes in shapes)
+        raise SpecError(
+            f"axes {', '.join(sorted(present))} are not those of one series of workload '{workload}' ({choices})"
+        )
 
 
 def _axis_value_problems(

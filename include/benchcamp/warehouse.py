@@ -193,15 +193,49 @@ def _results_frame(records: list[ResultRecord]) -> pd.DataFrame:
     )
 
 
-def load_records(path: Path | None, records: list[ResultRecord]) -> LoadSummary:
-    """Replace-or-insert result rows by key in one transaction; a key repeated in `records`: the last wins.
+def _repeat_conflict(repeated: pd.DataFrame) -> str | None:
+    """For rows whose keys repeat: the first key given two different records, named with its first
+    differing column, or None when every repeat is identical (and one of them may be loaded)."""
+    import pandas as pd
 
-    The records go in as one pandas frame, never row by row: a million records load in seconds.
+    keys = list(RESULT_KEY)
+    variants = repeated.drop_duplicates()
+    conflicting = variants[variants.duplicated(subset=keys, keep=False)]
+    if conflicting.empty:
+        return None
+    first = conflicting.iloc[0]
+    same_key = conflicting[(conflicting[keys] == first[keys]).all(axis=1)]
+    one, other = (int(index) for index in same_key.index[:2])
+
+    def shown(index: int, column: str) -> object:
+        value = repeated.at[index, column]
+        return None if pd.isna(value) else value
+
+    column = next(name for name in repeated.columns if shown(one, name) != shown(other, name))
+    key = ", ".join(f"{name} {first[name]}" for name in keys)
+    return (
+        f"records {one + 1} and {other + 1} of the load have the same key ({key}) and a different "
+        f"{column}: {shown(one, column)} and {shown(other, column)}; the warehouse keeps one record per key"
+    )
+
+
+def load_records(path: Path | None, records: list[ResultRecord]) -> LoadSummary:
+    """Replace-or-insert result rows by key in one transaction.
+
+    As `benchcamp import`: a key repeated in `records` is loaded once when every value is the
+    same, and is a ValueError (nothing loaded) when not, since which one the marts should use
+    is unknown. The records go in as one pandas frame, never row by row: a million records
+    load in seconds.
     """
     if not records:
         return LoadSummary(0, 0)
     frame = _results_frame(records)
-    frame = frame.drop_duplicates(subset=list(RESULT_KEY), keep="last")
+    repeated = frame.duplicated(subset=list(RESULT_KEY), keep=False)
+    if repeated.any():
+        conflict = _repeat_conflict(frame[repeated])
+        if conflict:
+            raise ValueError(conflict)
+        frame = frame.drop_duplicates(subset=list(RESULT_KEY), keep="first")
     key_match = " and ".join(f"r.{name} = i.{name}" for name in RESULT_KEY)
     columns = ", ".join(RESULT_COLUMNS)
     with connect(path) as con:

@@ -177,6 +177,38 @@ def test_failing_expectations_are_loaded_marked_and_exit_3(
     assert [row["expectation"] for row in tables["validation"]] == ["stddev_within_threshold"]
 
 
+def test_a_negative_duration_is_kept_and_flagged_but_never_averaged(
+    warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ok record of -150 s fails duration_positive: it is loaded (visible in raw.results and
+    stg_results), counted in n_failed and left out of the mean and σ, as the pipeline's load does."""
+    durations = [
+        r for r in published_records() if r["workload"] == "wordcount" and r["metric"] == "duration_s"
+    ]
+    rows = [
+        {**row, "campaign": "negative", "value": value}
+        for row, value in zip(durations[:3], (4000.0, -150.0, 4100.0), strict=True)
+    ]
+    source = tmp_path / "negative.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert main(["import", str(source), "--warehouse", str(warehouse)]) == EXIT_EXPECTATIONS_FAILED
+    assert "duration_positive" in capsys.readouterr().out
+    direct = tmp_path / "direct.duckdb"  # the campaign pipeline's own load (DAG load task)
+    wh.load_records(direct, [ResultRecord.model_validate(row) for row in rows])
+    build_marts(direct, unit_tests=False)
+    for target in (warehouse, direct):
+        with duckdb.connect(str(target), read_only=True) as con:
+            stored = con.execute(
+                "select value, status, is_usable from main.stg_results where campaign = 'negative' order by repetition"
+            ).fetchall()
+        assert stored == [(4000.0, "ok", True), (-150.0, "ok", False), (4100.0, "ok", True)]
+        (cell,) = report.read_tables(target, "hibench_dse", "negative")["scaling"]
+        assert (cell["n"], cell["n_failed"]) == (2, 1)
+        assert cell["mean_s"] == pytest.approx(4050.0) and cell["stddev_s"] == pytest.approx(50 * 2**0.5)
+    (cell,) = report.read_tables(warehouse, "hibench_dse", "negative")["scaling"]
+    assert cell["passed_validation"] is False
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

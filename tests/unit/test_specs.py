@@ -13,6 +13,7 @@ from benchcamp.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from benchcamp.spec import (
     AIRFLOW_CRON_PRESETS,
     LADDERS,
+    MissingAxis,
     SpecError,
     load_spec,
     parse_spec,
@@ -49,6 +50,21 @@ def test_spec_loads_with_every_ladder_a_schedule_and_one_baseline(study: str) ->
     for ladder in LADDERS:
         assert spec.cells(ladder), f"{study} has no cells at {ladder}"
     assert len(spec.cells("tiny")) <= len(spec.cells("small")) <= len(spec.cells("paper"))
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_cell_the_spec_plans_is_a_record_it_accepts(study: str) -> None:
+    """The import's series rule (a record has exactly the axes of one of its workload's series)
+    refuses nothing a campaign of the spec measures, and a cell without one of its axes is refused."""
+    spec = load_spec(study)
+    cells = {cell.key: cell for ladder in LADDERS for cell in spec.cells(ladder)}
+    for cell in cells.values():
+        spec.validate_record_params(cell.workload, cell.params)
+        for axis in cell.params:
+            short = {name: value for name, value in cell.params.items() if name != axis}
+            with pytest.raises(MissingAxis, match=f"workload '{cell.workload}' needs axis") as refused:
+                spec.validate_record_params(cell.workload, short)
+            assert axis in refused.value.axes
 
 
 @pytest.mark.parametrize("study", STUDIES)

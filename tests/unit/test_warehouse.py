@@ -125,10 +125,22 @@ def test_keys_are_per_campaign_environment_cell_repetition_and_metric(path: Path
     assert rows(path, "select count(*) from raw.results") == [(len(variants),)]
 
 
-def test_a_key_repeated_in_one_load_keeps_the_last_record(path: Path) -> None:
-    summary = wh.load_records(path, [record(value=1.0), record(value=2.0), record(value=3.0)])
-    assert summary == wh.LoadSummary(inserted=1, replaced=0)
-    assert rows(path, "select value from raw.results") == [(3.0,)]
+def test_a_key_repeated_in_one_load_with_identical_values_is_loaded_once(path: Path) -> None:
+    summary = wh.load_records(path, [record(value=1.0), record(repetition=2), record(value=1.0)])
+    assert summary == wh.LoadSummary(inserted=2, replaced=0)
+    assert rows(path, "select repetition, value from raw.results order by all") == [(1, 1.0), (2, 4068.22)]
+
+
+def test_a_key_repeated_in_one_load_with_different_values_loads_nothing(path: Path) -> None:
+    """As `benchcamp import` refuses it: last-wins would store one value while validation judged both."""
+    wh.load_records(path, [record(value=5.0)])
+    with pytest.raises(
+        ValueError, match=r"records 2 and 4 .*repetition 1, metric duration_s\) .*value: 1.0 and 3.0"
+    ):
+        wh.load_records(path, [record(repetition=2), record(value=1.0), record(value=1.0), record(value=3.0)])
+    with pytest.raises(ValueError, match="different artifact: None and x"):
+        wh.load_records(path, [record(artifact=None), record(artifact="x")])
+    assert rows(path, "select repetition, value from raw.results") == [(1, 5.0)]
 
 
 def test_a_failed_load_leaves_the_warehouse_as_it_was(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

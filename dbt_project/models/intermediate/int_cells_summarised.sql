@@ -1,6 +1,7 @@
--- Per cell and metric, the statistics every study reports: n ok repetitions (failed ones
--- are counted in n_failed, never averaged), their mean, the sample standard deviation
--- (n − 1, as the studies use; NULL with fewer than two ok repetitions) and σ% = σ / mean × 100.
+-- Per cell and metric, the statistics every study reports: n usable repetitions (ok and
+-- passing the record-level expectations, stg_results.is_usable; failed ones and ok ones with
+-- e.g. a negative duration are counted in n_failed, never averaged), their mean, the sample
+-- standard deviation (n − 1, as the studies use; NULL with fewer than two) and σ% = σ / mean × 100.
 -- Warm-up repetitions are only counted (n_warmup, n_warmup_failed): no statistic includes them.
 -- passed_validation: no failed expectation names this cell in this campaign and environment.
 with results as (
@@ -26,12 +27,12 @@ summarised as (
         any_value(reduces) as reduces,
         any_value(series_params) as series_params,
         any_value(unit) as unit,
-        count(*) filter (where is_ok) as n,
-        count(*) filter (where not is_ok and not is_warmup) as n_failed,
+        count(*) filter (where is_usable) as n,
+        count(*) filter (where not is_usable and not is_warmup) as n_failed,
         count(*) filter (where is_warmup) as n_warmup,
         count(*) filter (where is_warmup and status = 'warmup_failed') as n_warmup_failed,
-        avg(value) filter (where is_ok) as mean,
-        stddev_samp(value) filter (where is_ok) as stddev,
+        avg(value) filter (where is_usable) as mean,
+        stddev_samp(value) filter (where is_usable) as stddev,
         min(started_at) as first_started_at,
         max(finished_at) as last_finished_at
     from results

@@ -2,6 +2,9 @@
 -- group and order by them. series_params is the cell's axes other than data_size_gb
 -- ('maps=4|reduces=2', '' when there are none), taken from the canonical cell_key, so a
 -- scaling series compares like with like.
+-- is_usable: an ok record that passes the record-level expectations (a finite value and, for
+-- duration_s, more than 0 s: validation's duration_positive): the only records any statistic
+-- uses. The others stay here, visible, and the marts count them as failed.
 select
     study,
     campaign,
@@ -25,6 +28,7 @@ select
     unit,
     status,
     status = 'ok' as is_ok,
+    status = 'ok' and isfinite(value) and (metric <> 'duration_s' or value > 0) as is_usable,
     status in ('warmup', 'warmup_failed') as is_warmup,
     started_at,
     finished_at,
