@@ -103,7 +103,6 @@ def test_every_study_form_validates_its_defaults_and_leaves_optional_fields_opti
     """The trigger form must submit as it opens: defaults valid, and the optional fields (cells,
     campaign, note, warm-ups) nullable, since the form marks a field without null as required."""
     from airflow.sdk.definitions.param import ParamsDict
-
     from benchcamp.campaign import check_conf
     from benchcamp.spec import load_spec
 
