@@ -65,7 +65,12 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             exclusiveMinimum=0,
             exclusiveMaximum=MAX_REPETITIONS + 1,
             title="Repetitions per cell",
-            description=f"1 to {MAX_REPETITIONS}. Each repetition deletes and regenerates its data first.",
+            description=f"1 to {MAX_REPETITIONS}. "
+            + (
+                "Each repetition deletes and regenerates its data first."
+                if spec.regenerate_data
+                else "The data is generated once per cell and kept for its repetitions."
+            ),
         ),
         "environment": Param(
             baseline,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 from collections.abc import Callable
@@ -171,3 +172,52 @@ def test_failing_command_fails_the_task_with_stderr_and_keeps_a_failed_record(
     ):
         ssh.raise_if_failed("execute", step)
     assert run_execute  # the DAG's execute wraps the same path and writes the failed record first
+
+
+def test_a_study_that_generates_once_per_cell_measures_every_repetition_on_one_input(
+    running_lab: lab.LabStatus, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`regenerate_data: false` on the real lab, through the steps the DAG's tasks call: the first
+    repetition generates the cell's input (HDFS `<cell>/input`), the second reuses it without an SSH
+    session, each WordCount reads it and writes its own output (removed after its timing), and the
+    campaign's cleanup removes the input and forgets it."""
+    from benchcamp import campaign
+    from benchcamp.records import read_jsonl
+    from benchcamp.spec import load_spec
+
+    _use_connection(monkeypatch)
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
+    once = load_spec("hibench_dse").model_copy(update={"regenerate_data": False})
+    monkeypatch.setattr(campaign, "load_spec", lambda study: once)
+    units = [
+        {"study": "hibench_dse", "campaign": "once", "environment": "local_lab", "workload": "wordcount",
+         "params": {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, "repetition": rep, "ladder": "tiny"}
+        for rep in (1, 2)
+    ]  # fmt: skip
+    campaign.check_conf(once, {"ladder": "tiny", "workloads": ["wordcount"]})
+    campaign.run_preflight(units)
+    ctx = campaign.context_for(units[0])
+    input_dir = f"{ctx.environment.data_root.rstrip('/')}/{ctx.cell_path}/input"  # type: ignore[union-attr]
+    env = {**lab.target_shell_env()}
+
+    def exists(path: str) -> bool:
+        return (
+            subprocess.run(["hadoop", "fs", "-test", "-e", path], env={**os.environ, **env}).returncode == 0
+        )
+
+    generated = []
+    for unit in units:
+        campaign.run_clean(unit)
+        generated.append(campaign.run_generate(unit))
+        assert exists(input_dir), "the cell's input stays between repetitions"
+        campaign.run_execute(unit)
+    assert generated[1].startswith("input generated once for the cell") and generated[0] in generated[1]
+    rep2 = campaign.rep_dir_for(campaign.context_for(units[1]))
+    assert not (rep2 / "generate" / "try1" / "stdout.log").exists(), "no SSH session for a reused input"
+    for unit in units:
+        rep_dir = campaign.rep_dir_for(campaign.context_for(unit))
+        records = read_jsonl((rep_dir / "records.jsonl").read_text(), str(rep_dir))
+        assert [r.status for r in records if r.metric == "duration_s"] == ["ok"]
+    campaign.run_cleanup(units)
+    assert not exists(input_dir)
+    assert not campaign.shared_input_marker(ctx).exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import json
 import posixpath
 import subprocess
 import threading
@@ -27,7 +28,9 @@ from benchcamp.campaign import (
 )
 from benchcamp.paths import UnsafePathName, child
 from benchcamp.spec import load_spec
-from benchcamp.workloads.base import RunContext
+from benchcamp.targets import ssh
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import RunContext, render
 
 SPEC = load_spec("hibench_dse")
 
@@ -317,12 +320,30 @@ def test_a_run_id_that_could_leave_its_folder_names_a_safe_campaign(run_id: str)
     assert name.startswith("run_") and "/" not in name
 
 
-def test_a_study_that_generates_once_per_cell_is_refused_until_its_workloads_can() -> None:
-    """`regenerate_data: false` is never silently ignored: no implemented workload keeps its inputs
-    apart from its outputs yet, so a campaign of such a study is refused before anything runs."""
+def test_a_study_that_generates_once_per_cell_is_refused_for_workloads_that_cannot() -> None:
+    """`regenerate_data: false` is never silently ignored: a workload that regenerates its
+    repetition's data in place (Hive tables over it, TestDFSIO read's write, YCSB's load) refuses it."""
     once = SPEC.model_copy(update={"regenerate_data": False})
-    with pytest.raises(CampaignConfError, match=r"regenerate_data: false\), which wordcount cannot"):
-        check_conf(once, {"ladder": "tiny", "workloads": ["wordcount"]})
+    check_conf(once, {"ladder": "tiny", "workloads": ["wordcount", "dfsio_write"]})
+    with pytest.raises(
+        CampaignConfError, match=r"regenerate_data: false\), which dfsio_read, hive_join cannot"
+    ):
+        check_conf(once, {"ladder": "tiny", "workloads": ["wordcount", "dfsio_read", "hive_join"]})
+
+
+def test_generated_input_is_the_repetitions_data_or_the_cells_kept_input() -> None:
+    unit = {"study": "hibench_dse", "campaign": "c1", "environment": "local_lab", "workload": "wordcount",
+            "params": {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, "repetition": 2, "ladder": "tiny"}  # fmt: skip
+    ctx = context_for(unit)
+    assert 'export INPUT="$DATA"' in ssh.prologue(ctx, "generate", 1)
+    once = RunContext(SPEC.model_copy(update={"regenerate_data": False}), ctx.environment, "c1", "wordcount",
+                      ctx.params, 2, "tiny")  # fmt: skip
+    assert (
+        "export INPUT=/benchcamp/hibench_dse/c1/wordcount_data_size_gb=0.012_maps=4_reduces=2/input"
+        in ssh.prologue(once, "generate", 1)
+    )
+    execute = render(get_workload("wordcount").execute(once)[0])
+    assert '"$INPUT"/input "$DATA"/output' in execute
 
 
 def test_a_study_that_reformats_storage_needs_the_targets_reformat_command(tmp_path: Path) -> None:
@@ -343,3 +364,56 @@ def test_a_study_that_reformats_storage_needs_the_targets_reformat_command(tmp_p
     # a study without reformat_storage never runs the command
     plain = RunContext(SPEC, environment, "c1", "wordcount", {"data_size_gb": 0.012}, 1, "tiny")
     assert str(marker) not in preflight_body(plain, 1)
+
+
+def test_with_regenerate_data_false_the_first_repetition_generates_and_the_next_reuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One SSH generate per cell and target (the recorded RandomTextWriter output verifies it); the
+    next repetitions archive which one generated their input; the preflight forgets it again."""
+    import shutil
+    from datetime import UTC, datetime
+
+    from benchcamp import campaign
+    from benchcamp.workloads.base import ArchivedStep
+
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    once = SPEC.model_copy(update={"regenerate_data": False})
+    monkeypatch.setattr(campaign, "load_spec", lambda study: once)
+    bodies: list[str] = []
+
+    def generate_on_target(
+        ctx: RunContext, conn: str, step: str, body: str, archive_dir: Path, *a, **k
+    ) -> ArchivedStep:  # type: ignore[no-untyped-def]
+        bodies.append(body)
+        archive_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(
+            Path(__file__).parents[1] / "data/hadoop/randomtextwriter_0.012.stderr.log",
+            archive_dir / "stderr.log",
+        )
+        (archive_dir / "meta.json").write_text('{"exit_code": 0}')
+        now = datetime.now(UTC)
+        return ArchivedStep(directory=archive_dir, exit_code=0, started_at=now, finished_at=now)
+
+    monkeypatch.setattr(ssh, "run_step", generate_on_target)
+    units = [
+        {"study": "hibench_dse", "campaign": "c1", "environment": "local_lab", "workload": "wordcount",
+         "params": {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, "repetition": rep, "ladder": "tiny"}
+        for rep in (1, 2, 3)
+    ]  # fmt: skip
+    first = campaign.run_generate(units[0])
+    assert len(bodies) == 1 and '-skipTrash "$INPUT"' in bodies[0]  # a crashed run's input goes first
+    for unit in units[1:]:
+        assert (
+            campaign.run_generate(unit)
+            == f"input generated once for the cell (regenerate_data: false) by {first}"
+        )
+        rep_dir = campaign.rep_dir_for(campaign.context_for(unit))
+        assert campaign._latest_step_status(rep_dir, "generate")[0] == 0
+        meta = json.loads((rep_dir / "generate" / "try1" / "meta.json").read_text())
+        assert meta["reused_input_of"] == first and meta["duration_s"] == 0.0
+    assert len(bodies) == 1
+    monkeypatch.setattr(campaign, "_uses_data_fs", lambda units: False)  # the preflight's own SSH step
+    campaign._forget_shared_inputs(campaign.context_for(units[0]))
+    campaign.run_generate(units[1])
+    assert len(bodies) == 2, "a forgotten input is generated again"

@@ -43,8 +43,20 @@ def _work_dir_expression(ctx: RunContext) -> str:
     return '"${BENCHCAMP_WORK_DIR:-$HOME/benchcamp}"'
 
 
+def _input_expression(ctx: RunContext) -> str:
+    """Where generated input lives: the repetition's data directory, or with the study's
+    `regenerate_data: false` the cell's `input` directory (beside its repetitions), kept between them."""
+    if ctx.spec.regenerate_data:
+        return '"$DATA"'
+    env = ctx.environment
+    cell = shlex.quote(ctx.cell_path)
+    return (
+        f"{shlex.quote(env.data_root.rstrip('/'))}/{cell}/input" if env.data_root else f'"$WORK"/{cell}/input'
+    )
+
+
 def prologue(ctx: RunContext, step: str, try_number: int) -> str:
-    """Shell lines defining WORK, UNIT, DATA, JOB and the Hadoop jar locations."""
+    """Shell lines defining WORK, UNIT, DATA, INPUT, JOB and the Hadoop jar locations."""
     env = ctx.environment
     unit = shlex.quote(ctx.unit_path)
     data = f"{shlex.quote(env.data_root.rstrip('/'))}/{unit}" if env.data_root else '"$UNIT"/data'
@@ -52,6 +64,7 @@ def prologue(ctx: RunContext, step: str, try_number: int) -> str:
         f"export WORK={_work_dir_expression(ctx)}",
         f'export UNIT="$WORK"/{unit}',
         f"export DATA={data}",
+        f"export INPUT={_input_expression(ctx)}",
         f'export JOB="$UNIT"/jobs/{shlex.quote(step)}-try{int(try_number)}',
     ]
     for variable, configured, pattern in (

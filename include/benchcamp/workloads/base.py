@@ -36,6 +36,13 @@ def data_path(*parts: str) -> Shell:
     return Shell('"$DATA"' + suffix)
 
 
+def input_path(*parts: str) -> Shell:
+    """`"$INPUT"/part` — generated input: the repetition's data directory, or with the study's
+    `regenerate_data: false` the cell's, generated once per campaign and target and kept."""
+    suffix = "".join("/" + shlex.quote(part) for part in parts)
+    return Shell('"$INPUT"' + suffix)
+
+
 def job_path(*parts: str) -> Shell:
     """`"$JOB"/file` — a file in this step's job directory (archived after the step)."""
     suffix = "".join("/" + shlex.quote(part) for part in parts)
@@ -121,12 +128,17 @@ class RunContext:
         return "/".join([root.rstrip("/"), self.unit_path, *parts])
 
     @property
-    def unit_path(self) -> str:
-        """Relative path of this repetition under the target's work and data roots."""
+    def cell_path(self) -> str:
+        """Relative path of this cell under the target's work and data roots."""
         from benchcamp.records import cell_key
 
         parts = [slug(self.spec.study), slug(self.campaign), slug(cell_key(self.workload, self.params))]
-        return "/".join([*(check_component(part, "path part") for part in parts), f"rep{self.repetition}"])
+        return "/".join(check_component(part, "path part") for part in parts)
+
+    @property
+    def unit_path(self) -> str:
+        """Relative path of this repetition under the target's work and data roots."""
+        return f"{self.cell_path}/rep{self.repetition}"
 
 
 @dataclass(frozen=True)
@@ -170,9 +182,9 @@ class Workload(ABC):
     # then need no Hadoop at all.
     uses_data_fs: ClassVar[bool] = True
     # Whether the workload can measure data generated once per cell and campaign (a study's
-    # `regenerate_data: false`): its outputs kept apart from its inputs, so a repetition leaves
-    # the next one's input untouched. No workload here can yet: each deletes and regenerates its
-    # repetition's data, so such a study is refused at plan time rather than silently regenerated.
+    # `regenerate_data: false`): it generates into `input_path()` and writes its outputs under
+    # `data_path()` only, so a repetition leaves the next one's input untouched. A study asking
+    # this of a workload that cannot is refused at plan time rather than silently regenerated.
     generates_once_per_cell: ClassVar[bool] = False
 
     def check_cell(self, ctx: RunContext) -> None:

@@ -174,6 +174,7 @@ class _TestDFSIO(Workload):
 @register
 class DFSIOWrite(_TestDFSIO):
     name = "dfsio_write"
+    generates_once_per_cell = True  # nothing is generated: the timed write makes its own data
     description = "TestDFSIO -write"
     mode = "write"
 

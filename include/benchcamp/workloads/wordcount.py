@@ -19,6 +19,7 @@ from benchcamp.workloads.base import (
     Workload,
     data_path,
     env_ref,
+    input_path,
 )
 
 BYTES_PER_GIB = 1024**3
@@ -44,6 +45,7 @@ class WordCount(Workload):
     family = "hadoop_mapreduce"
     description = "WordCount over RandomTextWriter text"
     axes = ("data_size_gb", "maps", "reduces")
+    generates_once_per_cell = True  # reads input_path("input"), writes data_path("output")
 
     def generate(self, ctx: RunContext) -> list[Command]:
         size = total_bytes(float(ctx.param("data_size_gb")))
@@ -58,7 +60,7 @@ class WordCount(Workload):
                 # its budget: rounding down gives exactly `maps` maps that together cover the size
                 "-D", f"mapreduce.randomtextwriter.bytespermap={size // maps}",
                 "-D", f"mapreduce.job.maps={maps}",
-                data_path("input"),
+                input_path("input"),
             ]
         ]  # fmt: skip
 
@@ -84,7 +86,7 @@ class WordCount(Workload):
             [
                 *ctx.hadoop, "jar", env_ref(EXAMPLES_JAR), "wordcount",
                 "-D", f"mapreduce.job.reduces={reduces}",
-                data_path("input"), data_path("output"),
+                input_path("input"), data_path("output"),
             ]
         ]  # fmt: skip
 
