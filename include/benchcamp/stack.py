@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchcamp.airflow_env import airflow_environment, prepare_airflow
 from benchcamp.lab.services import alive, reap
 from benchcamp.paths import airflow_home
 
@@ -64,8 +65,6 @@ def credentials() -> tuple[str, str, bool]:
 
 def stack_environment() -> dict[str, str]:
     """The Airflow CLI environment of `benchcamp run` plus what a long-running Airflow needs."""
-    from benchcamp.cli import airflow_environment
-
     home = airflow_home()
     env = airflow_environment()
     env.update(
@@ -179,7 +178,6 @@ def format_status(rows: list[ComponentStatus]) -> str:
 def up(timeout_s: float = 240.0) -> str:
     """Start the lab and every Airflow component not running; wait until all are healthy."""
     from benchcamp import lab
-    from benchcamp.cli import prepare_airflow
 
     lab_status = lab.lab_up()
     env = stack_environment()
