@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp import archive
-from benchcamp.paths import check_component
+from benchcamp.paths import check_component, default_warehouse
 from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
@@ -787,7 +787,7 @@ def run_load(
     from benchcamp import warehouse as wh
 
     spec = load_spec(study)
-    path = warehouse or wh.default_warehouse()
+    path = warehouse or default_warehouse()
     records = archive.load_campaign_records(study, campaign)
     summary = wh.load_records(path, records)
     wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
@@ -802,9 +802,8 @@ def run_load(
 
 def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
     from benchcamp import report
-    from benchcamp import warehouse as wh
 
-    path = warehouse or wh.default_warehouse()
+    path = warehouse or default_warehouse()
     tables = report.read_tables(path, study, campaign)
     text = report.render(tables, "table", study)
     report.export_snapshot(path)  # what the results page reads: it never waits on the next writer
