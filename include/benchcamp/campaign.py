@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from benchcamp import archive
 from benchcamp.paths import check_component, default_warehouse
+from benchcamp.platforms.hadoop import parse_job_reports
+from benchcamp.platforms.hive import HiveStatement
 from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload, is_implemented
-from benchcamp.workloads._hadoop import parse_job_reports
-from benchcamp.workloads._hive import HiveStatement
 from benchcamp.workloads._jobhistory import fetch_script, parse_job_history
 
 if TYPE_CHECKING:
