@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchcamp import lab
+from benchcamp import archive, lab
 from benchcamp.campaign import clean_body, context_for, rep_dir_for
 from benchcamp.paths import repo_root
 from benchcamp.targets import ssh
@@ -56,11 +56,11 @@ def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
         ctx = context_for(_unit("bench_perturbation", index))
         rep_dir = rep_dir_for(ctx)
         conn = ctx.environment.connection
-        clean = ssh.run_step(ctx, conn, "clean", clean_body(ctx), rep_dir / "clean" / "try1")
+        clean = ssh.run_step(ctx, conn, "clean", clean_body(ctx), archive.step_dir(rep_dir, "clean", 1))
         ssh.raise_if_failed("clean", clean)
         gen = ssh.commands_body(workload.generate(ctx))
         ssh.raise_if_failed(
-            "generate", ssh.run_step(ctx, conn, "generate", gen, rep_dir / "generate" / "try1")
+            "generate", ssh.run_step(ctx, conn, "generate", gen, archive.step_dir(rep_dir, "generate", 1))
         )
         order = ["pipeline", "direct"] if index % 2 else ["direct", "pipeline"]
         for mode in order:
@@ -70,7 +70,7 @@ def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
                     conn,
                     "execute",
                     ssh.commands_body(workload.execute(ctx)),
-                    rep_dir / "execute" / "try1",
+                    archive.step_dir(rep_dir, "execute", 1),
                 )
                 ssh.raise_if_failed("execute", step)
                 piped.append(step.duration_s)
@@ -143,10 +143,10 @@ def generation_seconds(campaign_dir: Path) -> float:
     """Σ of every repetition's generate step as timed on the target (its latest try): the data the
     study asks to generate anew before each repetition, a job the harness runs but does not measure."""
     total = 0.0
-    for generate_dir in campaign_dir.glob("*/rep*/generate"):
-        tries = sorted(generate_dir.glob("try*/meta.json"), key=lambda path: int(path.parent.name[3:]))
+    for rep_dir in campaign_dir.glob("*/rep*"):
+        tries = archive.step_tries(rep_dir, "generate")
         if tries:
-            total += float(json.loads(tries[-1].read_text(encoding="utf-8"))["duration_s"])
+            total += float(json.loads((tries[-1] / "meta.json").read_text(encoding="utf-8"))["duration_s"])
     return total
 
 

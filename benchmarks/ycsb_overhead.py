@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchcamp import lab
+from benchcamp import archive, lab
 from benchcamp.campaign import rep_dir_for
 from benchcamp.spec import load_spec
 from benchcamp.targets import ssh
@@ -74,7 +74,7 @@ def main() -> None:
             if mode == "pipeline":
                 step = ssh.run_step(
                     ctx, ctx.environment.connection, "execute", ssh.commands_body([command]),
-                    rep_dir_for(ctx) / "execute" / "try1",
+                    archive.step_dir(rep_dir_for(ctx), "execute", 1),
                 )  # fmt: skip
                 ssh.raise_if_failed("execute", step)
                 summary, _ = read_step_summary(step)

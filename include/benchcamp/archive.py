@@ -32,8 +32,17 @@ def repetition_dir(
     return child(campaign_dir(study, campaign, root), slug(cell_key), f"rep{repetition}", what="cell")
 
 
-def step_dir(rep_dir: Path, step: str, try_number: int) -> Path:
-    return rep_dir / step / f"try{try_number}"
+def step_dir(parent: Path, step: str, try_number: int) -> Path:
+    """`<parent>/<step>/try<N>`: every try of a step archived apart, so a retried task never
+    overwrites what an earlier try left. `parent` is a repetition's folder, or a campaign's
+    preflight or cleanup folder (where `step` names the target)."""
+    return parent / step / f"try{try_number}"
+
+
+def step_tries(parent: Path, step: str) -> list[Path]:
+    """The tries of a step that got as far as writing meta.json, oldest first (see `step_dir`)."""
+    metas = sorted((parent / step).glob("try*/meta.json"), key=lambda path: int(path.parent.name[3:]))
+    return [meta.parent for meta in metas]
 
 
 def write_atomically(path: Path, text: str) -> None:

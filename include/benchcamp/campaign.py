@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp import archive
-from benchcamp.paths import check_component
+from benchcamp.paths import check_component, default_warehouse
+from benchcamp.platforms.hadoop import parse_job_reports
+from benchcamp.platforms.hive import HiveStatement
 from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.targets import environment as env_facts
 from benchcamp.targets import ssh
 from benchcamp.workloads import get_workload, is_implemented
-from benchcamp.workloads._hadoop import parse_job_reports
-from benchcamp.workloads._hive import HiveStatement
 from benchcamp.workloads._jobhistory import fetch_script, parse_job_history
 
 if TYPE_CHECKING:
@@ -358,7 +358,7 @@ def _run_hive(
 
 def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
     ctx = context_for(unit)
-    archive_dir = rep_dir_for(ctx) / "clean" / f"try{try_number}"
+    archive_dir = archive.step_dir(rep_dir_for(ctx), "clean", try_number)
     hive_statements = get_workload(ctx.workload).hive_clean(ctx)
     if hive_statements:
         _run_hive(ctx, hive_statements, archive_dir / "hive", "clean")
@@ -374,7 +374,7 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
     commands = workload.generate(ctx)
     if not commands and not workload.hive_setup(ctx):
         return "nothing to generate"  # e.g. YCSB loads its store in execute: no SSH session for nothing
-    archive_dir = rep_dir_for(ctx) / "generate" / f"try{try_number}"
+    archive_dir = archive.step_dir(rep_dir_for(ctx), "generate", try_number)
     marker = shared_input_marker(ctx)
     if not ctx.spec.regenerate_data and marker.exists():
         return _reuse_input(ctx, archive_dir, marker)
@@ -433,11 +433,11 @@ def _forget_shared_inputs(ctx: RunContext) -> None:
 
 
 def _latest_step_status(rep_dir: Path, step: str) -> tuple[int | None, Path | None]:
-    tries = sorted((rep_dir / step).glob("try*/meta.json"), key=lambda path: int(path.parent.name[3:]))
+    tries = archive.step_tries(rep_dir, step)
     if not tries:
         return None, None
-    directory = tries[-1].parent
-    code = int(json.loads(tries[-1].read_text(encoding="utf-8"))["exit_code"])
+    directory = tries[-1]
+    code = int(json.loads((directory / "meta.json").read_text(encoding="utf-8"))["exit_code"])
     hive_meta = directory / "hive" / "meta.json"
     if code == 0 and hive_meta.exists():
         code = int(json.loads(hive_meta.read_text(encoding="utf-8"))["exit_code"])
@@ -470,7 +470,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             _failed_before_execute(
                 ctx, rep_dir, f"the {previous} step did not succeed (see {where or rep_dir})", where
             )
-    execute_dir = rep_dir / "execute" / f"try{try_number}"
+    execute_dir = archive.step_dir(rep_dir, "execute", try_number)
     hive_statements = workload.hive_execute(ctx)
     remove_data = workload.uses_data_fs and not keep_data
     try:
@@ -512,7 +512,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         # (a failure is archived; the campaign's cleanup checks nothing is left)
         ssh.run_step(
             ctx, ctx.environment.connection, "remove_data", "set -u\n" + remove_data_script(ctx, False, "remove"),
-            rep_dir / "remove_data" / f"try{try_number}", try_number,
+            archive.step_dir(rep_dir, "remove_data", try_number), try_number,
         )  # fmt: skip
     ssh.raise_if_failed("execute", step)
     return {"archive": str(step.directory), "duration_s": step.duration_s, "records": len(records)}
@@ -534,7 +534,7 @@ def _job_history_records(
     history = ssh.run_step(
         ctx, ctx.environment.connection, "jobhistory",
         fetch_script(url, job_ids[-1], ctx.environment.jobhistory_via.split()),
-        rep_dir / "jobhistory" / f"try{try_number}", try_number,
+        archive.step_dir(rep_dir, "jobhistory", try_number), try_number,
     )  # fmt: skip
     source = history.directory / "stdout.log"
     if history.exit_code != 0:
@@ -676,14 +676,15 @@ def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> 
     return "\n".join(lines) + "\n"
 
 
-def _preflight_dir(ctx: RunContext) -> Path:
-    return archive.campaign_dir(ctx.spec.study, ctx.campaign) / "preflight" / slug(ctx.environment.name)
+def _preflight_root(ctx: RunContext) -> Path:
+    """The campaign's preflight folder: one step folder per target, named by its slug."""
+    return archive.campaign_dir(ctx.spec.study, ctx.campaign) / "preflight"
 
 
 def _preflight_facts(ctx: RunContext) -> dict[str, str]:
     """The `key=value` lines of the target's latest successful preflight (e.g. when its storage was
     reformatted), for the environment facts."""
-    code, step_dir = _latest_step_status(_preflight_dir(ctx).parent, _preflight_dir(ctx).name)
+    code, step_dir = _latest_step_status(_preflight_root(ctx), slug(ctx.environment.name))
     if code != 0 or step_dir is None:
         return {}
     lines = (step_dir / "stdout.log").read_text(encoding="utf-8").splitlines()
@@ -697,7 +698,7 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     ctx = context_for(units[0])
     needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
     data_fs = _uses_data_fs(units)
-    archive_dir = _preflight_dir(ctx) / f"try{try_number}"
+    archive_dir = archive.step_dir(_preflight_root(ctx), slug(ctx.environment.name), try_number)
     _forget_shared_inputs(ctx)  # a re-run campaign (same name) generates its cells' input anew
     step = ssh.run_step(
         ctx, ctx.environment.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
@@ -748,11 +749,8 @@ def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, s
     if not units:
         return {"cleanup": "nothing planned on this target"}
     ctx = context_for(units[0])
-    archive_dir = (
-        archive.campaign_dir(ctx.spec.study, ctx.campaign)
-        / "cleanup"
-        / ctx.environment.name
-        / f"try{try_number}"
+    archive_dir = archive.step_dir(
+        archive.campaign_dir(ctx.spec.study, ctx.campaign) / "cleanup", ctx.environment.name, try_number
     )
     statements: list[HiveStatement] = []
     seen: set[str] = set()
@@ -828,7 +826,7 @@ def run_load(
     from benchcamp import warehouse as wh
 
     spec = load_spec(study)
-    path = warehouse or wh.default_warehouse()
+    path = warehouse or default_warehouse()
     records = archive.load_campaign_records(study, campaign)
     summary = wh.load_records(path, records)
     wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
@@ -843,9 +841,8 @@ def run_load(
 
 def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
     from benchcamp import report
-    from benchcamp import warehouse as wh
 
-    path = warehouse or wh.default_warehouse()
+    path = warehouse or default_warehouse()
     tables = report.read_tables(path, study, campaign)
     text = report.render(tables, "table", study)
     report.export_snapshot(path)  # what the results page reads: it never waits on the next writer

@@ -43,6 +43,7 @@ def results_root() -> Path:
 
 
 def default_warehouse() -> Path:
+    """`$BENCHCAMP_WAREHOUSE`, else `<repo>/warehouse/benchcamp.duckdb` (git-ignored)."""
     return Path(os.environ.get("BENCHCAMP_WAREHOUSE") or repo_root() / "warehouse" / "benchcamp.duckdb")
 
 

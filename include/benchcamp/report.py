@@ -13,12 +13,13 @@ import io
 import json
 import math
 import os
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
+
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
 
 MARTS = (
     "scaling",
@@ -62,20 +63,23 @@ def _read_only(warehouse: Path) -> Iterator[Any]:
 
     if not warehouse.exists():
         raise ReportError(f"no warehouse at {warehouse} (run a campaign or `benchcamp import` first)")
-    deadline = time.monotonic() + _LOCK_WAIT_S
-    while True:
+
+    def open_connection() -> Any:
         try:
-            con = duckdb.connect(str(warehouse), read_only=True)
-            break
+            return duckdb.connect(str(warehouse), read_only=True)
         except duckdb.ConnectionException:
             # This process already holds the file read-write (Cosmos runs dbt in-process,
             # e.g. under `airflow dags test`): share that instance; we only run selects.
-            con = duckdb.connect(str(warehouse))
-            break
-        except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+            return duckdb.connect(str(warehouse))
+
+    con = Retrying(
+        retry=retry_if_exception(
+            lambda exc: isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+        ),
+        stop=stop_after_delay(_LOCK_WAIT_S),
+        wait=wait_fixed(0.2),
+        reraise=True,
+    )(open_connection)
     try:
         yield con
     finally:

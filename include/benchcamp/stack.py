@@ -16,15 +16,18 @@ import secrets
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_delay, wait_fixed
+
+from benchcamp.airflow_env import airflow_environment, prepare_airflow
 from benchcamp.lab.services import alive, reap
 from benchcamp.paths import airflow_home
+from benchcamp.waiting import wait_while
 
 API_HOST = "127.0.0.1"
 COMPONENTS = ("api-server", "scheduler", "dag-processor", "triggerer")
@@ -64,8 +67,6 @@ def credentials() -> tuple[str, str, bool]:
 
 def stack_environment() -> dict[str, str]:
     """The Airflow CLI environment of `benchcamp run` plus what a long-running Airflow needs."""
-    from benchcamp.cli import airflow_environment
-
     home = airflow_home()
     env = airflow_environment()
     env.update(
@@ -179,7 +180,6 @@ def format_status(rows: list[ComponentStatus]) -> str:
 def up(timeout_s: float = 240.0) -> str:
     """Start the lab and every Airflow component not running; wait until all are healthy."""
     from benchcamp import lab
-    from benchcamp.cli import prepare_airflow
 
     lab_status = lab.lab_up()
     env = stack_environment()
@@ -188,17 +188,28 @@ def up(timeout_s: float = 240.0) -> str:
     for component in COMPONENTS:
         if _read_pid(component) is None:
             _start(component, env)
-    deadline = time.monotonic() + timeout_s
-    while True:
+
+    def not_up(why: str, names: list[str] | tuple[str, ...], rows: list[ComponentStatus]) -> StackError:
+        logs = ", ".join(str(log_file(name)) for name in names)
+        return StackError(f"Airflow did not come up ({why}); see {logs}\n{format_status(rows)}")
+
+    def unless_dead() -> list[ComponentStatus]:
         rows = status()
-        if all(row.healthy for row in rows):
-            break
-        dead = [row.name for row in rows if row.pid is None]
-        if dead or time.monotonic() > deadline:
-            why = f"{dead[0]} exited" if dead else f"not healthy after {timeout_s:.0f} s"
-            logs = ", ".join(str(log_file(name)) for name in (dead or COMPONENTS))
-            raise StackError(f"Airflow did not come up ({why}); see {logs}\n{format_status(rows)}")
-        time.sleep(2)
+        dead = [row.name for row in rows if row.pid is None]  # a healthy component has a PID
+        if dead:
+            raise not_up(f"{dead[0]} exited", dead, rows)
+        return rows
+
+    def timed_out(state: RetryCallState) -> list[ComponentStatus]:
+        assert state.outcome is not None
+        raise not_up(f"not healthy after {timeout_s:.0f} s", COMPONENTS, state.outcome.result())
+
+    rows = Retrying(
+        retry=retry_if_result(lambda rows: not all(row.healthy for row in rows)),
+        stop=stop_after_delay(timeout_s),
+        wait=wait_fixed(2),
+        retry_error_callback=timed_out,
+    )(unless_dead)
     login = (
         f"login: {user} / {password}"
         if made_now
@@ -214,9 +225,7 @@ def _stop(component: str, timeout_s: float = 30.0) -> None:
             os.killpg(pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
-        deadline = time.monotonic() + timeout_s
-        while _group_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_while(lambda: _group_alive(pid), timeout_s, 0.2)
         if _group_alive(pid):
             os.killpg(pid, signal.SIGKILL)
         reap(pid)

@@ -9,12 +9,12 @@ writes in one transaction and closes it. DAG tasks that write share a 1-slot poo
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchcamp.paths import default_warehouse
 from benchcamp.records import RECORD_FIELDS, EnvironmentSnapshot, ResultRecord, ValidationFailure
 
 if TYPE_CHECKING:
@@ -126,14 +126,6 @@ class LoadSummary:
 
     def __str__(self) -> str:
         return f"{self.inserted} new, {self.replaced} replaced"
-
-
-def default_warehouse() -> Path:
-    """`$BENCHCAMP_WAREHOUSE`, else `<repo>/warehouse/benchcamp.duckdb` (git-ignored)."""
-    configured = os.environ.get("BENCHCAMP_WAREHOUSE")
-    if configured:
-        return Path(configured)
-    return Path(__file__).resolve().parents[2] / "warehouse" / "benchcamp.duckdb"
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:

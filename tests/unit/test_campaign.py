@@ -307,6 +307,17 @@ def test_every_path_built_from_a_name_stays_under_its_parent(name: str, tmp_path
     assert posixpath.normpath(pattern.strip("'")) == pattern.strip("'")
 
 
+def test_each_try_of_a_step_has_its_own_folder_and_the_latest_is_the_highest_number(tmp_path: Path) -> None:
+    """The one helper every step (and the benchmarks) archives under: `<rep>/<step>/try<N>`."""
+    assert archive.step_dir(tmp_path, "execute", 3) == tmp_path / "execute" / "try3"
+    for number in (10, 2, 1):
+        archive.step_dir(tmp_path, "execute", number).mkdir(parents=True)
+        (archive.step_dir(tmp_path, "execute", number) / "meta.json").write_text("{}")
+    archive.step_dir(tmp_path, "execute", 11).mkdir()  # started, never wrote its meta.json
+    assert archive.step_tries(tmp_path, "execute") == [tmp_path / "execute" / f"try{n}" for n in (1, 2, 10)]
+    assert archive.step_tries(tmp_path, "generate") == []
+
+
 def test_a_symbolic_link_in_the_archive_cannot_redirect_a_campaign_folder(tmp_path: Path) -> None:
     (tmp_path / "hibench_dse").mkdir()
     (tmp_path / "hibench_dse" / "c1").symlink_to(tmp_path.parent)

@@ -12,15 +12,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from benchcamp.spec import load_spec
-from benchcamp.workloads import get_workload
-from benchcamp.workloads._hive import (
+from benchcamp.platforms.hive import (
     HiveParameterError,
     identifier,
     server_timing,
     statement_logs,
     string_literal,
 )
+from benchcamp.spec import load_spec
+from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext
 from benchcamp.workloads.hivebench import row_counts, table_name
 
@@ -137,9 +137,9 @@ def _hive_connection_to_a_closed_port(monkeypatch: pytest.MonkeyPatch, conn_id: 
 def test_a_hiveserver2_that_is_down_fails_naming_host_and_port(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from benchcamp.platforms.hive import HiveStatement
     from benchcamp.targets.hive import run_statements
     from benchcamp.targets.ssh import TargetUnreachable
-    from benchcamp.workloads._hive import HiveStatement
 
     port = _hive_connection_to_a_closed_port(monkeypatch, "hive_down")
     with pytest.raises(
@@ -211,8 +211,8 @@ def _query_log_lines() -> list[str]:
 def test_a_timed_statement_waits_for_the_server_time_line_that_trails_the_finished_state() -> None:
     import io
 
+    from benchcamp.platforms.hive import HiveStatement
     from benchcamp.targets.hive import _run_one
-    from benchcamp.workloads._hive import HiveStatement
 
     cursor = _TrailingLogCursor(_query_log_lines(), late_fetches=3)
     log = io.StringIO()
@@ -224,8 +224,8 @@ def test_a_timed_statement_waits_for_the_server_time_line_that_trails_the_finish
 def test_an_untimed_statement_does_not_wait_for_a_time_line() -> None:
     import io
 
+    from benchcamp.platforms.hive import HiveStatement
     from benchcamp.targets.hive import _run_one
-    from benchcamp.workloads._hive import HiveStatement
 
     cursor = _TrailingLogCursor(_query_log_lines(), late_fetches=1000)
     log = io.StringIO()
@@ -244,8 +244,8 @@ class _EarlyTimeLineCursor(_TrailingLogCursor):
 def test_a_timed_statement_whose_time_line_already_came_does_not_wait_for_it_again() -> None:
     import io
 
+    from benchcamp.platforms.hive import HiveStatement
     from benchcamp.targets.hive import _run_one
-    from benchcamp.workloads._hive import HiveStatement
 
     cursor = _EarlyTimeLineCursor(_query_log_lines(), late_fetches=1000)
     log = io.StringIO()

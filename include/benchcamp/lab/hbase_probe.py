@@ -1,4 +1,4 @@
-"""What the lab's health check reads of HBase: its znodes, over ZooKeeper's own wire protocol.
+"""What the lab's health check reads of HBase: its znodes in ZooKeeper, through kazoo.
 
 HBase publishes in ZooKeeper where a client must go: the active master (`/hbase/master`),
 the live region servers (`/hbase/rs/<name>`, ephemeral) and the server holding `hbase:meta`
@@ -6,20 +6,19 @@ with the region's state (`/hbase/meta-region-server`). Every client starts there
 store whose meta region is OPEN on a registered, listening region server serves reads and
 writes. ZooKeeper's four-letter words (`ruok`, `srvr`) prove only that ZooKeeper runs, and a
 Java client probe costs a JVM start (~2 s) per check; this reads the znodes in one short
-session instead (a few milliseconds) with the minimal part of the protocol it needs:
-connect, getData, getChildren, close.
+kazoo session instead.
+
+The znodes' content is HBase's protobuf, read here by hand: HBase publishes no Python classes
+for it, and the probe needs three fields (server name, port, region state), fewer lines than
+generating message classes from HBase's .proto files would take.
 """
 
 from __future__ import annotations
 
-import socket
+import logging
 import struct
 from dataclasses import dataclass
 
-_GET_DATA = 4
-_GET_CHILDREN = 8
-_CLOSE = -11
-_NO_NODE = -101
 # RegionState.State in HBase's protobuf (ClusterStatus.proto); meta-region-server omits it
 # when written by older versions, which HBase reads as OPEN.
 REGION_STATES = {0: "OFFLINE", 1: "PENDING_OPEN", 2: "OPENING", 3: "OPEN", 4: "PENDING_CLOSE"}
@@ -27,10 +26,14 @@ REGION_STATES |= {5: "CLOSING", 6: "CLOSED", 7: "SPLITTING", 8: "SPLIT", 9: "FAI
 REGION_STATES |= {10: "FAILED_CLOSE", 11: "MERGING", 12: "MERGED", 13: "SPLITTING_NEW"}
 REGION_STATES |= {14: "MERGING_NEW", 15: "ABNORMALLY_CLOSED"}
 _OPEN = 3
+# kazoo logs every refused or dropped connection as a warning; the probe reports the failure
+# itself (ProbeError, shown in the lab's status), so a ZooKeeper still starting is not noise.
+_KAZOO_LOG = logging.getLogger(__name__ + ".kazoo")
+_KAZOO_LOG.setLevel(logging.ERROR)
 
 
 class ProbeError(RuntimeError):
-    """ZooKeeper answered something this probe cannot read."""
+    """ZooKeeper could not be read, or answered something this probe cannot read."""
 
 
 @dataclass(frozen=True)
@@ -45,63 +48,37 @@ class ServerLocation:
         return f"{self.host}:{self.port}"
 
 
-def _receive(sock: socket.socket, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = sock.recv(size - len(data))
-        if not chunk:
-            raise ProbeError("ZooKeeper closed the connection")
-        data += chunk
-    return data
-
-
-def _exchange(sock: socket.socket, body: bytes) -> bytes:
-    sock.sendall(struct.pack(">i", len(body)) + body)
-    (size,) = struct.unpack(">i", _receive(sock, 4))
-    return _receive(sock, size)
-
-
-def _path(path: str) -> bytes:
-    encoded = path.encode()
-    return struct.pack(">i", len(encoded)) + encoded + b"\0"  # path, watch=false
-
-
 def read_znodes(
     host: str, port: int, data: tuple[str, ...], children: tuple[str, ...] = (), timeout_s: float = 2.0
 ) -> tuple[dict[str, bytes | None], dict[str, list[str] | None]]:
     """Data of the `data` znodes and child names of the `children` ones (None: no such node)."""
+    from kazoo.client import KazooClient
+    from kazoo.exceptions import KazooException, NoNodeError
+    from kazoo.handlers.threading import KazooTimeoutError
+
+    client = KazooClient(
+        hosts=f"{host}:{port}", timeout=timeout_s, connection_retry={"max_tries": 0}, logger=_KAZOO_LOG
+    )
     found: dict[str, bytes | None] = {}
     listed: dict[str, list[str] | None] = {}
-    with socket.create_connection((host, port), timeout=timeout_s) as sock:
-        # ConnectRequest: protocol 0, last zxid 0, session timeout, session 0, empty password
-        _exchange(sock, struct.pack(">iqiqi", 0, 0, int(timeout_s * 1000), 0, 16) + bytes(16) + b"\0")
-        requests = [(_GET_DATA, path) for path in data] + [(_GET_CHILDREN, path) for path in children]
-        for xid, (operation, path) in enumerate(requests, start=1):
-            reply = _exchange(sock, struct.pack(">ii", xid, operation) + _path(path))
-            answered, _, error = struct.unpack(">iqi", reply[:16])
-            if answered != xid:
-                raise ProbeError(f"ZooKeeper answered request {answered}, expected {xid}")
-            if error == _NO_NODE:
-                (found if operation == _GET_DATA else listed)[path] = None
-            elif error != 0:
-                raise ProbeError(f"ZooKeeper error {error} reading {path}")
-            elif operation == _GET_DATA:
-                (size,) = struct.unpack(">i", reply[16:20])
-                found[path] = reply[20 : 20 + max(size, 0)]
-            else:
-                listed[path] = _strings(reply[16:])
-        sock.sendall(struct.pack(">iii", 8, len(requests) + 1, _CLOSE))
+    try:
+        client.start(timeout=timeout_s)
+        for path in data:
+            try:
+                found[path] = client.get(path)[0]
+            except NoNodeError:
+                found[path] = None
+        for path in children:
+            try:
+                listed[path] = list(client.get_children(path))
+            except NoNodeError:
+                listed[path] = None
+    except (KazooException, KazooTimeoutError) as exc:
+        raise ProbeError(f"ZooKeeper {host}:{port}: {type(exc).__name__}: {exc}") from exc
+    finally:
+        client.stop()
+        client.close()
     return found, listed
-
-
-def _strings(payload: bytes) -> list[str]:
-    (count,) = struct.unpack(">i", payload[:4])
-    names, offset = [], 4
-    for _ in range(count):
-        (size,) = struct.unpack(">i", payload[offset : offset + 4])
-        names.append(payload[offset + 4 : offset + 4 + size].decode())
-        offset += 4 + size
-    return names
 
 
 def _varint(buffer: bytes, offset: int) -> tuple[int, int]:

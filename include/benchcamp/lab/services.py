@@ -24,6 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_result,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_fixed,
+)
+
 from benchcamp.lab.config import (
     LOOPBACK,
     java17_options,
@@ -47,6 +56,7 @@ from benchcamp.lab.layout import (
     yarn_conf_dir,
     yarn_home,
 )
+from benchcamp.waiting import wait_while
 
 MEMORY_BUDGET_MB = 3072
 
@@ -200,13 +210,10 @@ def _stop(name: str, timeout_s: float, request_stop: Callable[[], bool] | None =
     if pid is not None:
         if request_stop is None or not request_stop():
             os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_while(lambda: alive(pid), timeout_s, 0.1)
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
-            while alive(pid):
-                time.sleep(0.05)
+            wait_while(lambda: alive(pid), None, 0.05)
         reap(pid)
     pid_file(name).unlink(missing_ok=True)
 
@@ -302,10 +309,13 @@ def _start_sshd() -> None:
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)
     pid_file("sshd").unlink(missing_ok=True)
     subprocess.run(["/usr/sbin/sshd", "-f", str(config), "-E", str(log_file("sshd"))], check=True)
-    for _ in range(50):  # sshd writes its PID file after daemonising
-        if pid_file("sshd").exists():
-            return
-        time.sleep(0.1)
+    # sshd writes its PID file after daemonising: look 50 times, 0.1 s apart
+    Retrying(
+        retry=retry_if_result(lambda found: not found),
+        stop=stop_after_attempt(50),
+        wait=wait_fixed(0.1),
+        retry_error_callback=lambda state: False,
+    )(pid_file("sshd").exists)
 
 
 def _check_sshd() -> tuple[bool, str]:
@@ -761,21 +771,37 @@ def lab_up(timeout_s: float = 420.0) -> LabStatus:
     for service in lab_services():
         if read_pid(service.name) is None:
             service.start()
-    deadline = time.monotonic() + timeout_s
     hdfs_prepared = False
-    while True:
+
+    def not_up(reason: str, services: list[ServiceStatus], status: LabStatus) -> LabError:
+        tails = "\n".join(_log_tail(service.name) for service in services)
+        return LabError(f"the lab did not come up ({reason}):\n{status.format()}\n{tails}")
+
+    def settled() -> tuple[LabStatus, bool]:
+        """The lab's status and whether it is up; HDFS prepared once the namenode answers."""
+        nonlocal hdfs_prepared
         status = lab_status()
         if not hdfs_prepared and status.service("namenode").healthy:
             _prepare_hdfs()
             hdfs_prepared = True
-        if status.healthy and hdfs_prepared:
-            return status
+        up = status.healthy and hdfs_prepared
         dead = [service for service in status.services if not service.alive]
-        if dead or time.monotonic() > deadline:
-            reason = f"{dead[0].name} exited" if dead else f"not healthy after {timeout_s:.0f} s"
-            tails = "\n".join(_log_tail(service.name) for service in (dead or status.services))
-            raise LabError(f"the lab did not come up ({reason}):\n{status.format()}\n{tails}")
-        time.sleep(1.0)
+        if dead and not up:
+            raise not_up(f"{dead[0].name} exited", dead, status)
+        return status, up
+
+    def timed_out(state: RetryCallState) -> tuple[LabStatus, bool]:
+        assert state.outcome is not None
+        status = state.outcome.result()[0]
+        raise not_up(f"not healthy after {timeout_s:.0f} s", status.services, status)
+
+    status, _ = Retrying(
+        retry=retry_if_result(lambda answer: not answer[1]),
+        stop=stop_after_delay(timeout_s),
+        wait=wait_fixed(1.0),
+        retry_error_callback=timed_out,
+    )(settled)
+    return status
 
 
 def _log_tail(name: str, lines: int = 15) -> str:

@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ElementTree
 from datetime import datetime
 from typing import Any
 
+from benchcamp.platforms.hive import HiveStatement
 from benchcamp.records import EnvironmentSnapshot
-from benchcamp.workloads._hive import HiveStatement
 from benchcamp.workloads.base import RunContext
 
 FACTS_SCRIPT = r"""

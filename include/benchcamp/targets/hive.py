@@ -16,14 +16,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchcamp.targets.ssh import TargetUnreachable
-from benchcamp.workloads._hive import (
+from benchcamp.platforms.hive import (
     COMPLETED_EXECUTING,
     OPERATION_LOG,
     RESULTS_FILE,
     STATEMENT_MARK,
     HiveStatement,
 )
+from benchcamp.targets.ssh import TargetUnreachable
 from benchcamp.workloads.base import ArchivedStep
 
 

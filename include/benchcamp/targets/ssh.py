@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchcamp.workloads._hadoop import EXAMPLES_JAR, TESTS_JAR
+from benchcamp.platforms.hadoop import EXAMPLES_JAR, TESTS_JAR
 from benchcamp.workloads.base import TOOLS_DIR, ArchivedStep, Command, RunContext, render
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from benchcamp.records import ResultRecord
 from benchcamp.spec import AxisValue, Environment, Ladder, StudySpec
 
 if TYPE_CHECKING:
-    from benchcamp.workloads._hive import HiveStatement
+    from benchcamp.platforms.hive import HiveStatement
 
 _SAFE_SLUG = re.compile(r"[^A-Za-z0-9_.=-]+")
 

@@ -17,9 +17,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from benchcamp.records import ResultRecord
-from benchcamp.workloads import register
-from benchcamp.workloads._hive import (
+from benchcamp.platforms.hive import (
     OPERATION_LOG,
     RESULTS_FILE,
     HiveStatement,
@@ -28,6 +26,8 @@ from benchcamp.workloads._hive import (
     statement_logs,
     string_literal,
 )
+from benchcamp.records import ResultRecord
+from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,
     Command,

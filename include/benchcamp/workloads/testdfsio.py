@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchcamp.platforms.hadoop import TESTS_JAR
 from benchcamp.records import ResultRecord
 from benchcamp.workloads import register
-from benchcamp.workloads._hadoop import TESTS_JAR
 from benchcamp.workloads.base import (
     ArchivedStep,
     Command,

@@ -7,9 +7,9 @@ nodes reducers, timed on the target around the `hadoop jar` call.
 
 from __future__ import annotations
 
+from benchcamp.platforms.hadoop import EXAMPLES_JAR, parse_job_reports
 from benchcamp.records import ResultRecord
 from benchcamp.workloads import register
-from benchcamp.workloads._hadoop import EXAMPLES_JAR, parse_job_reports
 from benchcamp.workloads.base import (
     ArchivedStep,
     Command,

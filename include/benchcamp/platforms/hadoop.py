@@ -1,4 +1,4 @@
-"""Shared parsing of Hadoop job client output (used by the MapReduce workload modules)."""
+"""Hadoop job client output (parsed by the MapReduce workloads) and the jar variables the targets export."""
 
 from __future__ import annotations
 
