@@ -40,7 +40,11 @@ def test_wordcount_commands_follow_the_study() -> None:
     assert "mapreduce.job.maps=1" in generate  # the lab's LocalJobRunner writes with one map
     assert f"mapreduce.randomtextwriter.bytespermap={total_bytes(0.012)}" in generate
     assert "mapreduce.job.reduces=2" in execute
-    assert render(execute).endswith('"$DATA"/input "$DATA"/output')
+    # generated input under $INPUT, which is the repetition's $DATA while the study regenerates
+    assert render(execute).endswith('"$INPUT"/input "$DATA"/output') and render(generate).endswith(
+        '"$INPUT"/input'
+    )
+    assert 'export INPUT="$DATA"' in prologue(ctx, "execute", 1)
 
 
 def test_dse_prefix_and_nodes_scale_task_counts() -> None:
