@@ -2,24 +2,28 @@
 
 Repetitions m − σ, m, m + σ have sample σ exactly σ, so with three a side and equal σ Welch's
 t is (m_H − m_C) / (σ √(2/3)) on 4 degrees of freedom: placing the means at the t table's
-critical values checks the SQL p-value against published quantiles (p = 0.01, 0.05, 0.10).
+critical values checks the p-value (scipy's, in the Python model int_ycsb_stores_compared)
+against published quantiles (p = 0.01, 0.05, 0.10).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from benchcamp import report
 from benchcamp import warehouse as wh
 from benchcamp.records import ResultRecord
 from benchcamp.spec import load_spec
-from benchcamp.transform import build_marts
+from benchcamp.transform import build_marts, project_dir
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ArchivedStep, RunContext
+from scipy import stats
 
 STUDY = "ycsb_hbase_cassandra"
 CAMPAIGN = "golden"
@@ -217,3 +221,39 @@ def test_an_anomalous_sweep_is_marked_on_its_curve_and_listed_under_it(tmp_path:
     body = study_body(target, STUDY, tables, downloads=None)
     assert "<figure id='latency-throughput-ycsb-a'><svg" in body
     assert "<figcaption class='anomalies'><ul><li>anomaly, ycsb_a|store=hbase|target_ops=500" in body
+
+
+def stores_compared_model() -> Any:
+    """The Python model's module, imported from its file as dbt-duckdb runs it."""
+    path = project_dir() / "models" / "intermediate" / "int_ycsb_stores_compared.py"
+    spec = importlib.util.spec_from_file_location("int_ycsb_stores_compared", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_welch_p_values_are_scipy_s_on_the_repetitions() -> None:
+    """The model's p-value from (mean, σ, n) equals scipy's Welch test on repetitions m − σ, m, m + σ,
+    and its edge cases are the ones the verdicts rely on."""
+    welch = stores_compared_model().welch_p_values
+
+    def p(mean_a: float, sd_a: float, n_a: float, mean_b: float, sd_b: float, n_b: float) -> float:
+        args = [np.array([value], dtype=float) for value in (mean_a, sd_a, n_a, mean_b, sd_b, n_b)]
+        return float(welch(*args)[0])
+
+    for mean_a, sd_a, mean_b, sd_b in (
+        (1300, 10, 1000, 10),
+        (1000, 200, 800, 200),
+        (1000, 10, 2000, 10),
+        (900, 30, 1000, 5),
+    ):
+        a, b = [mean_a - sd_a, mean_a, mean_a + sd_a], [mean_b - sd_b, mean_b, mean_b + sd_b]
+        expected = stats.ttest_ind(a, b, equal_var=False).pvalue
+        assert p(mean_a, sd_a, 3, mean_b, sd_b, 3) == pytest.approx(expected, rel=1e-9)
+    assert p(1000, 200, 3, 800, 200, 3) == pytest.approx(0.2879, abs=1e-4)  # t = 1.22 on ν = 4
+    assert (p(3000, 0, 3, 3000, 0, 3), p(3001, 0, 3, 3000, 0, 3)) == (1.0, 0.0)  # no spread either side
+    # one side without spread: t on that side's n − 1 degrees of freedom
+    assert p(5, 1, 3, 7, 0, 3) == pytest.approx(2 * stats.t.sf(2 / math.sqrt(1 / 3), 2), rel=1e-9)
+    assert math.isnan(p(1300, 10, 3, 1000, float("nan"), 1))  # one repetition: no σ, no test
+    assert math.isnan(p(1300, 10, 3, float("nan"), 10, 3))

@@ -1,6 +1,7 @@
 -- YCSB cells (workloads ycsb_*) one row per (cell, operation type), from the per-cell
 -- statistics of int_cells_summarised: the run's throughput (ops/s over every operation type)
--- beside the operation type's latencies, each as mean and sample σ over the ok repetitions.
+-- beside the operation type's latencies, each as mean and sample σ over the ok repetitions
+-- (the throughput also with its σ%).
 -- Operation types are the workload mix's (read, update, insert, scan, read_modify_write, ...);
 -- cleanup (once per client thread at the end) and <op>_failed (latencies of not-ok calls, which
 -- only failed repetitions have, and no statistic includes) are left out. A cell without any
@@ -19,13 +20,14 @@ per_cell as (
         workload,
         cell_key,
         any_value(params) as params,
-        max(n) filter (where metric = 'duration_s') as n,
-        max(n_failed) filter (where metric = 'duration_s') as n_failed,
-        max(n_warmup) filter (where metric = 'duration_s') as n_warmup,
-        any_value(mean) filter (where metric = 'operations_requested') as operations_requested,
-        any_value(n) filter (where metric = 'throughput_ops_s') as throughput_n,
-        any_value(mean) filter (where metric = 'throughput_ops_s') as throughput_ops_s,
-        any_value(stddev) filter (where metric = 'throughput_ops_s') as throughput_stddev,
+        {{ metric_value('duration_s', 'n') }} as n,
+        {{ metric_value('duration_s', 'n_failed') }} as n_failed,
+        {{ metric_value('duration_s', 'n_warmup') }} as n_warmup,
+        {{ metric_value('operations_requested') }} as operations_requested,
+        {{ metric_value('throughput_ops_s', 'n') }} as throughput_n,
+        {{ metric_value('throughput_ops_s') }} as throughput_ops_s,
+        {{ metric_value('throughput_ops_s', 'stddev') }} as throughput_stddev,
+        {{ metric_value('throughput_ops_s', 'stddev_pct') }} as throughput_stddev_pct,
         bool_and(passed_validation) as passed_validation
     from cells
     group by study, campaign, environment, workload, cell_key
@@ -46,14 +48,14 @@ per_op as (
         environment,
         cell_key,
         op_type,
-        any_value(mean) filter (where measure = 'operations') as operations,
-        any_value(n) filter (where measure = 'avg_latency_us') as latency_n,
-        any_value(mean) filter (where measure = 'avg_latency_us') as avg_latency_us,
-        any_value(stddev) filter (where measure = 'avg_latency_us') as avg_latency_stddev_us,
-        any_value(mean) filter (where measure = 'p95_latency_us') as p95_latency_us,
-        any_value(stddev) filter (where measure = 'p95_latency_us') as p95_latency_stddev_us,
-        any_value(mean) filter (where measure = 'p99_latency_us') as p99_latency_us,
-        any_value(stddev) filter (where measure = 'p99_latency_us') as p99_latency_stddev_us
+        {{ metric_value('operations', key='measure') }} as operations,
+        {{ metric_value('avg_latency_us', 'n', key='measure') }} as latency_n,
+        {{ metric_value('avg_latency_us', key='measure') }} as avg_latency_us,
+        {{ metric_value('avg_latency_us', 'stddev', key='measure') }} as avg_latency_stddev_us,
+        {{ metric_value('p95_latency_us', key='measure') }} as p95_latency_us,
+        {{ metric_value('p95_latency_us', 'stddev', key='measure') }} as p95_latency_stddev_us,
+        {{ metric_value('p99_latency_us', key='measure') }} as p99_latency_us,
+        {{ metric_value('p99_latency_us', 'stddev', key='measure') }} as p99_latency_stddev_us
     from op_metrics
     where op_type <> '' and op_type <> 'cleanup' and not ends_with(op_type, '_failed')
     group by study, campaign, environment, cell_key, op_type
@@ -85,6 +87,7 @@ select
     c.throughput_n,
     c.throughput_ops_s,
     c.throughput_stddev,
+    c.throughput_stddev_pct,
     o.operations,
     o.latency_n,
     o.avg_latency_us,

@@ -8,10 +8,6 @@ with durations as (
     where metric = 'duration_s'
 ),
 
-fingerprints as (
-    select * from {{ ref('int_environment_fingerprints') }}
-),
-
 runs as (
     select * from {{ ref('stg_campaign_runs') }}
 )
@@ -24,7 +20,7 @@ select
     d.series_params,
     d.data_size_gb,
     d.cell_key,
-    f.fingerprint,
+    fp.fingerprint,
     r.run_type,
     r.logical_date,
     d.first_started_at,
@@ -34,10 +30,7 @@ select
     d.n,
     d.n_failed
 from durations as d
-left join fingerprints as f
-    on d.study = f.study
-    and d.campaign = f.campaign
-    and d.environment = f.environment
+{{ fingerprint_join('d') }}
 left join runs as r
     on d.study = r.study
     and d.campaign = r.campaign

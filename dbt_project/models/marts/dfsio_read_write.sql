@@ -16,20 +16,12 @@ pivoted as (
         environment,
         data_size_gb,
         series_params,
-        any_value(mean) filter (where workload = 'dfsio_read' and metric = 'duration_s') as read_s,
-        any_value(mean) filter (where workload = 'dfsio_write' and metric = 'duration_s') as write_s,
-        any_value(mean) filter (
-            where workload = 'dfsio_read' and metric = 'throughput_mb_s'
-        ) as read_throughput_mb_s,
-        any_value(mean) filter (
-            where workload = 'dfsio_write' and metric = 'throughput_mb_s'
-        ) as write_throughput_mb_s,
-        any_value(mean) filter (
-            where workload = 'dfsio_read' and metric = 'avg_io_rate_mb_s'
-        ) as read_avg_io_rate_mb_s,
-        any_value(mean) filter (
-            where workload = 'dfsio_write' and metric = 'avg_io_rate_mb_s'
-        ) as write_avg_io_rate_mb_s
+        {{ metric_value('duration_s', where="workload = 'dfsio_read'") }} as read_s,
+        {{ metric_value('duration_s', where="workload = 'dfsio_write'") }} as write_s,
+        {{ metric_value('throughput_mb_s', where="workload = 'dfsio_read'") }} as read_throughput_mb_s,
+        {{ metric_value('throughput_mb_s', where="workload = 'dfsio_write'") }} as write_throughput_mb_s,
+        {{ metric_value('avg_io_rate_mb_s', where="workload = 'dfsio_read'") }} as read_avg_io_rate_mb_s,
+        {{ metric_value('avg_io_rate_mb_s', where="workload = 'dfsio_write'") }} as write_avg_io_rate_mb_s
     from cells
     group by study, campaign, environment, data_size_gb, series_params
 )
@@ -46,9 +38,6 @@ select
     write_throughput_mb_s,
     read_avg_io_rate_mb_s,
     write_avg_io_rate_mb_s,
-    coalesce(e.fingerprint, 'unknown') as fingerprint
+    {{ fingerprint_or_unknown() }} as fingerprint
 from pivoted as p
-left join {{ ref('int_environment_fingerprints') }} as e
-    on p.study = e.study
-    and p.campaign = e.campaign
-    and p.environment = e.environment
+{{ fingerprint_join('p') }}

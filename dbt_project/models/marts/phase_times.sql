@@ -19,26 +19,24 @@ pivoted as (
         cell_key,
         any_value(data_size_gb) as data_size_gb,
         any_value(series_params) as series_params,
-        max(n) filter (where metric = 'job_elapsed_s') as n,
-        any_value(mean) filter (where metric = 'phase_map_s') as map_s,
-        any_value(stddev) filter (where metric = 'phase_map_s') as map_stddev_s,
-        any_value(mean) filter (where metric = 'phase_shuffle_s') as shuffle_s,
-        any_value(stddev) filter (where metric = 'phase_shuffle_s') as shuffle_stddev_s,
-        any_value(mean) filter (where metric = 'phase_merge_s') as merge_s,
-        any_value(stddev) filter (where metric = 'phase_merge_s') as merge_stddev_s,
-        any_value(mean) filter (where metric = 'phase_reduce_s') as reduce_s,
-        any_value(stddev) filter (where metric = 'phase_reduce_s') as reduce_stddev_s,
-        any_value(mean) filter (where metric = 'job_elapsed_s') as job_elapsed_s,
-        any_value(n * mean) filter (where metric = 'failed_task_attempts') as failed_task_attempts
+        {{ metric_value('job_elapsed_s', 'n') }} as n,
+        {{ metric_value('phase_map_s') }} as map_s,
+        {{ metric_value('phase_map_s', 'stddev') }} as map_stddev_s,
+        {{ metric_value('phase_shuffle_s') }} as shuffle_s,
+        {{ metric_value('phase_shuffle_s', 'stddev') }} as shuffle_stddev_s,
+        {{ metric_value('phase_merge_s') }} as merge_s,
+        {{ metric_value('phase_merge_s', 'stddev') }} as merge_stddev_s,
+        {{ metric_value('phase_reduce_s') }} as reduce_s,
+        {{ metric_value('phase_reduce_s', 'stddev') }} as reduce_stddev_s,
+        {{ metric_value('job_elapsed_s') }} as job_elapsed_s,
+        -- the attempts of all usable repetitions together: n × their mean is their sum
+        {{ metric_value('failed_task_attempts', 'n * mean') }} as failed_task_attempts
     from cells
     group by study, campaign, environment, workload, cell_key
 )
 
 select
     p.*,
-    coalesce(e.fingerprint, 'unknown') as fingerprint
+    {{ fingerprint_or_unknown() }} as fingerprint
 from pivoted as p
-left join {{ ref('int_environment_fingerprints') }} as e
-    on p.study = e.study
-    and p.campaign = e.campaign
-    and p.environment = e.environment
+{{ fingerprint_join('p') }}

@@ -2,8 +2,7 @@
 -- per cell of metric duration_s, Time (mean), σ, σ%, Data Δ and Time Δ against the
 -- smallest size of the same study, campaign, environment, workload and other axes
 -- (series_params), the throughput and the linear-scaling projection.
--- σ% is recomputed here from mean and σ (the same macro as int_cells_summarised) so
--- that the mart's unit test reproduces the published σ% from the published Time and σ.
+-- n, Time, σ and σ% are int_cells_summarised's, never recomputed here.
 -- Sizes are GiB and throughput is MiB/s: data_size_gb × 1024 / mean_s.
 with cells as (
     select * from {{ ref('int_cells_summarised') }}
@@ -15,9 +14,9 @@ durations as (
 ),
 
 processed as (
-    select study, campaign, environment, cell_key, mean as processed_gb
+    select study, campaign, environment, cell_key, {{ metric_value('processed_gb') }} as processed_gb
     from cells
-    where metric = 'processed_gb'
+    group by study, campaign, environment, cell_key
 ),
 
 smallest_sizes as (
@@ -42,10 +41,6 @@ baselines as (
 
 thresholds as (
     select * from {{ ref('stg_study_thresholds') }}
-),
-
-fingerprints as (
-    select * from {{ ref('int_environment_fingerprints') }}
 )
 
 select
@@ -60,7 +55,7 @@ select
     d.n_warmup,
     d.mean as mean_s,
     d.stddev as stddev_s,
-    {{ percent_of('d.stddev', 'd.mean') }} as stddev_pct,
+    d.stddev_pct,
     case when d.data_size_gb <> b.baseline_gb
         then {{ percent_of('d.data_size_gb - b.baseline_gb', 'b.baseline_gb') }}
     end as data_delta_pct,
@@ -69,10 +64,10 @@ select
     end as time_delta_pct,
     case when d.mean > 0 then d.data_size_gb * 1024 / d.mean end as throughput_mb_s,
     b.baseline_s * d.data_size_gb / b.baseline_gb as linear_projection_s,
-    {{ percent_of('d.stddev', 'd.mean') }} <= coalesce(t.max_stddev_pct, 10) as within_threshold,
+    d.stddev_pct <= coalesce(t.max_stddev_pct, 10) as within_threshold,
     d.passed_validation,
     p.processed_gb,
-    coalesce(e.fingerprint, 'unknown') as fingerprint
+    {{ fingerprint_or_unknown() }} as fingerprint
 from durations as d
 inner join baselines as b
     on d.study = b.study
@@ -82,10 +77,7 @@ inner join baselines as b
     and d.series_params = b.series_params
 left join thresholds as t
     on d.study = t.study
-left join fingerprints as e
-    on d.study = e.study
-    and d.campaign = e.campaign
-    and d.environment = e.environment
+{{ fingerprint_join('d') }}
 left join processed as p
     on d.study = p.study
     and d.campaign = p.campaign

@@ -28,9 +28,6 @@ select
     o.p95_latency_us,
     o.p99_latency_us,
     o.passed_validation,
-    coalesce(e.fingerprint, 'unknown') as fingerprint
+    {{ fingerprint_or_unknown() }} as fingerprint
 from ops as o
-left join {{ ref('int_environment_fingerprints') }} as e
-    on o.study = e.study
-    and o.campaign = e.campaign
-    and o.environment = e.environment
+{{ fingerprint_join('o') }}

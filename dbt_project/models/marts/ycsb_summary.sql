@@ -1,16 +1,13 @@
 -- The YCSB study's table: per cell and operation type, the run's throughput (ops/s) with its
 -- σ and σ% over the ok repetitions, and the operation type's average, 95th and 99th percentile
 -- latency (µs) with their σ. One row per (study, campaign, environment, workload, cell, op_type).
+-- Every statistic is int_ycsb_ops_summarised's (σ% included), never recomputed here.
 with ops as (
     select * from {{ ref('int_ycsb_ops_summarised') }}
 ),
 
 thresholds as (
     select * from {{ ref('stg_study_thresholds') }}
-),
-
-fingerprints as (
-    select * from {{ ref('int_environment_fingerprints') }}
 )
 
 select
@@ -31,7 +28,7 @@ select
     o.operations_requested,
     o.throughput_ops_s,
     o.throughput_stddev,
-    {{ percent_of('o.throughput_stddev', 'o.throughput_ops_s') }} as throughput_stddev_pct,
+    o.throughput_stddev_pct,
     o.operations,
     o.avg_latency_us,
     o.avg_latency_stddev_us,
@@ -39,14 +36,10 @@ select
     o.p95_latency_stddev_us,
     o.p99_latency_us,
     o.p99_latency_stddev_us,
-    {{ percent_of('o.throughput_stddev', 'o.throughput_ops_s') }} <= coalesce(t.max_stddev_pct, 10)
-        as within_threshold,
+    o.throughput_stddev_pct <= coalesce(t.max_stddev_pct, 10) as within_threshold,
     o.passed_validation,
-    coalesce(e.fingerprint, 'unknown') as fingerprint
+    {{ fingerprint_or_unknown() }} as fingerprint
 from ops as o
 left join thresholds as t
     on o.study = t.study
-left join fingerprints as e
-    on o.study = e.study
-    and o.campaign = e.campaign
-    and o.environment = e.environment
+{{ fingerprint_join('o') }}
