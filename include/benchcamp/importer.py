@@ -119,6 +119,9 @@ def staging() -> Iterator[duckdb.DuckDBPyConnection]:
     con = duckdb.connect(":memory:")
     try:
         con.execute("set TimeZone = 'UTC'")
+        # Every query that needs an order says so (line_no): unordered scans and inserts are
+        # about a quarter faster over a million lines.
+        con.execute("set preserve_insertion_order = false")
         yield con
     finally:
         con.close()
@@ -662,9 +665,10 @@ def load(
                     "select study, campaign, count(*) from temp.main.incoming group by all"
                 ).fetchall()
             )
-            con.execute(
-                f"insert or replace into raw.results ({columns}) select {columns} from temp.main.incoming"
-            )
+            # `insert or replace` checks every row for a conflict: a third of the load's time,
+            # spent for nothing when no key is already in the warehouse (a new campaign).
+            verb = "insert or replace" if replaced else "insert"
+            con.execute(f"{verb} into raw.results ({columns}) select {columns} from temp.main.incoming")
             for item in loads:
                 con.execute(
                     "delete from raw.validation_failures where study = ? and campaign = ?",
