@@ -26,10 +26,14 @@ def campaign_dir(study: str, campaign: str, root: Path | None = None) -> Path:
     return child(root or results_root(), slug(study), slug(campaign), what="study/campaign")
 
 
+def cell_dir(study: str, campaign: str, cell_key: str, root: Path | None = None) -> Path:
+    return child(campaign_dir(study, campaign, root), slug(cell_key), what="cell")
+
+
 def repetition_dir(
     study: str, campaign: str, cell_key: str, repetition: int, root: Path | None = None
 ) -> Path:
-    return child(campaign_dir(study, campaign, root), slug(cell_key), f"rep{repetition}", what="cell")
+    return child(cell_dir(study, campaign, cell_key, root), f"rep{repetition}", what="cell")
 
 
 def step_dir(parent: Path, step: str, try_number: int) -> Path:

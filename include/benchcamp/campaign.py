@@ -406,10 +406,8 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
 def shared_input_marker(ctx: RunContext) -> Path:
     """With `regenerate_data: false`: the record that this cell's input exists on this target in this
     campaign (written once it was generated and verified; removed by the preflight and the cleanup)."""
-    cell_dir = archive.repetition_dir(
-        ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params), 0
-    ).parent
-    return cell_dir / "input" / f"{slug(ctx.environment.name)}.json"
+    cell = archive.cell_dir(ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params))
+    return cell / "input" / f"{slug(ctx.environment.name)}.json"
 
 
 def _reuse_input(ctx: RunContext, archive_dir: Path, marker: Path) -> str:

@@ -154,16 +154,16 @@ def api(stack: dict[str, Any]) -> Api:
     return client
 
 
-def _runs(api: Api) -> list[dict[str, Any]]:
-    status, answer = api.call("GET", f"/api/v2/dags/{DAG}/dagRuns?limit=100")
+def _runs(api: Api, dag_id: str = DAG) -> list[dict[str, Any]]:
+    status, answer = api.call("GET", f"/api/v2/dags/{dag_id}/dagRuns?limit=100")
     assert status == 200, answer
     return list(answer["dag_runs"])
 
 
-def _wait(api: Api, run_id: str, timeout_s: float = 1500) -> str:
+def _wait(api: Api, run_id: str, timeout_s: float = 1500, dag_id: str = DAG) -> str:
     deadline = time.monotonic() + timeout_s
     while True:
-        status, run = api.call("GET", f"/api/v2/dags/{DAG}/dagRuns/{run_id}")
+        status, run = api.call("GET", f"/api/v2/dags/{dag_id}/dagRuns/{urllib.parse.quote(run_id)}")
         assert status == 200, run
         if run["state"] in ("success", "failed"):
             return str(run["state"])
@@ -171,8 +171,9 @@ def _wait(api: Api, run_id: str, timeout_s: float = 1500) -> str:
         time.sleep(5)
 
 
-def _task_states(api: Api, run_id: str) -> dict[str, str]:
-    status, answer = api.call("GET", f"/api/v2/dags/{DAG}/dagRuns/{run_id}/taskInstances?limit=500")
+def _task_states(api: Api, run_id: str, dag_id: str = DAG) -> dict[str, str]:
+    path = f"/api/v2/dags/{dag_id}/dagRuns/{urllib.parse.quote(run_id)}/taskInstances?limit=500"
+    status, answer = api.call("GET", path)
     assert status == 200, answer
     return {ti["task_id"]: ti["state"] for ti in answer["task_instances"] if ti["map_index"] in (-1, 0)}
 
@@ -486,7 +487,7 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
             {"logical_date": dag["next_dagrun_logical_date"], "conf": {"ladderr": 1}},
         )
         assert status == 200, held
-    before = {run["dag_run_id"] for run in _runs_of(api, dag_id)}
+    before = {run["dag_run_id"] for run in _runs(api, dag_id)}
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -512,7 +513,7 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
             refusal = page.get_by_text("99 is greater than or equal to the maximum of 51").first
             refusal.wait_for(timeout=30_000)
             page.screenshot(path=str(ARTIFACTS / f"11-{dag_id}-form-refuses-99.png"))
-            assert {run["dag_run_id"] for run in _runs_of(api, dag_id)} - before == set()
+            assert {run["dag_run_id"] for run in _runs(api, dag_id)} - before == set()
 
             repetitions.fill("1")
             _choose(page, dialog, "ladder", "tiny")
@@ -527,7 +528,7 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
             page.screenshot(path=str(ARTIFACTS / f"12-{dag_id}-form-filled.png"), full_page=True)
             trigger.click()
             deadline = time.monotonic() + 60
-            while not (new := [r for r in _runs_of(api, dag_id) if r["dag_run_id"] not in before]):
+            while not (new := [r for r in _runs(api, dag_id) if r["dag_run_id"] not in before]):
                 assert time.monotonic() < deadline, "the form started no run"
                 time.sleep(1)
         finally:
@@ -537,30 +538,6 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
     assert conf["ladder"] == "tiny" and conf["repetitions"] == 1 and conf["warmup_repetitions"] == 0, conf
     assert conf["workloads"] == wanted["workloads"] and conf["cells"] == wanted["cells"], conf
     assert conf["campaign"] is None and conf["note"] is None and conf["fail_on_validation"] is True, conf
-    assert _wait_for(api, dag_id, run["dag_run_id"]) == "success", _task_states_of(
-        api, dag_id, run["dag_run_id"]
+    assert _wait(api, run["dag_run_id"], timeout_s=900, dag_id=dag_id) == "success", _task_states(
+        api, run["dag_run_id"], dag_id
     )
-
-
-def _runs_of(api: Api, dag_id: str) -> list[dict[str, Any]]:
-    status, answer = api.call("GET", f"/api/v2/dags/{dag_id}/dagRuns?limit=100")
-    assert status == 200, answer
-    return list(answer["dag_runs"])
-
-
-def _wait_for(api: Api, dag_id: str, run_id: str, timeout_s: float = 900) -> str:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        status, run = api.call("GET", f"/api/v2/dags/{dag_id}/dagRuns/{urllib.parse.quote(run_id)}")
-        assert status == 200, run
-        if run["state"] in ("success", "failed"):
-            return str(run["state"])
-        assert time.monotonic() < deadline, f"run {run_id} still {run['state']}"
-        time.sleep(5)
-
-
-def _task_states_of(api: Api, dag_id: str, run_id: str) -> dict[str, str]:
-    path = f"/api/v2/dags/{dag_id}/dagRuns/{urllib.parse.quote(run_id)}/taskInstances?limit=500"
-    status, answer = api.call("GET", path)
-    assert status == 200, answer
-    return {ti["task_id"]: ti["state"] for ti in answer["task_instances"] if ti["map_index"] in (-1, 0)}
