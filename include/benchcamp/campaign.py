@@ -364,7 +364,7 @@ def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
         _run_hive(ctx, hive_statements, archive_dir / "hive", "clean")
     step = ssh.run_step(ctx, ctx.environment.connection, "clean", clean_body(ctx), archive_dir, try_number)
     ssh.raise_if_failed("clean", step)
-    facts = dict(line.split("=", 1) for line in step.text("stdout.log").splitlines() if "=" in line)
+    facts = step_facts(step.text("stdout.log"))
     return {"archive": str(step.directory), **facts}
 
 
@@ -679,14 +679,18 @@ def _preflight_root(ctx: RunContext) -> Path:
     return archive.campaign_dir(ctx.spec.study, ctx.campaign) / "preflight"
 
 
+def step_facts(stdout: str) -> dict[str, str]:
+    """The `key=value` lines a clean or preflight script prints (e.g. `drop_caches=done`)."""
+    return dict(line.split("=", 1) for line in stdout.splitlines() if "=" in line)
+
+
 def _preflight_facts(ctx: RunContext) -> dict[str, str]:
     """The `key=value` lines of the target's latest successful preflight (e.g. when its storage was
     reformatted), for the environment facts."""
     code, step_dir = _latest_step_status(_preflight_root(ctx), slug(ctx.environment.name))
     if code != 0 or step_dir is None:
         return {}
-    lines = (step_dir / "stdout.log").read_text(encoding="utf-8").splitlines()
-    return dict(line.split("=", 1) for line in lines if "=" in line)
+    return step_facts((step_dir / "stdout.log").read_text(encoding="utf-8"))
 
 
 def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
@@ -703,7 +707,7 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
         archive_dir, try_number,
     )  # fmt: skip
     ssh.raise_if_failed("preflight", step)
-    facts = dict(line.split("=", 1) for line in step.text("stdout.log").splitlines() if "=" in line)
+    facts = step_facts(step.text("stdout.log"))
     if any(get_workload(unit["workload"]).uses_hive for unit in units):
         _run_hive(ctx, [HiveStatement("ping", "SELECT 1", fetch=True)], archive_dir / "hive", "preflight")
         facts["hive"] = "reachable"
