@@ -33,7 +33,7 @@ FROM apache/airflow:3.3.2-python3.11
 COPY --from=requirements /tmp/requirements.txt /tmp/benchcamp-requirements.txt
 RUN uv pip install --no-cache "apache-airflow==${AIRFLOW_VERSION}" -r /tmp/benchcamp-requirements.txt
 
-# /opt/benchcamp mirrors the checkout (benchcamp.paths.repo_root() is include/'s parent), so the
+# /opt/benchcamp mirrors the checkout (benchcamp.core.paths.repo_root() is include/'s parent), so the
 # package finds dbt_project/ and the generator jar where it finds them in a clone.
 # data/ (results and warehouse), Airflow's logs and the login file are named volumes: created
 # here owned by airflow and group 0 so that any AIRFLOW_UID (always run with group 0) can write.

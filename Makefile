@@ -27,7 +27,7 @@ $(VENV)/.synced: pyproject.toml uv.lock
 	@touch $@
 
 setup: $(VENV)/.synced
-	$(PY) -c "from benchcamp.lab import ensure_installed; ensure_installed()"
+	$(PY) -c "from benchcamp.ops.lab import ensure_installed; ensure_installed()"
 
 # `make run`: the HiBench study at the tiny ladder (WordCount, DFSIO write and read, Hive
 # aggregation at three sizes, two repetitions, the Hive cells after their warm-up), then a quick
@@ -97,7 +97,7 @@ benchmark: setup
 	$(PY) benchmarks/import_vs_pandas.py
 
 manifest: $(VENV)/.synced
-	$(PY) -c "from benchcamp.transform import generate_manifest; generate_manifest()"
+	$(PY) -c "from benchcamp.pipeline.transform import generate_manifest; generate_manifest()"
 
 clean:
 	rm -rf results warehouse .airflow dbt_project/target dbt_project/logs

@@ -22,10 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchcamp import archive, lab
-from benchcamp.campaign import clean_body, context_for, rep_dir_for
-from benchcamp.paths import repo_root
-from benchcamp.targets import ssh
+from benchcamp.core.paths import repo_root
+from benchcamp.ops import lab
+from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign import clean_body, context_for, rep_dir_for
+from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import data_path, render
 

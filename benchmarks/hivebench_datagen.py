@@ -21,8 +21,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from benchcamp.lab import ensure_installed, java_home
-from benchcamp.paths import repo_root
+from benchcamp.core.paths import repo_root
+from benchcamp.ops.lab import ensure_installed, java_home
 from benchcamp.workloads.hivebench import DEFAULT_PAGES_PER_GB, DEFAULT_USERVISITS_PER_GB, generator_jar
 
 BYTES_PER_GIB_OF_STUDY = 0.96e9  # what one "GB" of the study's PAGES/USERVISITS writes, measured

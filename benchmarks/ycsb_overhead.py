@@ -21,10 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchcamp import archive, lab
-from benchcamp.campaign import rep_dir_for
-from benchcamp.spec import load_spec
-from benchcamp.targets import ssh
+from benchcamp.core.spec import load_spec
+from benchcamp.ops import lab
+from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign import rep_dir_for
+from benchcamp.transport import ssh
 from benchcamp.workloads.base import RunContext, render
 from benchcamp.workloads.ycsb import (
     EXPORT_FILE,

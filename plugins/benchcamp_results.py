@@ -1,9 +1,9 @@
-"""The results page under Browse → Benchmark results (logic in benchcamp.results_page)."""
+"""The results page under Browse → Benchmark results (logic in benchcamp.presentation.results_page)."""
 
 from __future__ import annotations
 
 from airflow.plugins_manager import AirflowPlugin
-from benchcamp.results_page import create_app
+from benchcamp.presentation.results_page import create_app
 
 
 class BenchcampResultsPlugin(AirflowPlugin):

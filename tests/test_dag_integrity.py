@@ -14,8 +14,8 @@ DAG_FILES = sorted((ROOT / "dags").glob("*.py"))
 
 
 def test_there_is_one_dag_per_implemented_study() -> None:
-    from benchcamp.campaign import implemented_workloads
-    from benchcamp.spec import load_spec, study_names
+    from benchcamp.core.spec import load_spec, study_names
+    from benchcamp.pipeline.campaign import implemented_workloads
 
     implemented = [study for study in study_names() if implemented_workloads(load_spec(study))]
     assert [path.stem for path in DAG_FILES] == implemented == ["hibench_dse", "ycsb_hbase_cassandra"]
@@ -103,8 +103,8 @@ def test_every_study_form_validates_its_defaults_and_leaves_optional_fields_opti
     """The trigger form must submit as it opens: defaults valid, and the optional fields (cells,
     campaign, note, warm-ups) nullable, since the form marks a field without null as required."""
     from airflow.sdk.definitions.param import ParamsDict
-    from benchcamp.campaign import check_conf
-    from benchcamp.spec import load_spec
+    from benchcamp.core.spec import load_spec
+    from benchcamp.pipeline.campaign import check_conf
 
     for dag_id, dag in dagbag.dags.items():
         params = ParamsDict(dict(dag.params.items()))
@@ -140,8 +140,8 @@ def test_bad_params_are_rejected_before_a_run_exists(dagbag) -> None:  # type: i
 
 
 def test_schedules_can_be_turned_off_for_manual_only_stacks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from benchcamp.dag_factory import schedule_for
-    from benchcamp.spec import load_spec
+    from benchcamp.airflow.dag_factory import schedule_for
+    from benchcamp.core.spec import load_spec
 
     spec = load_spec("hibench_dse")
     assert schedule_for(spec) == "0 1 * * 6"

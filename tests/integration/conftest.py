@@ -13,8 +13,8 @@ import os
 from collections.abc import Callable, Iterator
 
 import pytest
-from benchcamp import lab
-from benchcamp.lab.services import alive
+from benchcamp.ops import lab
+from benchcamp.ops.lab.services import alive
 
 LabStarter = Callable[[], lab.LabStatus]
 

@@ -31,8 +31,10 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp import archive, lab, report
-from benchcamp.campaign import campaign_id
+from benchcamp.ops import lab
+from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign import campaign_id
+from benchcamp.presentation import report
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent

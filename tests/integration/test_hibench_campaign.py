@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from benchcamp import lab, report
+from benchcamp.ops import lab
+from benchcamp.presentation import report
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent

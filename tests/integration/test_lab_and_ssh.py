@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from benchcamp import lab
-from benchcamp.campaign import context_for, run_execute
-from benchcamp.lab.services import STORE_SERVICES, stores_enabled
-from benchcamp.targets import ssh
+from benchcamp.ops import lab
+from benchcamp.ops.lab.services import STORE_SERVICES, stores_enabled
+from benchcamp.pipeline.campaign import context_for, run_execute
+from benchcamp.transport import ssh
 
 pytestmark = pytest.mark.integration
 
@@ -181,9 +181,9 @@ def test_a_study_that_generates_once_per_cell_measures_every_repetition_on_one_i
     repetition generates the cell's input (HDFS `<cell>/input`), the second reuses it without an SSH
     session, each WordCount reads it and writes its own output (removed after its timing), and the
     campaign's cleanup removes the input and forgets it."""
-    from benchcamp import campaign
-    from benchcamp.records import read_jsonl
-    from benchcamp.spec import load_spec
+    from benchcamp.core.records import read_jsonl
+    from benchcamp.core.spec import load_spec
+    from benchcamp.pipeline import campaign
 
     _use_connection(monkeypatch)
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))

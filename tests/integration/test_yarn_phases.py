@@ -16,7 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from benchcamp import lab, report
+from benchcamp.ops import lab
+from benchcamp.presentation import report
 from benchcamp.workloads._jobhistory import load_job_history
 
 pytestmark = [

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from benchcamp import lab, report
-from benchcamp.lab import services
-from benchcamp.records import cell_key
+from benchcamp.core.records import cell_key
+from benchcamp.ops import lab
+from benchcamp.ops.lab import services
+from benchcamp.presentation import report
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
@@ -133,8 +134,8 @@ def test_every_figure_traces_to_an_archived_output(campaign: dict[str, Path]) ->
 def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     campaign: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchcamp import campaign as steps
-    from benchcamp.targets.ssh import StepFailed
+    from benchcamp.pipeline import campaign as steps
+    from benchcamp.transport.ssh import StepFailed
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(campaign["results"]))
     monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(campaign["warehouse"]))

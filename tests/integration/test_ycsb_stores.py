@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from benchcamp import lab
-from benchcamp.lab import services
-from benchcamp.lab.layout import java_home, lab_dir, port, ycsb_classpath
+from benchcamp.ops import lab
+from benchcamp.ops.lab import services
+from benchcamp.ops.lab.layout import java_home, lab_dir, port, ycsb_classpath
 from benchcamp.workloads.ycsb import parse_ycsb_json, parse_ycsb_text
 
 pytestmark = pytest.mark.integration

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from benchcamp import archive
-from benchcamp.campaign import (
+from benchcamp.core.paths import UnsafePathName, child
+from benchcamp.core.spec import load_spec
+from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign import (
     CampaignConfError,
     campaign_id,
     check_conf,
@@ -26,9 +28,7 @@ from benchcamp.campaign import (
     preflight_body,
     resolve_campaign,
 )
-from benchcamp.paths import UnsafePathName, child
-from benchcamp.spec import load_spec
-from benchcamp.targets import ssh
+from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import RunContext, render
 
@@ -385,7 +385,7 @@ def test_with_regenerate_data_false_the_first_repetition_generates_and_the_next_
     import shutil
     from datetime import UTC, datetime
 
-    from benchcamp import campaign
+    from benchcamp.pipeline import campaign
     from benchcamp.workloads.base import ArchivedStep
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))

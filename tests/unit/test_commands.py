@@ -6,8 +6,8 @@ import shlex
 import subprocess
 
 import pytest
-from benchcamp.spec import load_spec, study_names
-from benchcamp.targets.ssh import commands_body, prologue, wrapper_script
+from benchcamp.core.spec import load_spec, study_names
+from benchcamp.transport.ssh import commands_body, prologue, wrapper_script
 from benchcamp.workloads import get_workload, registered
 from benchcamp.workloads.base import RunContext, Shell, render
 from benchcamp.workloads.testdfsio import file_count

@@ -25,8 +25,8 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 from airflow.configuration import conf
-from benchcamp import cli
-from benchcamp.paths import repo_root
+from benchcamp.core.paths import repo_root
+from benchcamp.ops import cli
 from benchcamp.workloads.hivebench import generator_jar
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -306,9 +306,9 @@ def test_every_airflow_command_is_one_airflow_accepts(
 
 
 def test_airflow_init_runs_the_projects_own_set_up(services: dict[str, Any]) -> None:
-    """The pools are defined once (benchcamp.cli.prepare_airflow), not copied into the compose file."""
+    """The pools are defined once (benchcamp.ops.cli.prepare_airflow), not copied into the compose file."""
     argv = command(services["airflow-init"])
-    assert argv[:3] == ["python", "-m", "benchcamp.cli"]  # the image's entrypoint execs `python` as is
+    assert argv[:3] == ["python", "-m", "benchcamp.ops.cli"]  # the image's entrypoint execs `python` as is
     args = cli.build_parser().parse_args(argv[3:])
     assert args.handler is cli.cmd_airflow_init
     env = environment(services["airflow-init"])

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchcamp import archive, campaign
-from benchcamp.campaign import EnvironmentCaptureFailed
-from benchcamp.spec import load_spec
-from benchcamp.targets import environment as env_facts
-from benchcamp.targets import hive, ssh
+from benchcamp.core.spec import load_spec
+from benchcamp.pipeline import archive, campaign
+from benchcamp.pipeline.campaign import EnvironmentCaptureFailed
+from benchcamp.transport import environment as env_facts
+from benchcamp.transport import hive, ssh
 from benchcamp.workloads.base import ArchivedStep, RunContext
 
 SPEC = load_spec("hibench_dse")

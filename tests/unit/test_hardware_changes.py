@@ -14,10 +14,10 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp import warehouse as wh
-from benchcamp.campaign import resolve_campaign
-from benchcamp.records import EnvironmentSnapshot, ResultRecord
-from benchcamp.transform import build_marts
+from benchcamp.core.records import EnvironmentSnapshot, ResultRecord
+from benchcamp.pipeline import warehouse as wh
+from benchcamp.pipeline.campaign import resolve_campaign
+from benchcamp.pipeline.transform import build_marts
 
 STUDY = "hibench_dse"
 WEEK1 = datetime(2026, 11, 7, 1, 0, tzinfo=UTC)
@@ -88,7 +88,7 @@ def marts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ),
     }
     build_marts(target)
-    from benchcamp import report
+    from benchcamp.presentation import report
 
     reports = {
         name: report.render(report.read_tables(target, STUDY, name), "table", STUDY)

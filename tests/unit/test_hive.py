@@ -1,6 +1,6 @@
 """HiveQL safety, the HiveServer2 operation-log parser and HiveBench parsing, on a real recorded log.
 
-tests/data/hive/aggregation_probe/ was archived by `benchcamp.targets.hive.run_statements`
+tests/data/hive/aggregation_probe/ was archived by `benchcamp.transport.hive.run_statements`
 against the lab's HiveServer2 4.0.1 (an aggregation over a two-row uservisits table).
 """
 
@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from benchcamp.core.spec import load_spec
 from benchcamp.platforms.hive import (
     HiveParameterError,
     identifier,
@@ -19,7 +20,6 @@ from benchcamp.platforms.hive import (
     statement_logs,
     string_literal,
 )
-from benchcamp.spec import load_spec
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext
 from benchcamp.workloads.hivebench import row_counts, table_name
@@ -138,8 +138,8 @@ def test_a_hiveserver2_that_is_down_fails_naming_host_and_port(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from benchcamp.platforms.hive import HiveStatement
-    from benchcamp.targets.hive import run_statements
-    from benchcamp.targets.ssh import TargetUnreachable
+    from benchcamp.transport.hive import run_statements
+    from benchcamp.transport.ssh import TargetUnreachable
 
     port = _hive_connection_to_a_closed_port(monkeypatch, "hive_down")
     with pytest.raises(
@@ -152,9 +152,9 @@ def test_a_hiveserver2_that_is_down_fails_naming_host_and_port(
 def test_an_unreachable_hiveserver2_at_execute_leaves_a_failed_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchcamp.campaign import run_execute
-    from benchcamp.records import read_records
-    from benchcamp.targets.ssh import TargetUnreachable
+    from benchcamp.core.records import read_records
+    from benchcamp.pipeline.campaign import run_execute
+    from benchcamp.transport.ssh import TargetUnreachable
 
     port = _hive_connection_to_a_closed_port(monkeypatch, "benchcamp_lab_hive")
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
@@ -212,7 +212,7 @@ def test_a_timed_statement_waits_for_the_server_time_line_that_trails_the_finish
     import io
 
     from benchcamp.platforms.hive import HiveStatement
-    from benchcamp.targets.hive import _run_one
+    from benchcamp.transport.hive import _run_one
 
     cursor = _TrailingLogCursor(_query_log_lines(), late_fetches=3)
     log = io.StringIO()
@@ -225,7 +225,7 @@ def test_an_untimed_statement_does_not_wait_for_a_time_line() -> None:
     import io
 
     from benchcamp.platforms.hive import HiveStatement
-    from benchcamp.targets.hive import _run_one
+    from benchcamp.transport.hive import _run_one
 
     cursor = _TrailingLogCursor(_query_log_lines(), late_fetches=1000)
     log = io.StringIO()
@@ -245,7 +245,7 @@ def test_a_timed_statement_whose_time_line_already_came_does_not_wait_for_it_aga
     import io
 
     from benchcamp.platforms.hive import HiveStatement
-    from benchcamp.targets.hive import _run_one
+    from benchcamp.transport.hive import _run_one
 
     cursor = _EarlyTimeLineCursor(_query_log_lines(), late_fetches=1000)
     log = io.StringIO()

@@ -1,7 +1,7 @@
 """Imports point downward (DESIGN.md "Layers"): the import-linter contracts in pyproject.toml hold.
 
 Kept by import-linter, which follows indirect imports too: the cli and `make up`'s stack share
-`benchcamp.airflow_env` instead of importing each other; targets read what they need of Hadoop
+`benchcamp.airflow.airflow_env` instead of importing each other; targets read what they need of Hadoop
 and Hive from `benchcamp.platforms`, never from a workload's private module.
 """
 
@@ -39,7 +39,7 @@ def test_every_private_workload_module_is_forbidden_to_the_targets() -> None:
         "contracts"
     ]
     targets = next(
-        c for c in contracts if "benchcamp.targets" in c["source_modules"] and c["type"] == "forbidden"
+        c for c in contracts if "benchcamp.transport" in c["source_modules"] and c["type"] == "forbidden"
     )
     private = {f"benchcamp.workloads.{path.stem}" for path in (PACKAGE / "workloads").glob("_*.py")}
     private.discard("benchcamp.workloads.__init__")

@@ -8,11 +8,11 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp import importer
-from benchcamp import warehouse as wh
-from benchcamp.cli import EXIT_BAD_INPUT, main
-from benchcamp.records import RecordError, ResultRecord, read_jsonl, read_records, write_csv, write_jsonl
-from benchcamp.report import read_tables
+from benchcamp.core.records import RecordError, ResultRecord, read_jsonl, read_records, write_csv, write_jsonl
+from benchcamp.ops.cli import EXIT_BAD_INPUT, main
+from benchcamp.pipeline import importer
+from benchcamp.pipeline import warehouse as wh
+from benchcamp.presentation.report import read_tables
 
 GOOD: dict[str, Any] = {
     "study": "hibench_dse",

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from benchcamp import lab
+from benchcamp.ops import lab
 
 
 def test_sshd_config_binds_loopback_keys_only_and_sets_the_target_env(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_hive_connection_points_at_the_lab_hiveserver2(monkeypatch: pytest.Monke
 
 
 def test_every_hadoop_and_hive_address_is_loopback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from benchcamp.targets.environment import parse_site_properties
+    from benchcamp.transport.environment import parse_site_properties
 
     monkeypatch.setenv("BENCHCAMP_LAB_NAMENODE_PORT", "18020")
     files = lab.hadoop_site_files(tmp_path)
@@ -64,7 +64,7 @@ def test_every_hadoop_and_hive_address_is_loopback(tmp_path: Path, monkeypatch: 
 
 
 def test_yarn_addresses_are_loopback_and_tasks_run_java17_opens(tmp_path: Path) -> None:
-    from benchcamp.targets.environment import parse_site_properties
+    from benchcamp.transport.environment import parse_site_properties
 
     properties = parse_site_properties("".join(lab.yarn_site_files(tmp_path).values()))
     addresses = {
@@ -89,7 +89,7 @@ def test_yarn_addresses_are_loopback_and_tasks_run_java17_opens(tmp_path: Path) 
 def test_without_yarn_the_lab_says_why_and_runs_the_rest(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from benchcamp.lab import services
+    from benchcamp.ops.lab import services
 
     monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))  # no stores started there
     monkeypatch.delenv("BENCHCAMP_LAB_STORES", raising=False)

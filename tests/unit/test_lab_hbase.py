@@ -9,9 +9,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from benchcamp.lab import hbase_probe, services
-from benchcamp.lab.config import hbase_log4j2, hbase_site
-from benchcamp.lab.hbase_probe import (
+from benchcamp.ops.lab import hbase_probe, services
+from benchcamp.ops.lab.config import hbase_log4j2, hbase_site
+from benchcamp.ops.lab.hbase_probe import (
     ProbeError,
     ServerLocation,
     meta_region_state,

@@ -15,11 +15,11 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp import report
-from benchcamp import warehouse as wh
-from benchcamp.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
-from benchcamp.records import ResultRecord
-from benchcamp.transform import DbtBuildError, build_marts, stale_manifest_entries
+from benchcamp.core.records import ResultRecord
+from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
+from benchcamp.pipeline import warehouse as wh
+from benchcamp.pipeline.transform import DbtBuildError, build_marts, stale_manifest_entries
+from benchcamp.presentation import report
 
 # (workload, data GB, processed GB or None, Time s, σ s, σ %, Data Δ %, Time Δ %)
 TABLE_9 = [
@@ -379,7 +379,7 @@ def test_a_failing_build_names_the_failed_node_and_releases_the_file(tmp_path: P
 
 def _results_client(warehouse: Path, signed_in: bool) -> Any:
     from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
-    from benchcamp.results_page import create_app, require_login
+    from benchcamp.presentation.results_page import create_app, require_login
     from fastapi.testclient import TestClient
 
     app = create_app(warehouse)
@@ -415,7 +415,7 @@ def test_results_page_shows_the_published_table_from_the_marts(warehouse: Path) 
 
 
 def subprocess_free_report(warehouse: Path) -> str:
-    from benchcamp import report
+    from benchcamp.presentation import report
 
     return report.render(report.read_tables(warehouse, "hibench_dse", CAMPAIGN), "table", "hibench_dse")
 
@@ -463,7 +463,7 @@ def plotted(spec: Any) -> list[dict[str, Any]]:
 
 
 def test_figures_plot_the_mart_values(warehouse: Path) -> None:
-    from benchcamp import figures, report
+    from benchcamp.presentation import figures, report
 
     tables = report.read_tables(warehouse, "hibench_dse", CAMPAIGN)
     history, changes = report.read_history(warehouse, "hibench_dse")
@@ -484,7 +484,7 @@ def test_figures_plot_the_mart_values(warehouse: Path) -> None:
 def test_the_time_series_marks_hardware_changes() -> None:
     from datetime import UTC, datetime
 
-    from benchcamp import figures
+    from benchcamp.presentation import figures
 
     at = datetime(2026, 11, 14, 1, tzinfo=UTC)
     history = [
@@ -516,7 +516,7 @@ def test_the_time_series_marks_hardware_changes() -> None:
 def test_the_page_serves_while_a_writer_holds_the_warehouse(warehouse: Path, tmp_path: Path) -> None:
     import shutil
 
-    from benchcamp import report
+    from benchcamp.presentation import report
 
     copy = tmp_path / "busy.duckdb"
     shutil.copy(warehouse, copy)

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from benchcamp.core.spec import load_spec, study_names
 from benchcamp.platforms.hadoop import parse_job_reports
-from benchcamp.spec import load_spec, study_names
-from benchcamp.targets.environment import fingerprint, parse_facts
+from benchcamp.transport.environment import fingerprint, parse_facts
 from benchcamp.workloads import get_workload, registered
 from benchcamp.workloads.base import ArchivedStep, GenerateError, ParseError, RunContext
 from benchcamp.workloads.testdfsio import RESULT_FILE, parse_testdfsio_summary

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from benchcamp.records import (
+from benchcamp.core.records import (
     RecordError,
     ResultRecord,
     cell_key,

@@ -14,10 +14,10 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp import report
-from benchcamp import warehouse as wh
-from benchcamp.records import ResultRecord, ValidationFailure
-from benchcamp.transform import build_marts
+from benchcamp.core.records import ResultRecord, ValidationFailure
+from benchcamp.pipeline import warehouse as wh
+from benchcamp.pipeline.transform import build_marts
+from benchcamp.presentation import report
 
 STUDY = "hibench_dse"
 EARLY = datetime(2026, 3, 1, tzinfo=UTC)

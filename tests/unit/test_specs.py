@@ -7,10 +7,9 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-import benchcamp.spec as spec_module
+import benchcamp.core.spec as spec_module
 import pytest
-from benchcamp.cli import EXIT_BAD_INPUT, EXIT_OK, main
-from benchcamp.spec import (
+from benchcamp.core.spec import (
     AIRFLOW_CRON_PRESETS,
     LADDERS,
     MissingAxis,
@@ -21,6 +20,7 @@ from benchcamp.spec import (
     spec_files,
     study_names,
 )
+from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_OK, main
 
 STUDIES = [
     "bigbench_containers",
@@ -33,12 +33,12 @@ SPEC_DIR = Path(__file__).resolve().parents[2] / "include/benchcamp/studies"
 
 
 def raw(study: str) -> str:
-    return (SPEC_DIR / f"{study}.yaml").read_text(encoding="utf-8")
+    return (SPEC_DIR / study / "spec.yaml").read_text(encoding="utf-8")
 
 
 def test_the_five_studies_are_bundled_one_file_per_study_id() -> None:
     assert study_names() == STUDIES
-    assert [path.stem for path in spec_files()] == STUDIES
+    assert [path.parent.name for path in spec_files()] == STUDIES
 
 
 @pytest.mark.parametrize("study", STUDIES)
@@ -392,7 +392,7 @@ def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def test_the_dag_factory_refuses_a_bad_spec_with_the_message_of_spec_check(
     bundled: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from benchcamp.dag_factory import build_study_dag
+    from benchcamp.airflow.dag_factory import build_study_dag
 
     spec_file = bundled / "hibench_dse.yaml"
     spec_file.write_text(

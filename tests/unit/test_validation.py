@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from benchcamp.records import ResultRecord, ValidationFailure
-from benchcamp.validation import EXPECTATION_IDS, export_suite, suite_definition, validate_campaign
+from benchcamp.core.records import ResultRecord, ValidationFailure
+from benchcamp.pipeline.validation import EXPECTATION_IDS, export_suite, suite_definition, validate_campaign
 
 SUITE_FILE = Path(__file__).resolve().parents[2] / "expectations" / "campaign_suite.json"
 
@@ -185,11 +185,11 @@ def test_the_committed_suite_is_the_one_validation_runs(tmp_path: Path) -> None:
     assert ids == list(EXPECTATION_IDS)
     exported = export_suite(tmp_path / "suite.json")
     assert json.loads(exported.read_text()) == definition
-    assert json.loads(SUITE_FILE.read_text()) == definition, "run benchcamp.validation.export_suite"
+    assert json.loads(SUITE_FILE.read_text()) == definition, "run benchcamp.pipeline.validation.export_suite"
 
 
 def test_importing_the_module_does_not_import_great_expectations() -> None:
-    code = "import sys, benchcamp.validation; print('great_expectations' in sys.modules, 'pandas' in sys.modules)"
+    code = "import sys, benchcamp.pipeline.validation; print('great_expectations' in sys.modules, 'pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from benchcamp.waiting import wait_while
+from benchcamp.core.waiting import wait_while
 
 
 def test_it_stops_asking_as_soon_as_the_answer_clears() -> None:

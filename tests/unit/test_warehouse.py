@@ -12,8 +12,8 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp import warehouse as wh
-from benchcamp.records import EnvironmentSnapshot, ResultRecord, ValidationFailure
+from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure
+from benchcamp.pipeline import warehouse as wh
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -59,7 +59,7 @@ def test_default_warehouse_honours_the_environment(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(tmp_path / "w.duckdb"))
     assert wh.default_warehouse() == tmp_path / "w.duckdb"
     monkeypatch.delenv("BENCHCAMP_WAREHOUSE")
-    repo = Path(wh.__file__).resolve().parents[2]
+    repo = Path(wh.__file__).resolve().parents[3]
     assert wh.default_warehouse() == repo / "warehouse" / "benchcamp.duckdb"
     assert (repo / "pyproject.toml").exists()
 

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from benchcamp.campaign import CampaignConfError, check_conf
-from benchcamp.records import ResultRecord
-from benchcamp.spec import AxisValue, StudySpec, load_spec, parse_spec, spec_files
+from benchcamp.core.records import ResultRecord
+from benchcamp.core.spec import AxisValue, StudySpec, load_spec, parse_spec, spec_files
+from benchcamp.pipeline.campaign import CampaignConfError, check_conf
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ArchivedStep, GenerateError, ParseError, RunContext, render
 from benchcamp.workloads.ycsb import (
@@ -30,7 +30,7 @@ from benchcamp.workloads.ycsb import (
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb" / "basicdb"
 SPEC = load_spec("ycsb_hbase_cassandra")
-SPEC_TEXT = next(path for path in spec_files() if path.stem == SPEC.study).read_text(encoding="utf-8")
+SPEC_TEXT = next(path for path in spec_files() if path.parent.name == SPEC.study).read_text(encoding="utf-8")
 START = datetime(2026, 11, 23, 7, 1, 0, tzinfo=UTC)
 END = datetime(2026, 11, 23, 7, 1, 1, 500000, tzinfo=UTC)
 COMPLETE = ["load_a", "load_c", "load_e", "load_f", "run_a", "run_c", "run_e", "run_f", "run_c_verbose"]

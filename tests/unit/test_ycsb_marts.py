@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from benchcamp import report
-from benchcamp import warehouse as wh
-from benchcamp.records import ResultRecord
-from benchcamp.spec import load_spec
-from benchcamp.transform import build_marts, project_dir
+from benchcamp.core.records import ResultRecord
+from benchcamp.core.spec import load_spec
+from benchcamp.pipeline import warehouse as wh
+from benchcamp.pipeline.transform import build_marts, project_dir
+from benchcamp.presentation import report
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ArchivedStep, RunContext
 from scipy import stats
@@ -195,9 +195,9 @@ def test_report_prints_the_comparison_as_the_study_would(tables: dict[str, list[
 def test_an_anomalous_sweep_is_marked_on_its_curve_and_listed_under_it(tmp_path: Path) -> None:
     """The published anomaly through the whole path: records → validation → warehouse → dbt →
     the latency-throughput figure (red crosses at the refused points) and the page's caption."""
-    from benchcamp import figures
-    from benchcamp.results_page import study_body
-    from benchcamp.validation import validate_campaign
+    from benchcamp.pipeline.validation import validate_campaign
+    from benchcamp.presentation import figures
+    from benchcamp.presentation.results_page import study_body
     from test_marts_golden import plotted
     from test_ycsb_validation import PUBLISHED_ANOMALY, expected, key, sweep
 

@@ -4,8 +4,8 @@ the latency/throughput anomaly of an offered-load sweep (the published study's c
 from __future__ import annotations
 
 import pytest
-from benchcamp.records import ResultRecord, cell_key
-from benchcamp.validation import latency_anomalies, validate_campaign
+from benchcamp.core.records import ResultRecord, cell_key
+from benchcamp.pipeline.validation import latency_anomalies, validate_campaign
 
 STUDY = "ycsb_hbase_cassandra"
 

@@ -1,4 +1,4 @@
-"""Hadoop job client output (parsed by the MapReduce workloads) and the jar variables the targets export."""
+"""Hadoop job client output (parsed by the MapReduce workloads) and the jar variables the transport exports."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Statements are built only from validated identifiers and literals: no parameter is
 ever pasted into HiveQL unchecked. The parsers read HiveServer2's operation log as
-archived by `benchcamp.targets.hive`.
+archived by `benchcamp.transport.hive`.
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from benchcamp.paths import check_component
-from benchcamp.records import ResultRecord
-from benchcamp.spec import AxisValue, Environment, Ladder, StudySpec
+from benchcamp.core.paths import check_component
+from benchcamp.core.records import ResultRecord
+from benchcamp.core.spec import AxisValue, Environment, Ladder, StudySpec
 
 if TYPE_CHECKING:
     from benchcamp.platforms.hive import HiveStatement
@@ -130,7 +130,7 @@ class RunContext:
     @property
     def cell_path(self) -> str:
         """Relative path of this cell under the target's work and data roots."""
-        from benchcamp.records import cell_key
+        from benchcamp.core.records import cell_key
 
         parts = [slug(self.spec.study), slug(self.campaign), slug(cell_key(self.workload, self.params))]
         return "/".join(check_component(part, "path part") for part in parts)

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
+from benchcamp.core.records import ResultRecord
 from benchcamp.platforms.hive import (
     OPERATION_LOG,
     RESULTS_FILE,
@@ -26,7 +27,6 @@ from benchcamp.platforms.hive import (
     statement_logs,
     string_literal,
 )
-from benchcamp.records import ResultRecord
 from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,
@@ -58,7 +58,7 @@ USERVISITS_COLUMNS = (
 
 
 def generator_jar() -> Path:
-    from benchcamp.paths import repo_root
+    from benchcamp.core.paths import repo_root
 
     return repo_root() / "lab" / "hivebench" / "target" / GENERATOR_JAR
 

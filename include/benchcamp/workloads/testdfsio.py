@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchcamp.core.records import ResultRecord
 from benchcamp.platforms.hadoop import TESTS_JAR
-from benchcamp.records import ResultRecord
 from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,

@@ -7,8 +7,8 @@ nodes reducers, timed on the target around the `hadoop jar` call.
 
 from __future__ import annotations
 
+from benchcamp.core.records import ResultRecord
 from benchcamp.platforms.hadoop import EXAMPLES_JAR, parse_job_reports
-from benchcamp.records import ResultRecord
 from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,

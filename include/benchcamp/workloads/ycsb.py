@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchcamp.records import ResultRecord
-from benchcamp.spec import YCSB_PROPERTY_NAME
+from benchcamp.core.records import ResultRecord
+from benchcamp.core.spec import YCSB_PROPERTY_NAME
 from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,

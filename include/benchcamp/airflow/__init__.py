@@ -1,0 +1,1 @@
+"""Airflow glue: the study DAGs' factory and the Airflow CLI's environment."""

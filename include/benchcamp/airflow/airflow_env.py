@@ -1,0 +1,81 @@
+"""The Airflow CLI as the project runs it: its environment, its invocation, and the one-time set-up.
+
+Both `benchcamp run` (cli) and `make up` (stack) start Airflow this way; it lives below both so
+neither imports the other.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from benchcamp.core.paths import airflow_home, default_warehouse, repo_root, results_root
+
+
+def airflow_environment() -> dict[str, str]:
+    """Environment for the Airflow CLI: project-local home, our dags, the lab connection."""
+    from benchcamp.ops import lab
+
+    root = repo_root()
+    env = {
+        "AIRFLOW_HOME": str(airflow_home()),
+        "AIRFLOW__CORE__DAGS_FOLDER": str(root / "dags"),
+        "AIRFLOW__CORE__PLUGINS_FOLDER": str(root / "plugins"),
+        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+        "AIRFLOW__CORE__PARALLELISM": "4",
+        "AIRFLOW__COSMOS__ENABLE_TELEMETRY": "False",
+        "AIRFLOW__LOGGING__LOGGING_LEVEL": "INFO",
+        "BENCHCAMP_WAREHOUSE": str(default_warehouse()),
+        "BENCHCAMP_RESULTS": str(results_root()),
+    }
+    env.update(lab.airflow_connection_env())
+    return env
+
+
+def run_airflow(
+    args: list[str], env: dict[str, str], check: bool = True, log: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """The Airflow CLI with the project's environment; output to `log` when given (it is long)."""
+    binary = Path(sys.executable).with_name("airflow")
+    if log is None:
+        return subprocess.run([str(binary), *args], env={**os.environ, **env}, check=check)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as handle:
+        return subprocess.run(
+            [str(binary), *args],
+            env={**os.environ, **env},
+            check=check,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def pool_definitions() -> dict[str, dict[str, object]]:
+    """Every pool the study DAGs use, as `airflow pools import` reads them: one slot each."""
+    from benchcamp.core.spec import load_spec, study_names
+    from benchcamp.pipeline.campaign import WAREHOUSE_POOL, target_pool
+
+    pools = {WAREHOUSE_POOL: "DuckDB warehouse: one writer at a time"}
+    for study in study_names():
+        for environment in load_spec(study).environments:
+            pools[target_pool(environment.name)] = f"target {environment.name}: one campaign at a time"
+    return {
+        name: {"slots": 1, "description": text, "include_deferred": False} for name, text in pools.items()
+    }
+
+
+def prepare_airflow(env: dict[str, str], log_to_file: bool = True) -> None:
+    """Migrate the metadata DB and create the pools the study DAGs use (idempotent).
+
+    Airflow's output goes to `<AIRFLOW_HOME>/migrate.log`, or to stdout with `log_to_file=False`
+    (a container's log).
+    """
+    Path(env["AIRFLOW_HOME"]).mkdir(parents=True, exist_ok=True)
+    log = Path(env["AIRFLOW_HOME"]) / "migrate.log" if log_to_file else None
+    run_airflow(["db", "migrate"], env, log=log)
+    pool_file = Path(env["AIRFLOW_HOME"]) / "pools.json"
+    pool_file.write_text(json.dumps(pool_definitions()))
+    run_airflow(["pools", "import", str(pool_file)], env, log=log)

@@ -1,0 +1,429 @@
+"""Build one Airflow DAG per study spec: clean → generate → execute → validate → load → dbt → report.
+
+Parse time reads only the bundled spec and the committed dbt manifest: no
+connection, no heavy import (GX, dbt, pandas and DuckDB are imported inside tasks).
+Repetitions are dynamically mapped per target environment, each target's steps in
+its own 1-slot pool, with upstream-first weights so the scheduler finishes one
+repetition (clean, generate, execute) before it starts the next.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from datetime import datetime, timedelta
+from typing import Any
+
+from airflow.sdk import (
+    DAG,
+    Asset,
+    AssetAlias,
+    Param,
+    TriggerRule,
+    WeightRule,
+    get_current_context,
+    task,
+    task_group,
+)
+
+from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, StudySpec, load_spec
+from benchcamp.pipeline.campaign import (
+    CAMPAIGN_PATTERN,
+    MAX_REPETITIONS,
+    WAREHOUSE_POOL,
+    check_conf,
+    implemented_workloads,
+    plan_units,
+    resolve_campaign,
+    target_pool,
+)
+
+START_DATE = datetime(2026, 1, 1)
+# The load task emits, through this alias, one event on `hardware_asset(environment)` per target
+# whose hardware fingerprint changed since that target's previous campaign (none otherwise).
+HARDWARE_CHANGE_ALIAS = AssetAlias("benchcamp_hardware_change")
+STEP_RETRIES = 2
+
+
+def study_params(spec: StudySpec) -> dict[str, Param]:
+    """Trigger-form parameters with JSON schemas: bad values are refused before a run exists."""
+    workloads = implemented_workloads(spec)
+    baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
+    return {
+        "ladder": Param(
+            spec.default_ladder,
+            type="string",
+            enum=list(LADDERS),
+            title="Size ladder",
+            description="tiny: seconds (CI); small: minutes; paper: the published sizes (hours).",
+        ),
+        # Exclusive bounds: the form clamps a number to `minimum`/`maximum` silently on blur; with
+        # exclusive ones it sends what was typed and the schema refuses it with its message.
+        "repetitions": Param(
+            spec.repetitions,
+            type="integer",
+            exclusiveMinimum=0,
+            exclusiveMaximum=MAX_REPETITIONS + 1,
+            title="Repetitions per cell",
+            description=f"1 to {MAX_REPETITIONS}. "
+            + (
+                "Each repetition deletes and regenerates its data first."
+                if spec.regenerate_data
+                else "The data is generated once per cell and kept for its repetitions."
+            ),
+        ),
+        "environment": Param(
+            baseline,
+            type="string",
+            enum=[env.name for env in spec.environments],
+            title="Target environment",
+            description="Named target from the study spec (an Airflow connection).",
+        ),
+        # `examples` makes the form a multi-select of the implemented workloads (Airflow's way:
+        # JSON schema has no enum for arrays); `items.enum` still refuses others through the API.
+        "workloads": Param(
+            workloads,
+            type="array",
+            items={"type": "string", "enum": workloads},
+            examples=workloads,
+            minItems=1,
+            uniqueItems=True,
+            title="Workloads",
+            description="Subset of the study's implemented workloads.",
+        ),
+        # Optional fields accept null: the form leaves an empty field null, and a field whose
+        # schema has no null type is marked required (the form then refuses its own defaults).
+        "cells": Param(
+            None,
+            type=["null", "array"],
+            items={"type": "string"},
+            title="Cells",
+            description="Optional subset of cell keys, one per line, e.g. "
+            "'wordcount|data_size_gb=0.012|maps=4|reduces=2'; empty = the whole matrix.",
+        ),
+        "campaign": Param(
+            None,
+            type=["null", "string"],
+            pattern=CAMPAIGN_PATTERN,
+            maxLength=120,
+            title="Campaign name",
+            description="Optional; starts with a letter or digit, then letters, digits, _ . + -; "
+            "default: the run id. Re-running a named campaign replaces its rows.",
+        ),
+        "fail_on_validation": Param(
+            True,
+            type="boolean",
+            title="Fail the run on failed expectations",
+            description="Results are loaded and reported either way.",
+        ),
+        "note": Param(
+            None,
+            type=["null", "string"],
+            maxLength=1000,
+            title="Note",
+            description="Optional free text kept with the run.",
+        ),
+        "warmup_repetitions": Param(
+            None,
+            type=["null", "integer"],
+            exclusiveMinimum=-1,
+            exclusiveMaximum=MAX_WARMUP_REPETITIONS + 1,
+            title="Warm-up repetitions per cell",
+            description=f"0 to {MAX_WARMUP_REPETITIONS}, run first, archived, left out of every figure. "
+            "Empty: the study's own "
+            f"({_warmup_summary(spec)}).",
+        ),
+    }
+
+
+def _warmup_summary(spec: StudySpec) -> str:
+    if isinstance(spec.warmup_repetitions, int):
+        return f"{spec.warmup_repetitions} per cell"
+    listed = ", ".join(f"{workload} {count}" for workload, count in spec.warmup_repetitions.items())
+    return f"{listed}; 0 for the rest"
+
+
+def _doc(spec: StudySpec) -> str:
+    ladder_lines = []
+    for ladder in LADDERS:
+        cells = spec.cells(ladder, implemented_workloads(spec))
+        duration = spec.campaign_durations.get(ladder, "not measured yet")
+        ladder_lines.append(f"| {ladder} | {len(cells)} | {len(cells) * spec.repetitions} | {duration} |")
+    return textwrap.dedent(
+        f"""
+        # {spec.title} (`{spec.study}`)
+
+        {spec.description}
+
+        Source: {spec.source}
+
+        Per target: preflight (HDFS safe mode, free space, Hive reachable) → each repetition: clean
+        (drop its Hive tables, delete its data, drop caches) → generate → execute (timed on the target,
+        or by HiveServer2) → cleanup of the whole campaign's data (always runs);
+        then validate (Great Expectations) → load (DuckDB) → dbt marts → report.
+        Implemented workloads: {", ".join(implemented_workloads(spec))}.
+
+        Schedule: `{spec.schedule or "manual only"}` (catchup off). Unpausing the DAG starts the
+        latest scheduled date's campaign at once; re-run past dates on new hardware with a backfill
+        (README: "Hardware changes and backfills").
+
+        | ladder | cells | repetitions at default | a campaign takes |
+        |---|---|---|---|
+        """
+    ) + "\n".join(ladder_lines)
+
+
+def schedule_for(spec: StudySpec) -> str | None:
+    """The study's cron schedule, or none when BENCHCAMP_SCHEDULES=off.
+
+    Unpausing a scheduled DAG starts its latest interval's campaign at once (catchup off
+    still runs one); a test or demo stack that only wants manual runs turns schedules off.
+    """
+    return None if os.environ.get("BENCHCAMP_SCHEDULES", "on").lower() == "off" else spec.schedule
+
+
+def build_study_dag(study: str) -> DAG:
+    spec = load_spec(study)
+    with DAG(
+        dag_id=spec.study,
+        description=spec.title,
+        doc_md=_doc(spec),
+        schedule=schedule_for(spec),
+        start_date=START_DATE,
+        catchup=False,
+        max_active_runs=1,
+        params=study_params(spec),
+        tags=["benchcamp", "study"],
+        default_args={"retries": 0},
+    ) as dag:
+
+        @task
+        def plan() -> dict[str, list[dict[str, Any]]]:
+            context = get_current_context()
+            conf = check_conf(spec, dict(context["params"]))
+            return plan_units(spec, conf, _campaign(context))
+
+        units = plan()
+        target_steps = [repetition_group(env.name, units) for env in spec.environments]
+
+        @task(trigger_rule=TriggerRule.ALL_DONE)
+        def validate(units: dict[str, list[dict[str, Any]]] | None) -> int:
+            from benchcamp.pipeline.campaign import run_validate
+
+            skip_unless_planned(units)
+            context = get_current_context()
+            failures = run_validate(spec.study, _campaign(context), units)
+            for failure in failures:
+                print(f"FAILED {failure.expectation} {failure.cell_key}: {failure.details}")
+            return len(failures)
+
+        @task(pool=WAREHOUSE_POOL, outlets=[HARDWARE_CHANGE_ALIAS])
+        def load() -> dict[str, Any]:
+            from benchcamp.pipeline.campaign import RunInfo, run_load
+
+            context = get_current_context()
+            run_type, logical_date = _run_kind(context)
+            loaded = run_load(
+                spec.study, _campaign(context), run=RunInfo(context["run_id"], run_type, logical_date)
+            )
+            for change in loaded.hardware_changes:
+                print(
+                    f"HARDWARE CHANGE on {change.environment}: {change.previous_fingerprint} "
+                    f"({change.previous_study}/{change.previous_campaign}) -> {change.fingerprint}: "
+                    f"{change.changed_facts}"
+                )
+                context["outlet_events"][HARDWARE_CHANGE_ALIAS].add(
+                    hardware_asset(change.environment),
+                    extra={
+                        "study": change.study,
+                        "campaign": change.campaign,
+                        "previous_campaign": change.previous_campaign,
+                        "previous_fingerprint": change.previous_fingerprint,
+                        "fingerprint": change.fingerprint,
+                    },
+                )
+            return loaded.summary()
+
+        @task(trigger_rule=TriggerRule.ALL_DONE)
+        def report(units: dict[str, list[dict[str, Any]]] | None) -> None:
+            from benchcamp.pipeline.campaign import run_report
+
+            skip_unless_planned(units)
+            print(run_report(spec.study, _campaign(get_current_context())))
+
+        @task
+        def publish() -> str:
+            from benchcamp.pipeline.campaign import gate
+
+            context = get_current_context()
+            return gate(spec.study, _campaign(context), bool(context["params"]["fail_on_validation"]))
+
+        validated = validate(units)  # type: ignore[arg-type]  # an XComArg resolves at run time
+        loaded = load()
+        transformed = dbt_build_task()
+        reported = report(units)  # type: ignore[arg-type]
+        [cleaned for _checked, cleaned in target_steps] >> validated
+        published = publish()
+        validated >> loaded >> transformed >> reported >> published
+        # A target that could not be prepared or cleaned (unreachable, full, left dirty) fails the
+        # run whatever fail_on_validation says: its failed repetitions are loaded and reported
+        # first, but such a campaign is not a measurement to publish.
+        [step for steps in target_steps for step in steps] >> published
+    return dag
+
+
+def skip_unless_planned(units: Any) -> None:
+    """Skip a task that runs whatever happened upstream (ALL_DONE) when there is no plan.
+
+    A refused run (bad conf, unsafe campaign name) has a failed `plan` and so no plan to pull:
+    nothing ran, so there is nothing to clean, validate, load or report, and the run ends failed
+    with the refusal in `plan`'s log (`publish` is upstream-failed through the preflight).
+    """
+    if units is None:
+        from airflow.exceptions import AirflowSkipException
+
+        raise AirflowSkipException("the plan refused this run (see the plan task's log): nothing ran")
+
+
+def _run_kind(context: Any) -> tuple[str, datetime | None]:
+    """The run's type (manual, scheduled, backfill, ...) and logical date, from the task context."""
+    dag_run = context["dag_run"]
+    run_type = getattr(dag_run.run_type, "value", dag_run.run_type)
+    return str(run_type), getattr(dag_run, "logical_date", None)
+
+
+def _campaign(context: Any) -> str:
+    run_type, logical_date = _run_kind(context)
+    return resolve_campaign(dict(context["params"]), context["run_id"], run_type, logical_date)
+
+
+def hardware_asset(environment: str) -> Asset:
+    """The asset whose events mark a hardware change on one target (DAGs may schedule on it)."""
+    return Asset(
+        name=f"benchcamp_hardware_{environment}", uri=f"benchcamp://hardware/{environment}", group="hardware"
+    )
+
+
+def repetition_group(environment: str, units: Any) -> Any:
+    """clean → generate → execute mapped over the environment's repetition units, in its pool:
+    the warm-ups first (their own mapped group, finished before any measured repetition starts),
+    then the measured repetitions, then the campaign's cleanup on that target (whatever happened).
+
+    Warm-ups are a group of their own because nothing else orders mapped task instances:
+    `airflow dags test` runs the ready ones in any order, so a cell's warm-up could follow the
+    repetitions it was meant to precede. A failed warm-up does not hold the measured ones back
+    (`warmups_done_<env>` runs whatever happened to them); a failed preflight does.
+    """
+    step_args: dict[str, Any] = {"pool": target_pool(environment), "weight_rule": WeightRule.UPSTREAM}
+    retrying = {
+        **step_args,
+        "retries": STEP_RETRIES,
+        "retry_delay": timedelta(seconds=10),
+        "retry_exponential_backoff": 2.0,
+        "max_retry_delay": timedelta(minutes=5),
+    }
+
+    def steps(unit: dict[str, Any]) -> None:
+        @task(**retrying)
+        def clean(unit: dict[str, Any]) -> dict[str, str]:
+            from benchcamp.pipeline.campaign import run_clean
+
+            return run_clean(unit, get_current_context()["ti"].try_number)
+
+        @task(**retrying)
+        def generate(unit: dict[str, Any]) -> str:
+            from benchcamp.pipeline.campaign import run_generate
+
+            return run_generate(unit, get_current_context()["ti"].try_number)
+
+        @task(**retrying, trigger_rule=TriggerRule.ALL_DONE)
+        def execute(unit: dict[str, Any]) -> dict[str, Any]:
+            from airflow.exceptions import AirflowFailException
+
+            from benchcamp.pipeline.campaign import run_execute
+            from benchcamp.transport.ssh import TargetUnreachable
+
+            try:
+                return run_execute(unit, get_current_context()["ti"].try_number)
+            except TargetUnreachable:
+                raise  # nothing ran: retried after a back-off
+            except Exception as exc:
+                # It ran and failed (archived, marked failed): a retry would re-measure it.
+                raise AirflowFailException(str(exc)) from exc
+
+        clean(unit) >> generate(unit) >> execute(unit)
+
+    warmups = task_group(group_id=f"warmups_{environment}")(steps)
+    repetitions = task_group(group_id=f"repetitions_{environment}")(steps)
+
+    @task(task_id=f"units_{environment}")
+    def units_for(plan: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        return plan.get(environment, [])
+
+    @task(task_id=f"warmup_units_{environment}")
+    def warmup_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [unit for unit in environment_units if int(unit["repetition"]) <= 0]
+
+    @task(task_id=f"measured_units_{environment}")
+    def measured_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [unit for unit in environment_units if int(unit["repetition"]) >= 1]
+
+    @task(task_id=f"warmups_done_{environment}", trigger_rule=TriggerRule.ALL_DONE)
+    def warmups_done(environment_units: list[dict[str, Any]] | None) -> None:
+        """Measured repetitions wait for every warm-up to end, failed or not."""
+        skip_unless_planned(environment_units)
+
+    @task(task_id=f"cleanup_{environment}", trigger_rule=TriggerRule.ALL_DONE, **retrying)
+    def cleanup(environment_units: list[dict[str, Any]] | None) -> dict[str, str]:
+        from benchcamp.pipeline.campaign import run_cleanup
+
+        skip_unless_planned(environment_units)
+        return run_cleanup(environment_units or [], get_current_context()["ti"].try_number)
+
+    @task(task_id=f"preflight_{environment}", **retrying)
+    def preflight(environment_units: list[dict[str, Any]]) -> dict[str, str]:
+        from benchcamp.pipeline.campaign import run_preflight
+
+        return run_preflight(environment_units, get_current_context()["ti"].try_number)
+
+    environment_units = units_for(units)
+    checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
+    warmed = warmups.expand(unit=warmup_units(environment_units))  # type: ignore[arg-type]
+    done = warmups_done(environment_units)  # type: ignore[arg-type]
+    measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
+    cleaned = cleanup(environment_units)  # type: ignore[arg-type]
+    checked >> warmed >> done
+    [checked, done] >> measured >> cleaned
+    return checked, cleaned
+
+
+def dbt_build_task() -> Any:
+    """The study's figures: the dbt project built by Cosmos in one task (`dbt build`: every model
+    and its data tests; the SQL unit tests run with `make test`).
+
+    One dbt invocation instead of one Airflow task per model and per test: rendered as a task
+    group, a campaign's analysis was 37 tasks of 4-5 s each (dbt starting every time), about
+    3 minutes even for a one-cell campaign; one build takes seconds. dbt's log, in the task's
+    log, still lists every model and test with its status.
+    """
+    from cosmos import ProfileConfig
+    from cosmos.constants import InvocationMode
+    from cosmos.operators.local import DbtBuildLocalOperator
+
+    from benchcamp.core.paths import default_warehouse, repo_root
+
+    project = repo_root() / "dbt_project"
+    return DbtBuildLocalOperator(
+        task_id="dbt_build",
+        project_dir=str(project),
+        profile_config=ProfileConfig(
+            profile_name="benchcamp", target_name="warehouse", profiles_yml_filepath=project / "profiles.yml"
+        ),
+        invocation_mode=InvocationMode.DBT_RUNNER,
+        install_deps=False,
+        exclude="resource_type:unit_test",
+        env={"BENCHCAMP_WAREHOUSE": str(default_warehouse())},
+        append_env=True,
+        emit_datasets=False,
+        pool=WAREHOUSE_POOL,
+    )

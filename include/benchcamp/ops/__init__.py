@@ -1,0 +1,1 @@
+"""Operating the project: the benchcamp CLI, make up/down (stack) and the local lab."""

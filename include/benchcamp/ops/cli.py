@@ -1,0 +1,419 @@
+"""`benchcamp`: import results, print reports, run the lab and whole campaigns.
+
+Exit codes: 0 success; 2 unreadable or invalid input (nothing loaded); 3 records
+loaded but expectations failed; 1 anything else (a failed campaign run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import shlex
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from benchcamp.airflow.airflow_env import airflow_environment, prepare_airflow, run_airflow
+from benchcamp.core.paths import airflow_home, default_warehouse
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_EXPECTATIONS_FAILED = 3
+
+
+def _warehouse(args: argparse.Namespace) -> Path:
+    return Path(args.warehouse) if args.warehouse else default_warehouse()
+
+
+def _in_background(name: str, work: Callable[[], object]) -> threading.Thread:
+    """Python-bound work on the other core while DuckDB (which releases the GIL) reads and loads.
+
+    Errors are dropped: the same work done again in the main thread raises them where they are handled.
+    """
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:
+            return
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Read, check, validate and load a record file; all of it or, on any bad line, nothing."""
+    from benchcamp.core.records import RecordError
+    from benchcamp.core.spec import load_spec
+    from benchcamp.pipeline import importer
+    from benchcamp.pipeline.transform import adopt_parse, parse_ahead
+
+    path = Path(args.file)
+    target = _warehouse(args)
+    with tempfile.TemporaryDirectory(prefix="benchcamp-dbt-parse-") as scratch:
+        # GX is imported while DuckDB reads the file; dbt parses while DuckDB loads it.
+        gx = _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
+        with importer.staging() as con:
+            try:
+                count = importer.stage_file(con, path)
+                if not count:
+                    print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
+                    return EXIT_BAD_INPUT
+                importer.check_spec(con, path, args.strict_environment)
+                repeats = importer.check_repeats(con, path)
+            except (RecordError, importer.SpecMismatch) as exc:
+                print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            dbt = _in_background("dbt-parse", lambda: parse_ahead(target, Path(scratch)))
+            loads = importer.campaigns(con, repeats)
+            thresholds = {
+                study: load_spec(study).thresholds.max_stddev_pct
+                for study in dict.fromkeys(c.study for c in loads)
+            }
+            gx.join()
+            min_ok = {study: load_spec(study).thresholds.min_ok_repetitions for study in thresholds}
+            failures = importer.validate(con, thresholds, min_ok)
+            loads = importer.load(con, target, loads, failures, thresholds)
+        dbt.join()
+        adopt_parse(target, Path(scratch))
+    for item in loads:
+        repeated = ""
+        if item.repeats:
+            pairs = ", ".join(f"line {line} = line {first}" for line, first in item.repeats[:3])
+            more = f" and {len(item.repeats) - 3} more" if len(item.repeats) > 3 else ""
+            repeated = f"; {len(item.repeats)} identical repeat(s) loaded once: {pairs}{more}"
+        print(
+            f"{item.study} / {item.campaign}: {item.records} records "
+            f"({item.inserted} new, {item.replaced} replaced{repeated})"
+        )
+    from benchcamp.pipeline.transform import build_marts
+    from benchcamp.presentation.report import export_snapshot
+
+    build_marts(target, unit_tests=False)
+    export_snapshot(target)
+    order = {(item.study, item.campaign): index for index, item in enumerate(loads)}
+    all_failures = sorted(failures, key=lambda failure: order[(failure.study, failure.campaign)])
+    for failure in all_failures:
+        print(
+            f"FAILED {failure.expectation} [{failure.study}/{failure.campaign}] {failure.cell_key}: {failure.details}"
+        )
+    if all_failures:
+        print(
+            f"{len(all_failures)} expectation(s) failed; the records are loaded and marked", file=sys.stderr
+        )
+        return EXIT_EXPECTATIONS_FAILED
+    print(f"all expectations passed; warehouse: {target}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from benchcamp.core.spec import SpecError, load_spec
+    from benchcamp.presentation import report
+
+    try:
+        load_spec(args.study)
+    except SpecError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    target = _warehouse(args)
+    if not target.exists():
+        print(
+            f"error: no warehouse at {target} (run a campaign or `benchcamp import` first)", file=sys.stderr
+        )
+        return EXIT_BAD_INPUT
+    try:
+        if args.format == "html":
+            from benchcamp.presentation.results_page import static_report
+
+            text = static_report(target, args.study, args.campaign)
+        else:
+            text = report.render(
+                report.read_tables(target, args.study, args.campaign), args.format, args.study
+            )
+    except report.ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.output:
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        print(text)
+    return EXIT_OK
+
+
+def cmd_spec_check(args: argparse.Namespace) -> int:
+    """Check study specs as the DAG factory loads them; print every problem as `file:line: key: message`.
+
+    Without files, the bundled studies. Exit 2 when any spec has a problem.
+    """
+    from benchcamp.core.spec import SpecError, load_spec_file, spec_files
+
+    paths = [Path(name) for name in args.files] or list(spec_files())
+    failed = problems = 0
+    for path in paths:
+        try:
+            spec = load_spec_file(path)
+        except SpecError as exc:
+            lines = str(exc).splitlines()
+            print("\n".join(lines))
+            failed, problems = failed + 1, problems + len(lines)
+            continue
+        cells = len(spec.cells(spec.default_ladder))
+        print(f"{path}: ok ({spec.study}: {cells} cells at the default ladder, {spec.default_ladder})")
+    if failed:
+        print(f"{problems} problem(s) in {failed} of {len(paths)} spec(s)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    from benchcamp.ops import lab
+
+    if getattr(args, "stores", False):
+        os.environ["BENCHCAMP_LAB_STORES"] = "1"
+    if args.action == "up":
+        print(lab.lab_up().format())
+    elif args.action == "down":
+        lab.lab_down()
+        print("lab stopped")
+    else:
+        print(lab.lab_status().format())
+    return EXIT_OK
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from benchcamp.ops import stack
+
+    try:
+        print(stack.up())
+    except stack.StackError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    from benchcamp.ops import stack
+
+    stack.down(keep_lab=args.keep_lab)
+    print("Airflow stopped (the lab still runs)" if args.keep_lab else "Airflow and the lab stopped")
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from benchcamp.ops import lab, stack
+
+    print(stack.format_status(stack.status()))
+    print()
+    print(lab.lab_status().format())
+    return EXIT_OK
+
+
+ADMIN_PASSWORD_ENV = "BENCHCAMP_ADMIN_PASSWORD"
+
+
+def write_login(passwords_file: Path, password: str) -> str:
+    """Give SimpleAuthManager's one configured user `password`; return the user's name.
+
+    The api-server generates (and prints) a password for a user missing from its passwords file;
+    a deployment whose password comes from its own secrets writes the file first (mode 600).
+    """
+    from airflow.api_fastapi.auth.managers.simple.simple_auth_manager import SimpleAuthManager
+
+    users = SimpleAuthManager.get_users()
+    if len(users) != 1:
+        raise ValueError(f"expected one SimpleAuthManager user, found {[user.username for user in users]}")
+    passwords_file.parent.mkdir(parents=True, exist_ok=True)
+    passwords_file.unlink(missing_ok=True)
+    descriptor = os.open(passwords_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps({users[0].username: password}) + "\n")
+    return users[0].username
+
+
+def cmd_airflow_init(args: argparse.Namespace) -> int:
+    """docker-compose.yaml's airflow-init: what `make up` prepares, in the container's Airflow home.
+
+    The metadata DB migrated and the pools created (`prepare_airflow`, so the pools are defined
+    once), then the login written from $BENCHCAMP_ADMIN_PASSWORD to the passwords file
+    SimpleAuthManager reads.
+    """
+    from airflow.api_fastapi.auth.managers.simple.simple_auth_manager import SimpleAuthManager
+
+    password = os.environ.get(ADMIN_PASSWORD_ENV, "")
+    if not password:
+        print(f"error: {ADMIN_PASSWORD_ENV} is empty: set the admin password in .env", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    prepare_airflow({"AIRFLOW_HOME": str(airflow_home())}, log_to_file=False)
+    user = write_login(Path(SimpleAuthManager.get_generated_password_file()), password)
+    print(f"metadata DB migrated, pools created, login {user!r} written")
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Start the lab, run one study DAG through Airflow, print its tables, stop the lab."""
+    from benchcamp.core.spec import load_spec
+    from benchcamp.ops import lab
+    from benchcamp.pipeline import archive
+    from benchcamp.pipeline.campaign import CampaignConfError, implemented_workloads, resolve_campaign
+    from benchcamp.workloads import get_workload
+
+    spec = load_spec(args.study)
+    try:  # a bad name is refused before the lab starts
+        campaign = resolve_campaign({"campaign": args.campaign or f"run_{_now_tag()}"}, "")
+    except CampaignConfError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not all(get_workload(name).uses_data_fs for name in implemented_workloads(spec)):
+        os.environ["BENCHCAMP_LAB_STORES"] = "1"  # YCSB measures the lab's data stores
+    print(lab.lab_up().format())
+    try:
+        env = airflow_environment()
+        prepare_airflow(env)
+        conf: dict[str, object] = {"ladder": args.ladder, "fail_on_validation": args.fail_on_validation}
+        if args.repetitions:
+            conf["repetitions"] = args.repetitions
+        if args.workloads:
+            conf["workloads"] = args.workloads.split(",")
+        lab_targets = [env.name for env in spec.environments if env.connection == lab.LAB_CONNECTION_ID]
+        if args.environment or lab_targets:  # the lab this command starts, unless told otherwise
+            conf["environment"] = args.environment or lab_targets[0]
+        if args.cells:
+            conf["cells"] = args.cells.split(",")
+        if args.warmups is not None:
+            conf["warmup_repetitions"] = args.warmups
+        conf["campaign"] = campaign
+        campaign_dir = archive.campaign_dir(args.study, campaign)
+        log = campaign_dir / "airflow-dags-test.log"
+        print(f"running {args.study} through Airflow (airflow dags test), conf {json.dumps(conf)}")
+        print(f"Airflow's log: {log}", flush=True)
+        result = run_airflow(
+            ["dags", "test", args.study, "--conf", json.dumps(conf)], env, check=False, log=log
+        )
+        report_file = campaign_dir / "report.txt"
+        print()
+        if report_file.exists():
+            print(report_file.read_text(encoding="utf-8"))
+        if result.returncode != 0:
+            tail = (
+                log.read_text(encoding="utf-8", errors="replace").splitlines()[-40:] if log.exists() else []
+            )
+            print("\nthe DAG run failed; the end of Airflow's log:\n" + "\n".join(tail), file=sys.stderr)
+        print(f"campaign:     {campaign}")
+        print(f"warehouse:    {default_warehouse()}")
+        print(f"raw archive:  {campaign_dir}")
+        print(f"report again: .venv/bin/benchcamp report {args.study} --campaign {campaign}")
+        return EXIT_OK if result.returncode == 0 else EXIT_FAILED
+    finally:
+        if not args.keep_lab:
+            lab.lab_down()
+            print("lab stopped")
+
+
+def _now_tag() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S")
+
+
+def cmd_airflow_env(args: argparse.Namespace) -> int:
+    for name, value in airflow_environment().items():
+        print(f"export {name}={shlex.quote(value)}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="benchcamp", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    importer = sub.add_parser("import", help="load result records (JSONL or CSV), validate, build the marts")
+    importer.add_argument("file")
+    importer.add_argument("--warehouse", help="DuckDB file (default $BENCHCAMP_WAREHOUSE or ./warehouse/)")
+    importer.add_argument(
+        "--strict-environment", action="store_true", help="require environments declared in the study spec"
+    )
+    importer.set_defaults(handler=cmd_import)
+
+    reporter = sub.add_parser("report", help="print a study's marts")
+    reporter.add_argument("study")
+    reporter.add_argument("--campaign", help="campaign id (default: the latest)")
+    reporter.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "html"],
+        default="table",
+        help="html: the results page's tables and figures as one self-contained file",
+    )
+    reporter.add_argument("--output", help="write to this file instead of standard output")
+    reporter.add_argument("--warehouse")
+    reporter.set_defaults(handler=cmd_report)
+
+    spec_parser = sub.add_parser("spec", help="study specs")
+    spec_actions = spec_parser.add_subparsers(dest="spec_action", required=True)
+    checker = spec_actions.add_parser(
+        "check", help="validate study specs: every problem with its key path and line (exit 2 on any)"
+    )
+    checker.add_argument("files", nargs="*", metavar="FILE", help="spec files (default: the bundled studies)")
+    checker.set_defaults(handler=cmd_spec_check)
+
+    lab_parser = sub.add_parser("lab", help="the local lab on 127.0.0.1")
+    lab_parser.add_argument("action", choices=["up", "down", "status"])
+    lab_parser.add_argument(
+        "--stores", action="store_true", help="also the YCSB stores (Cassandra, HBase): ~1 GB, ~20 s more"
+    )
+    lab_parser.set_defaults(handler=cmd_lab)
+
+    runner = sub.add_parser("run", help="run a study campaign through Airflow on the local lab")
+    runner.add_argument("study")
+    runner.add_argument("--ladder", choices=["tiny", "small", "paper"], default="small")
+    runner.add_argument("--repetitions", type=int)
+    runner.add_argument("--workloads", help="comma-separated subset")
+    runner.add_argument(
+        "--environment",
+        help="target environment of the study spec (default: the one on the lab this command starts)",
+    )
+    runner.add_argument("--cells", help="comma-separated cell keys (default: the whole matrix)")
+    runner.add_argument(
+        "--warmups",
+        type=int,
+        help="warm-up repetitions per cell (default: the study spec's warmup_repetitions)",
+    )
+    runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
+    runner.add_argument("--keep-lab", action="store_true")
+    runner.add_argument(
+        "--fail-on-validation", action="store_true", help="exit non-zero when an expectation fails"
+    )
+    runner.set_defaults(handler=cmd_run)
+
+    sub.add_parser("up", help="start the lab and Airflow (UI on 127.0.0.1, login required)").set_defaults(
+        handler=cmd_up
+    )
+    stopper = sub.add_parser("down", help="stop Airflow and the lab")
+    stopper.add_argument("--keep-lab", action="store_true", help="stop Airflow only")
+    stopper.set_defaults(handler=cmd_down)
+    sub.add_parser("status", help="Airflow's components and the lab's services").set_defaults(
+        handler=cmd_status
+    )
+
+    sub.add_parser(
+        "airflow-init",
+        help="migrate Airflow, create the pools, write the login (docker compose's airflow-init)",
+    ).set_defaults(handler=cmd_airflow_init)
+
+    env_parser = sub.add_parser("airflow-env", help="print the Airflow environment as shell exports")
+    env_parser.set_defaults(handler=cmd_airflow_env)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""Idempotent installation of what the lab runs: Debian packages and jars from Maven Central."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from benchcamp.ops.lab.layout import (
+    CASSANDRA_VERSION,
+    HADOOP_VERSION,
+    HBASE_VERSION,
+    HIVE_VERSION,
+    LabError,
+    cassandra_home,
+    hadoop_home,
+    hbase_home,
+    hive_home,
+    yarn_home,
+    ycsb_home,
+)
+
+_MR_JARS = (
+    f"hadoop-mapreduce-examples-{HADOOP_VERSION}.jar",
+    f"hadoop-mapreduce-client-jobclient-{HADOOP_VERSION}-tests.jar",
+)
+
+
+def _apt_install(*packages: str) -> None:
+    if os.geteuid() != 0:
+        raise LabError(
+            f"{', '.join(packages)} missing and not root: run `sudo apt-get install -y {' '.join(packages)}`"
+        )
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages], check=True, env=env
+    )
+
+
+def _copy_dependencies(
+    home: Path,
+    version: str,
+    settings: Path | None = None,
+    exclude: tuple[str, ...] = (),
+    extra: tuple[str, ...] = (),
+) -> None:
+    """`mvn dependency:copy-dependencies` into home/lib, marked with the version once complete."""
+    lib = home / "lib"
+    marker = lib / ".installed"
+    if marker.exists() and marker.read_text().strip() == version:
+        return
+    if lib.exists():
+        shutil.rmtree(lib)
+    command = ["mvn", "-q", "-B", "-f", str(home / "pom.xml")]
+    if settings is not None:
+        command += ["-s", str(settings)]
+    command += ["dependency:copy-dependencies", "-DoutputDirectory=lib"]
+    if exclude:
+        command.append("-DexcludeArtifactIds=" + ",".join(exclude))
+    command += extra
+    subprocess.run(command, check=True)
+    marker.write_text(version)
+
+
+def _build_jar(module: Path, jar: Path) -> None:
+    sources = [path for path in (module / "src" / "main").rglob("*") if path.is_file()]
+    newest = max([path.stat().st_mtime for path in sources + [module / "pom.xml"]], default=0.0)
+    if jar.exists() and jar.stat().st_mtime >= newest:
+        return
+    subprocess.run(["mvn", "-q", "-B", "-f", str(module / "pom.xml"), "package", "-DskipTests"], check=True)
+
+
+def ensure_installed() -> None:
+    """openssh-server and Maven (apt), Hadoop (HDFS, YARN) and Hive jars (Maven Central), the HiveBench generator."""
+    if not Path("/usr/sbin/sshd").exists():
+        _apt_install("openssh-server")
+    if shutil.which("mvn") is None:
+        _apt_install("maven")
+    if shutil.which("ip") is None and not Path("/usr/sbin/ip").exists():
+        _apt_install("iproute2")  # `ip netns`: YARN runs in a loopback-only network namespace
+    _copy_dependencies(hadoop_home(), HADOOP_VERSION)
+    share = hadoop_home() / "share" / "hadoop" / "mapreduce"
+    share.mkdir(parents=True, exist_ok=True)
+    for jar in _MR_JARS:
+        link = share / jar
+        if not link.exists():
+            link.unlink(missing_ok=True)
+            link.symlink_to(Path("../../../lib") / jar)
+    _copy_dependencies(yarn_home(), HADOOP_VERSION + "-dfsio")
+    # Hive logs through log4j2; a second SLF4J binding (reload4j, pulled in by Hadoop 3.3.6)
+    # would win and silence the operation logs the Hive workloads read their timings from.
+    _copy_dependencies(
+        hive_home(),
+        HIVE_VERSION + "-log4j2",
+        settings=hive_home() / "settings.xml",
+        exclude=("slf4j-reload4j", "reload4j"),
+    )
+    datagen = hadoop_home().parent / "hivebench"
+    if (datagen / "pom.xml").exists():
+        _build_jar(datagen, datagen / "target" / "hivebench-datagen.jar")
+
+
+def ensure_stores_installed() -> None:
+    """The YCSB stores and client (Maven Central): only labs started with stores download them (~200 MB)."""
+    _copy_dependencies(cassandra_home(), CASSANDRA_VERSION)
+    # log4j2 only (lab/hbase/pom.xml excludes the reload4j binding Hadoop brings)
+    _copy_dependencies(hbase_home(), HBASE_VERSION + "-log4j2")
+    home = ycsb_home()
+    _build_jar(home, home / "target" / "benchcamp-ycsb.jar")
+    _copy_dependencies(home, "0.17.0-1+hbase-shaded-client-2.6.4", extra=("-DincludeScope=runtime",))

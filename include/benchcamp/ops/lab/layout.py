@@ -1,0 +1,120 @@
+"""Where the lab lives: its directory, ports, Java and the installed jars.
+
+Every path the lab writes (HDFS blocks, the Hive metastore, logs, PID files) is
+under one directory, `.lab/` or $BENCHCAMP_LAB_DIR; every port can be moved with
+$BENCHCAMP_LAB_<NAME>_PORT when the default is taken on a machine.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from benchcamp.core.paths import repo_root
+
+HADOOP_VERSION = "3.4.2"
+HIVE_VERSION = "4.0.1"
+CASSANDRA_VERSION = "5.0.9"
+HBASE_VERSION = "2.6.4-hadoop3"  # the newest 2.6 hbase-server built for Hadoop 3 on Maven Central
+LAB_CONNECTION_ID = "benchcamp_lab_ssh"
+LAB_HIVE_CONNECTION_ID = "benchcamp_lab_hive"
+HDFS_BASE_PATH = "/benchcamp"
+DEFAULT_PORTS = {
+    "ssh": 2222,
+    "namenode": 8020,
+    "namenode_http": 9870,
+    "datanode": 9866,
+    "datanode_http": 9864,
+    "datanode_ipc": 9867,
+    "hiveserver2": 10000,
+    # YARN lives in its own network namespace (YARN_NETNS): these ports are on its loopback
+    "resourcemanager_http": 8088,
+    "nodemanager_http": 8042,
+    "jobhistory_http": 19888,
+    # the YCSB stores, started only on request (lab up --stores)
+    "cassandra_native": 9042,
+    "cassandra_storage": 7000,
+    "hbase_zookeeper": 2181,  # HBase's embedded ZooKeeper (standalone mode): clients start here
+    "hbase_master": 16000,
+    "hbase_regionserver": 16020,
+}
+YARN_NETNS = "benchcamp-yarn"
+DEFAULT_SSH_PORT = DEFAULT_PORTS["ssh"]
+
+
+class LabError(RuntimeError):
+    """The lab cannot be installed or started; the message says what to do."""
+
+
+def lab_dir() -> Path:
+    return Path(os.environ.get("BENCHCAMP_LAB_DIR") or repo_root() / ".lab")
+
+
+def port(name: str) -> int:
+    return int(os.environ.get(f"BENCHCAMP_LAB_{name.upper()}_PORT", DEFAULT_PORTS[name]))
+
+
+def ssh_port() -> int:
+    return port("ssh")
+
+
+def hadoop_home() -> Path:
+    return repo_root() / "lab" / "hadoop"
+
+
+def hive_home() -> Path:
+    return repo_root() / "lab" / "hive"
+
+
+def yarn_home() -> Path:
+    return repo_root() / "lab" / "yarn"
+
+
+def cassandra_home() -> Path:
+    return repo_root() / "lab" / "cassandra"
+
+
+def ycsb_home() -> Path:
+    return repo_root() / "lab" / "ycsb"
+
+
+def ycsb_classpath() -> str:
+    """The YCSB client with benchcamp's bindings: `java -cp <this> site.ycsb.Client ...`."""
+    home = ycsb_home()
+    return f"{home / 'target' / 'benchcamp-ycsb.jar'}:{home / 'lib'}/*"
+
+
+def cassandra_conf_dir() -> Path:
+    return lab_dir() / "conf" / "cassandra"
+
+
+def hbase_home() -> Path:
+    return repo_root() / "lab" / "hbase"
+
+
+def hbase_conf_dir() -> Path:
+    return lab_dir() / "conf" / "hbase"
+
+
+def yarn_conf_dir() -> Path:
+    return lab_dir() / "conf" / "yarn"
+
+
+def hadoop_conf_dir() -> Path:
+    return lab_dir() / "conf" / "hadoop"
+
+
+def hive_conf_dir() -> Path:
+    return lab_dir() / "conf" / "hive"
+
+
+def java_home() -> Path:
+    """A Java 17 (Hadoop 3.4 does not run on 25); Debian's OpenJDK first."""
+    for candidate in sorted(Path("/usr/lib/jvm").glob("java-17-openjdk*")):
+        if (candidate / "bin" / "java").exists():
+            return candidate
+    java = shutil.which("java")
+    if java is None:
+        raise LabError("no Java found: install OpenJDK 17 (apt-get install -y openjdk-17-jdk-headless)")
+    return Path(os.path.realpath(java)).parent.parent

@@ -1,0 +1,825 @@
+"""The lab's services: started and stopped by their own PIDs, health-checked, measured.
+
+Order matters on the way up (sshd, NameNode, DataNode, HiveServer2) and is
+reversed on the way down. A service whose PID file names a dead process is
+reported as crashed (and restarted by the next `lab up`), never silently ignored.
+Nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import functools
+import getpass
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_result,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_fixed,
+)
+
+from benchcamp.core.waiting import wait_while
+from benchcamp.ops.lab.config import (
+    LOOPBACK,
+    java17_options,
+    sshd_config_text,
+    target_shell_env,
+    write_configuration,
+)
+from benchcamp.ops.lab.install import ensure_installed
+from benchcamp.ops.lab.layout import (
+    HDFS_BASE_PATH,
+    YARN_NETNS,
+    LabError,
+    hadoop_conf_dir,
+    hadoop_home,
+    hive_conf_dir,
+    hive_home,
+    java_home,
+    lab_dir,
+    port,
+    ssh_port,
+    yarn_conf_dir,
+    yarn_home,
+)
+
+MEMORY_BUDGET_MB = 3072
+
+
+@dataclass
+class ServiceStatus:
+    name: str
+    port: int
+    pid: int | None
+    alive: bool
+    healthy: bool
+    rss_mb: float
+    detail: str = ""
+
+
+@dataclass
+class LabStatus:
+    directory: Path
+    services: list[ServiceStatus] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def healthy(self) -> bool:
+        return all(service.healthy for service in self.services)
+
+    @property
+    def total_rss_mb(self) -> float:
+        return sum(service.rss_mb for service in self.services)
+
+    def service(self, name: str) -> ServiceStatus:
+        return next(service for service in self.services if service.name == name)
+
+    def format(self) -> str:
+        lines = [
+            f"lab: {self.directory}",
+            f"{'service':<15} {'port':>6} {'pid':>8} {'state':<9} {'rss MB':>7}  detail",
+        ]
+        for service in self.services:
+            state = "healthy" if service.healthy else ("unhealthy" if service.alive else "stopped")
+            pid = str(service.pid) if service.pid else "-"
+            lines.append(
+                f"{service.name:<15} {service.port:>6} {pid:>8} {state:<9} {service.rss_mb:>7.0f}  {service.detail}"
+            )
+        if self.note:
+            lines.append(self.note)
+        lines.append(f"total RSS: {self.total_rss_mb:.0f} MB (budget {MEMORY_BUDGET_MB} MB)")
+        return "\n".join(lines)
+
+
+# -- processes ------------------------------------------------------------------------------
+
+
+def pid_file(name: str) -> Path:
+    return lab_dir() / "run" / f"{name}.pid"
+
+
+def log_file(name: str) -> Path:
+    return lab_dir() / "logs" / f"{name}.log"
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().split(") ")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def read_pid(name: str) -> int | None:
+    try:
+        pid = int(pid_file(name).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if alive(pid) else None
+
+
+def rss_mb(pid: int | None) -> float:
+    if pid is None:
+        return 0.0
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _start_java(
+    name: str,
+    main_class: str,
+    classpath: list[Path],
+    options: list[str],
+    args: list[str],
+    *,
+    home: Path | None = None,
+    conf_dir: Path | None = None,
+    prefix: tuple[str, ...] = (),
+) -> int:
+    """Start a JVM detached from our session; its own PID goes to run/<name>.pid.
+
+    `prefix` (e.g. `ip netns exec NS`) execs the JVM, so the PID is still the JVM's.
+    """
+    log = log_file(name)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    pid_file(name).parent.mkdir(parents=True, exist_ok=True)
+    workdir = lab_dir() / "run" / name
+    workdir.mkdir(parents=True, exist_ok=True)
+    command = [
+        *prefix,
+        str(java_home() / "bin" / "java"),
+        *options,
+        f"-Dhadoop.home.dir={home or hadoop_home()}",
+        f"-Dhadoop.log.dir={lab_dir() / 'logs'}",
+        "-cp",
+        ":".join(str(path) for path in classpath),
+        main_class,
+        *args,
+    ]
+    environment = {
+        **os.environ,
+        "JAVA_HOME": str(java_home()),
+        "HADOOP_CONF_DIR": str(conf_dir or hadoop_conf_dir()),
+    }
+    with log.open("ab") as handle:
+        handle.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n".encode())
+        handle.flush()
+        process = subprocess.Popen(
+            command,
+            cwd=workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=environment,
+        )
+    pid_file(name).write_text(f"{process.pid}\n")
+    return process.pid
+
+
+def _stop(name: str, timeout_s: float, request_stop: Callable[[], bool] | None = None) -> None:
+    """SIGTERM (or the service's own stop request, if it has one and it gets through), then
+    SIGKILL after timeout_s."""
+    pid = read_pid(name)
+    if pid is not None:
+        if request_stop is None or not request_stop():
+            os.kill(pid, signal.SIGTERM)
+        wait_while(lambda: alive(pid), timeout_s, 0.1)
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            wait_while(lambda: alive(pid), None, 0.05)
+        reap(pid)
+    pid_file(name).unlink(missing_ok=True)
+
+
+def reap(pid: int) -> None:
+    """Collect the exit status when this process started the service, so no zombie remains."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass  # started by another process (e.g. an earlier `lab up`): init reaps it
+
+
+def _http_json(url: str, timeout_s: float = 3.0) -> dict[str, object]:
+    with urllib.request.urlopen(url, timeout=timeout_s) as response:  # noqa: S310 (loopback URL we build)
+        return dict(json.load(response))
+
+
+def _jmx_bean(http_port: int, query: str) -> dict[str, object]:
+    beans = _http_json(f"http://{LOOPBACK}:{http_port}/jmx?qry={query}").get("beans")
+    if not isinstance(beans, list) or not beans:
+        raise LabError(f"no JMX bean {query} on port {http_port}")
+    return dict(beans[0])
+
+
+def _port_open(number: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex((LOOPBACK, number)) == 0
+
+
+# -- the services ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    port_name: str
+    start: Callable[[], None]
+    check: Callable[[], tuple[bool, str]]
+    stop_timeout_s: float = 15.0
+    request_stop: Callable[[], bool] | None = None  # a clean stop better than SIGTERM
+
+    def stop(self) -> None:
+        _stop(self.name, self.stop_timeout_s, self.request_stop)
+
+    @property
+    def port(self) -> int:
+        return port(self.port_name)
+
+    def status(self) -> ServiceStatus:
+        pid = read_pid(self.name)
+        if pid is None:
+            detail = "not running"
+            if pid_file(self.name).exists():
+                detail = f"crashed or killed (stale PID file); see {log_file(self.name)}"
+            return ServiceStatus(self.name, self.port, None, False, False, 0.0, detail)
+        try:
+            healthy, detail = self.check()
+        except Exception as exc:  # any failure of a probe means "not healthy"; say which
+            healthy, detail = False, f"{type(exc).__name__}: {exc}"
+        return ServiceStatus(self.name, self.port, pid, True, healthy, rss_mb(pid), detail)
+
+
+def _start_sshd() -> None:
+    directory = lab_dir()
+    ssh_dir = directory / "ssh"
+    for sub in (ssh_dir, directory / "run", directory / "logs", directory / "work"):
+        sub.mkdir(parents=True, exist_ok=True)
+    for key in ("host_ed25519", "client_ed25519"):
+        if not (ssh_dir / key).exists():
+            subprocess.run(
+                [
+                    "ssh-keygen",
+                    "-q",
+                    "-t",
+                    "ed25519",
+                    "-N",
+                    "",
+                    "-C",
+                    "benchcamp-lab",
+                    "-f",
+                    str(ssh_dir / key),
+                ],
+                check=True,
+            )
+    authorized = ssh_dir / "authorized_keys"
+    authorized.write_text((ssh_dir / "client_ed25519.pub").read_text())
+    authorized.chmod(0o600)
+    host_key = " ".join((ssh_dir / "host_ed25519.pub").read_text().split()[:2])
+    (ssh_dir / "known_hosts").write_text(f"[{LOOPBACK}]:{ssh_port()} {host_key}\n")
+    config = directory / "sshd_config"
+    config.write_text(sshd_config_text(directory, ssh_port(), target_shell_env()))
+    Path("/run/sshd").mkdir(parents=True, exist_ok=True)
+    pid_file("sshd").unlink(missing_ok=True)
+    subprocess.run(["/usr/sbin/sshd", "-f", str(config), "-E", str(log_file("sshd"))], check=True)
+    # sshd writes its PID file after daemonising: look 50 times, 0.1 s apart
+    Retrying(
+        retry=retry_if_result(lambda found: not found),
+        stop=stop_after_attempt(50),
+        wait=wait_fixed(0.1),
+        retry_error_callback=lambda state: False,
+    )(pid_file("sshd").exists)
+
+
+def _check_sshd() -> tuple[bool, str]:
+    import paramiko
+
+    directory = lab_dir()
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.RejectPolicy())
+    client.load_host_keys(str(directory / "ssh" / "known_hosts"))
+    try:
+        client.connect(
+            LOOPBACK,
+            port=ssh_port(),
+            username=getpass.getuser(),
+            key_filename=str(directory / "ssh" / "client_ed25519"),
+            look_for_keys=False,
+            allow_agent=False,
+            timeout=5,
+        )
+        _, stdout, _ = client.exec_command('command -v hadoop && test -d "$BENCHCAMP_WORK_DIR"', timeout=10)
+        ok = stdout.channel.recv_exit_status() == 0
+        return ok, "login ok, hadoop on PATH" if ok else "login ok but hadoop or the work dir is missing"
+    finally:
+        client.close()
+
+
+def _hadoop_classpath() -> list[Path]:
+    return [hadoop_conf_dir(), hadoop_home() / "lib" / "*"]
+
+
+def _start_namenode() -> None:
+    name_dir = lab_dir() / "hdfs" / "name"
+    if not (name_dir / "current" / "VERSION").exists():
+        format_hdfs()
+    # WebHDFS (Jersey + JAXB) defines classes reflectively: on Java 17 it answers HTTP 500
+    # unless java.lang is open to it. Campaigns delete and check data through WebHDFS.
+    options = ["-Xmx384m", "--add-opens=java.base/java.lang=ALL-UNNAMED"]
+    _start_java(
+        "namenode", "org.apache.hadoop.hdfs.server.namenode.NameNode", _hadoop_classpath(), options, []
+    )
+
+
+def format_hdfs() -> None:
+    """Format a new, empty HDFS (first start, or a study's reformat between campaigns)."""
+    if read_pid("namenode") is not None or read_pid("datanode") is not None:
+        raise LabError("stop HDFS before formatting it (benchcamp lab down)")
+    for sub in ("name", "data"):
+        path = lab_dir() / "hdfs" / sub
+        if path.exists():
+            subprocess.run(["rm", "-rf", str(path)], check=True)
+    log = log_file("namenode-format")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as handle:
+        result = subprocess.run(
+            [
+                str(java_home() / "bin" / "java"),
+                f"-Dhadoop.home.dir={hadoop_home()}",
+                "-cp",
+                ":".join(str(path) for path in _hadoop_classpath()),
+                "org.apache.hadoop.hdfs.server.namenode.NameNode",
+                "-format",
+                "-nonInteractive",
+                "-clusterId",
+                "benchcamp-lab",
+            ],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    if result.returncode != 0:
+        raise LabError(f"formatting HDFS failed (exit {result.returncode}); see {log}")
+
+
+def _check_namenode() -> tuple[bool, str]:
+    state = _jmx_bean(port("namenode_http"), "Hadoop:service=NameNode,name=FSNamesystemState")
+    info = _jmx_bean(port("namenode_http"), "Hadoop:service=NameNode,name=NameNodeInfo")
+    live = int(str(state.get("NumLiveDataNodes", 0)))
+    safemode = str(info.get("Safemode", "")).strip()
+    free_gb = float(str(info.get("Free", 0))) / 1024**3
+    detail = f"{live} live datanode(s), safe mode {'ON' if safemode else 'off'}, {free_gb:.1f} GiB free"
+    return (_port_open(port("namenode")) and not safemode), detail
+
+
+def _start_datanode() -> None:
+    _start_java(
+        "datanode", "org.apache.hadoop.hdfs.server.datanode.DataNode", _hadoop_classpath(), ["-Xmx256m"], []
+    )
+
+
+def _check_datanode() -> tuple[bool, str]:
+    info = _jmx_bean(port("datanode_http"), "Hadoop:service=DataNode,name=DataNodeInfo")
+    namenodes = json.loads(str(info.get("NamenodeAddresses") or "{}"))
+    if not namenodes:
+        return False, "not registered with the NameNode yet"
+    return True, f"registered with {', '.join(namenodes)}"
+
+
+def _start_hiveserver2() -> None:
+    options = ["-Xmx1g", *java17_options()]
+    options += [
+        f"-Dderby.system.home={lab_dir() / 'hive'}",
+        f"-Dhive.log.dir={lab_dir() / 'logs'}",
+        "-Dhive.log.file=hiveserver2-hive.log",
+    ]
+    classpath = [hive_conf_dir(), hadoop_conf_dir(), hive_home() / "lib" / "*"]
+    _start_java("hiveserver2", "org.apache.hive.service.server.HiveServer2", classpath, options, [])
+
+
+def _check_hiveserver2() -> tuple[bool, str]:
+    if not _port_open(port("hiveserver2")):
+        return False, "Thrift port not open yet"
+    from pyhive import hive
+
+    connection = hive.connect(LOOPBACK, port=port("hiveserver2"), username=getpass.getuser(), auth="NONE")
+    try:
+        cursor = connection.cursor()
+        cursor.execute("SELECT version()")
+        version = cursor.fetchone()
+        return True, f"Hive {str(version[0]).split()[0] if version else '?'}, query ok"
+    finally:
+        connection.close()
+
+
+# -- YARN, in a network namespace that has only loopback ------------------------------------
+
+
+IN_YARN_NETNS = ("ip", "netns", "exec", YARN_NETNS)
+
+
+def yarn_unavailable_reason() -> str | None:
+    """Why the lab runs without YARN here (None: it runs). It needs a network namespace."""
+    if os.environ.get("BENCHCAMP_LAB_YARN", "1") == "0":
+        return "left out (BENCHCAMP_LAB_YARN=0)"
+    return _namespace_problem()
+
+
+@functools.cache
+def _namespace_problem() -> str | None:
+    """Checked once per process: status polls must not spawn `ip` every second."""
+    if os.geteuid() != 0:
+        return "a network namespace needs root"
+    if shutil.which("ip") is None:
+        return "`ip` (iproute2) is not installed"
+    try:
+        _ensure_netns()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", "") or str(exc)
+        return f"cannot make network namespace {YARN_NETNS}: {str(detail).strip()[-300:]}"
+    return None
+
+
+def yarn_enabled() -> bool:
+    return yarn_unavailable_reason() is None
+
+
+def _ensure_netns() -> None:
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
+    if YARN_NETNS not in listed.split():
+        subprocess.run(["ip", "netns", "add", YARN_NETNS], capture_output=True, text=True, check=True)
+    subprocess.run(
+        [*IN_YARN_NETNS, "ip", "link", "set", "lo", "up"], capture_output=True, text=True, check=True
+    )
+
+
+def netns_http_json(url: str, timeout_s: float = 5.0) -> dict[str, Any]:
+    """GET a JSON document from inside the YARN namespace (its loopback is not ours)."""
+    script = (
+        "import sys, urllib.request\n"
+        "with urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2])) as answer:\n"
+        "    sys.stdout.write(answer.read().decode())\n"
+    )
+    result = subprocess.run(
+        [*IN_YARN_NETNS, sys.executable, "-S", "-c", script, url, str(timeout_s)],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s + 15,
+        check=False,
+    )
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["no answer"])[-1]
+        raise LabError(f"{url} in network namespace {YARN_NETNS}: {last}")
+    return dict(json.loads(result.stdout))
+
+
+def _yarn_url(port_name: str, path: str) -> str:
+    return f"http://{LOOPBACK}:{port(port_name)}{path}"
+
+
+def _start_yarn_daemon(name: str, main_class: str) -> None:
+    _ensure_netns()
+    for sub in ("nm-local", "nm-logs", "staging"):
+        (lab_dir() / "yarn" / sub).mkdir(parents=True, exist_ok=True)
+    _start_java(
+        name,
+        main_class,
+        [yarn_conf_dir(), yarn_home() / "lib" / "*"],
+        ["-Xmx256m", *java17_options()],
+        [],
+        home=yarn_home(),
+        conf_dir=yarn_conf_dir(),
+        prefix=IN_YARN_NETNS,
+    )
+
+
+def _start_resourcemanager() -> None:
+    _start_yarn_daemon("resourcemanager", "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager")
+
+
+def _check_resourcemanager() -> tuple[bool, str]:
+    info = netns_http_json(_yarn_url("resourcemanager_http", "/ws/v1/cluster/info"))["clusterInfo"]
+    return info.get("state") == "STARTED", f"state {info.get('state')}, Hadoop {info.get('hadoopVersion')}"
+
+
+def _start_nodemanager() -> None:
+    _start_yarn_daemon("nodemanager", "org.apache.hadoop.yarn.server.nodemanager.NodeManager")
+
+
+def _check_nodemanager() -> tuple[bool, str]:
+    node = netns_http_json(_yarn_url("nodemanager_http", "/ws/v1/node/info"))["nodeInfo"]
+    metrics = netns_http_json(_yarn_url("resourcemanager_http", "/ws/v1/cluster/metrics"))
+    active = int(metrics["clusterMetrics"].get("activeNodes", 0))
+    healthy = bool(node.get("nodeHealthy")) and active >= 1
+    return (
+        healthy,
+        f"{'healthy' if node.get('nodeHealthy') else 'UNHEALTHY'}, {active} active node(s) at the RM",
+    )
+
+
+def _start_jobhistory() -> None:
+    _start_yarn_daemon("jobhistory", "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer")
+
+
+def _check_jobhistory() -> tuple[bool, str]:
+    info = netns_http_json(_yarn_url("jobhistory_http", "/ws/v1/history/info"))["historyInfo"]
+    return True, f"Hadoop {info.get('hadoopVersion')}, REST ok"
+
+
+# -- the YCSB stores (started on request: they cost ~1 GB and 10-20 s) -------------------------
+
+
+def stores_enabled() -> bool:
+    """`lab up --stores` (or BENCHCAMP_LAB_STORES=1) also starts the data stores YCSB measures;
+    once started, status and down see them whatever the environment says."""
+    if os.environ.get("BENCHCAMP_LAB_STORES", "0") == "1":
+        return True
+    return any(pid_file(service.name).exists() for service in STORE_SERVICES)
+
+
+def _start_cassandra() -> None:
+    from benchcamp.ops.lab.config import CASSANDRA_JAVA17_OPTIONS
+    from benchcamp.ops.lab.layout import cassandra_conf_dir, cassandra_home
+
+    storage = lab_dir() / "cassandra"
+    _start_java(
+        "cassandra",
+        "org.apache.cassandra.service.CassandraDaemon",
+        [cassandra_home() / "lib" / "*"],
+        [
+            "-Xms256m",
+            "-Xmx512m",
+            "-XX:+UseG1GC",
+            "-Xss512k",
+            *CASSANDRA_JAVA17_OPTIONS,
+            f"-Dcassandra.config=file://{cassandra_conf_dir() / 'cassandra.yaml'}",
+            "-Dcassandra-foreground=yes",
+            f"-Dcassandra.storagedir={storage}",
+            f"-Dcassandra.logdir={lab_dir() / 'logs'}",
+            "-Dcassandra.jmx.local.port=0",
+            "-Dcassandra.skip_wait_for_gossip_to_settle=0",
+        ],
+        [],
+    )
+
+
+# A native-protocol v4 OPTIONS request (header only): a node that can serve CQL answers SUPPORTED.
+_CQL_OPTIONS = bytes([0x04, 0x00, 0x00, 0x01, 0x05, 0x00, 0x00, 0x00, 0x00])
+_CQL_SUPPORTED = 0x06
+
+
+def _check_cassandra() -> tuple[bool, str]:
+    with socket.create_connection((LOOPBACK, port("cassandra_native")), timeout=2.0) as sock:
+        sock.sendall(_CQL_OPTIONS)
+        header = sock.recv(9)
+    if len(header) == 9 and header[0] == 0x84 and header[4] == _CQL_SUPPORTED:
+        return True, "CQL native protocol v4 answers"
+    return False, f"unexpected answer to CQL OPTIONS: {header.hex()}"
+
+
+def _hbase_java(main_class: str) -> list[str]:
+    from benchcamp.ops.lab.config import HBASE_JAVA17_OPTIONS
+    from benchcamp.ops.lab.layout import hbase_conf_dir, hbase_home
+
+    classpath = f"{hbase_conf_dir()}:{hbase_home() / 'lib' / '*'}"
+    return [str(java_home() / "bin" / "java"), *HBASE_JAVA17_OPTIONS, "-cp", classpath, main_class]
+
+
+def _start_hbase() -> None:
+    """Standalone HBase: one JVM (HMaster's `start` in local mode) runs the master, a region
+    server and an embedded ZooKeeper.
+
+    ZooKeeper's data is wiped first: in HBase 2.6 it holds only coordination state (the meta
+    location is kept in the master's own store, table states in hbase:meta), and a previous
+    JVM killed mid-way would otherwise leave its ephemeral znodes behind for a session timeout,
+    which would make the health check below believe a dead region server."""
+    from benchcamp.ops.lab.config import HBASE_JAVA17_OPTIONS
+    from benchcamp.ops.lab.layout import hbase_conf_dir, hbase_home
+
+    shutil.rmtree(lab_dir() / "hbase" / "zookeeper", ignore_errors=True)
+    _start_java(
+        "hbase",
+        "org.apache.hadoop.hbase.master.HMaster",
+        [hbase_conf_dir(), hbase_home() / "lib" / "*"],
+        [
+            "-Xms128m",
+            "-Xmx384m",
+            "-XX:+UseG1GC",
+            *HBASE_JAVA17_OPTIONS,
+            # ZooKeeper's AdminServer would take port 8080 (Airflow's UI)
+            "-Dzookeeper.admin.enableServer=false",
+            f"-Dhbase.log.dir={lab_dir() / 'logs'}",
+        ],
+        ["start"],
+        home=hbase_home(),
+        conf_dir=hbase_conf_dir(),
+    )
+
+
+def _request_hbase_stop() -> bool:
+    """`HMaster stop --shutDownCluster`: the master closes every region, flushing memstores, and
+    exits (~12 s, plus ~3 s for this client JVM). SIGTERM instead runs shutdown hooks in no set
+    order; when ZooKeeper goes first the region server retries it for ~20 s and its next start
+    replays a crash procedure. False when the request did not get through (then: SIGTERM)."""
+    command = _hbase_java("org.apache.hadoop.hbase.master.HMaster")
+    command[1:1] = ["-Xmx128m"]
+    command += ["-D", "hbase.client.retries.number=2", "stop", "--shutDownCluster"]
+    with log_file("hbase").open("ab") as log:
+        try:
+            result = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                timeout=30,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return False
+    return result.returncode == 0
+
+
+def _check_hbase() -> tuple[bool, str]:
+    """Serving when the active master has finished initialising and hbase:meta is OPEN on a live
+    region server that accepts connections: what every client looks up first (see hbase_probe).
+
+    HBase 2.6 writes the namespaces under /hbase/namespace when its cluster schema service
+    starts, the last step before the master calls itself initialised and accepts DDL
+    (creating YCSB's table); ZooKeeper starts empty on every start (_start_hbase)."""
+    from benchcamp.ops.lab.hbase_probe import (
+        meta_region_state,
+        read_znodes,
+        region_server_name,
+        server_location,
+    )
+
+    data, children = read_znodes(
+        LOOPBACK,
+        port("hbase_zookeeper"),
+        ("/hbase/master", "/hbase/meta-region-server"),
+        ("/hbase/rs", "/hbase/namespace"),
+    )
+    master, meta_znode = data["/hbase/master"], data["/hbase/meta-region-server"]
+    if master is None:
+        return False, "ZooKeeper answers, no active master yet"
+    if meta_znode is None:
+        return False, f"master {server_location(master)} active, hbase:meta not assigned yet"
+    meta, state = server_location(meta_znode), meta_region_state(meta_znode)
+    if state != "OPEN":
+        return False, f"hbase:meta {state} on {meta}"
+    if region_server_name(meta) not in (children["/hbase/rs"] or []):
+        return False, f"hbase:meta on {meta}, which is not a live region server"
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        if sock.connect_ex((meta.host, meta.port)) != 0:
+            return False, f"region server {meta} does not accept connections"
+    if "default" not in (children["/hbase/namespace"] or []):
+        return False, f"hbase:meta OPEN on {meta}, master {server_location(master)} still initialising"
+    return True, f"master {server_location(master)} initialised, hbase:meta OPEN on {meta}"
+
+
+STORE_SERVICES = (
+    Service("cassandra", "cassandra_native", _start_cassandra, _check_cassandra, stop_timeout_s=30.0),
+    Service(
+        "hbase",
+        "hbase_zookeeper",
+        _start_hbase,
+        _check_hbase,
+        stop_timeout_s=45.0,
+        request_stop=_request_hbase_stop,
+    ),
+)
+
+
+CORE_SERVICES = (
+    Service("sshd", "ssh", _start_sshd, _check_sshd, stop_timeout_s=10.0),
+    Service("namenode", "namenode", _start_namenode, _check_namenode),
+    Service("datanode", "datanode", _start_datanode, _check_datanode),
+    Service("hiveserver2", "hiveserver2", _start_hiveserver2, _check_hiveserver2, stop_timeout_s=20.0),
+)
+YARN_SERVICES = (
+    Service("resourcemanager", "resourcemanager_http", _start_resourcemanager, _check_resourcemanager),
+    Service("nodemanager", "nodemanager_http", _start_nodemanager, _check_nodemanager),
+    Service("jobhistory", "jobhistory_http", _start_jobhistory, _check_jobhistory),
+)
+SERVICES = CORE_SERVICES + YARN_SERVICES + STORE_SERVICES
+
+
+def lab_services() -> tuple[Service, ...]:
+    """The services this lab runs: YARN only where a network namespace can be made, stores on request."""
+    return (
+        CORE_SERVICES
+        + (YARN_SERVICES if yarn_enabled() else ())
+        + (STORE_SERVICES if stores_enabled() else ())
+    )
+
+
+def service_named(name: str) -> Service:
+    return next(service for service in SERVICES if service.name == name)
+
+
+def lab_status() -> LabStatus:
+    return LabStatus(
+        directory=lab_dir(),
+        services=[service.status() for service in lab_services()],
+        note=f"YARN not started: {reason}" if (reason := yarn_unavailable_reason()) else "",
+    )
+
+
+def _prepare_hdfs() -> None:
+    """The directories campaigns and Hive write to, world-writable like /tmp."""
+    paths = [HDFS_BASE_PATH, "/tmp/hive", "/user/hive/warehouse"]
+    shell = [str(java_home() / "bin" / "java"), f"-Dhadoop.home.dir={hadoop_home()}", "-cp"]
+    shell += [":".join(str(path) for path in _hadoop_classpath()), "org.apache.hadoop.fs.FsShell"]
+    for command in (["-mkdir", "-p", *paths], ["-chmod", "1777", *paths]):
+        result = subprocess.run([*shell, *command], capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise LabError(f"HDFS {' '.join(command)} failed: {result.stderr.strip()[-1500:]}")
+
+
+def lab_up(timeout_s: float = 420.0) -> LabStatus:
+    """Start every service not already running (a no-op for healthy ones) and wait until all are healthy."""
+    ensure_installed()
+    if stores_enabled():
+        from benchcamp.ops.lab.install import ensure_stores_installed
+
+        ensure_stores_installed()
+    directory = lab_dir()
+    write_configuration(directory)
+    for service in lab_services():
+        if read_pid(service.name) is None:
+            service.start()
+    hdfs_prepared = False
+
+    def not_up(reason: str, services: list[ServiceStatus], status: LabStatus) -> LabError:
+        tails = "\n".join(_log_tail(service.name) for service in services)
+        return LabError(f"the lab did not come up ({reason}):\n{status.format()}\n{tails}")
+
+    def settled() -> tuple[LabStatus, bool]:
+        """The lab's status and whether it is up; HDFS prepared once the namenode answers."""
+        nonlocal hdfs_prepared
+        status = lab_status()
+        if not hdfs_prepared and status.service("namenode").healthy:
+            _prepare_hdfs()
+            hdfs_prepared = True
+        up = status.healthy and hdfs_prepared
+        dead = [service for service in status.services if not service.alive]
+        if dead and not up:
+            raise not_up(f"{dead[0].name} exited", dead, status)
+        return status, up
+
+    def timed_out(state: RetryCallState) -> tuple[LabStatus, bool]:
+        assert state.outcome is not None
+        status = state.outcome.result()[0]
+        raise not_up(f"not healthy after {timeout_s:.0f} s", status.services, status)
+
+    status, _ = Retrying(
+        retry=retry_if_result(lambda answer: not answer[1]),
+        stop=stop_after_delay(timeout_s),
+        wait=wait_fixed(1.0),
+        retry_error_callback=timed_out,
+    )(settled)
+    return status
+
+
+def _log_tail(name: str, lines: int = 15) -> str:
+    log = log_file(name)
+    if not log.exists():
+        return ""
+    tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
+    return f"--- {log} (last {len(tail)} lines)\n" + "\n".join(tail)
+
+
+def lab_down() -> None:
+    """Stop every lab service by its recorded PID, in reverse start order; leave no process behind."""
+    for service in reversed(SERVICES):
+        service.stop()
+    if yarn_enabled():  # BENCHCAMP_LAB_YARN=0 leaves the namespace alone (another lab may use it)
+        subprocess.run(["ip", "netns", "delete", YARN_NETNS], capture_output=True, check=False)

@@ -1,0 +1,254 @@
+"""`make up` / `make down`: Airflow 3 on 127.0.0.1 beside the lab, login required, stopped by PID.
+
+The api-server, scheduler, dag-processor and triggerer run with the project's DAGs and
+plugins (LocalExecutor, SQLite metadata DB in the Airflow home, parallelism sized for two
+cores) and Airflow's SimpleAuthManager: one `admin` user whose password is generated once,
+kept in the Airflow home (mode 600) and printed when it is made. The JWT secret every
+component shares is generated the same way. Each component is a process group started
+detached; its PID file is `<airflow home>/run/<component>.pid` and `down` stops the group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_delay, wait_fixed
+
+from benchcamp.airflow.airflow_env import airflow_environment, prepare_airflow
+from benchcamp.core.paths import airflow_home
+from benchcamp.core.waiting import wait_while
+from benchcamp.ops.lab.services import alive, reap
+
+API_HOST = "127.0.0.1"
+COMPONENTS = ("api-server", "scheduler", "dag-processor", "triggerer")
+USER = "admin"
+PASSWORDS_FILE = "simple_auth_manager_passwords.json"
+
+
+class StackError(RuntimeError):
+    """Airflow did not come up; the message names the component and its log."""
+
+
+def api_port() -> int:
+    return int(os.environ.get("BENCHCAMP_AIRFLOW_PORT", "8080"))
+
+
+def api_url() -> str:
+    return f"http://{API_HOST}:{api_port()}"
+
+
+def _private_file(path: Path, make: Any) -> str:
+    """Read a secret file, creating it (mode 600) with `make()` the first time."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(make())
+    return path.read_text(encoding="utf-8")
+
+
+def credentials() -> tuple[str, str, bool]:
+    """(user, password, made_now): the password is generated on the first `up` only."""
+    path = airflow_home() / PASSWORDS_FILE
+    made_now = not path.exists()
+    stored = json.loads(_private_file(path, lambda: json.dumps({USER: secrets.token_urlsafe(18)})))
+    return USER, str(stored[USER]), made_now
+
+
+def stack_environment() -> dict[str, str]:
+    """The Airflow CLI environment of `benchcamp run` plus what a long-running Airflow needs."""
+    home = airflow_home()
+    env = airflow_environment()
+    env.update(
+        {
+            "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
+            "AIRFLOW__CORE__AUTH_MANAGER": (
+                "airflow.api_fastapi.auth.managers.simple.simple_auth_manager.SimpleAuthManager"
+            ),
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": f"{USER}:admin",
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "False",
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE": str(home / PASSWORDS_FILE),
+            "AIRFLOW__API_AUTH__JWT_SECRET": _private_file(
+                home / "jwt_secret", lambda: secrets.token_hex(32)
+            ),
+            "AIRFLOW__API__SECRET_KEY": _private_file(home / "api_secret_key", lambda: secrets.token_hex(32)),
+            "AIRFLOW__API__HOST": API_HOST,
+            "AIRFLOW__API__PORT": str(api_port()),
+            "AIRFLOW__API__BASE_URL": api_url(),
+            "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"{api_url()}/execution/",
+            "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",
+            "AIRFLOW__CORE__MAX_ACTIVE_TASKS_PER_DAG": "4",
+            "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "30",
+        }
+    )
+    return env
+
+
+def _pid_file(component: str) -> Path:
+    return airflow_home() / "run" / f"{component}.pid"
+
+
+def log_file(component: str) -> Path:
+    return airflow_home() / "logs" / f"{component}.log"
+
+
+def _read_pid(component: str) -> int | None:
+    try:
+        pid = int(_pid_file(component).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if alive(pid) else None
+
+
+def _command(component: str) -> list[str]:
+    airflow = str(Path(sys.executable).with_name("airflow"))
+    if component == "api-server":
+        return [airflow, "api-server", "--host", API_HOST, "--port", str(api_port()), "--workers", "1"]
+    return [airflow, component]
+
+
+def _start(component: str, env: dict[str, str]) -> int:
+    log = log_file(component)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    _pid_file(component).parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as handle:
+        process = subprocess.Popen(
+            _command(component),
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: `down` stops its workers too
+            cwd=airflow_home(),
+        )
+    _pid_file(component).write_text(f"{process.pid}\n")
+    return process.pid
+
+
+def health() -> dict[str, Any]:
+    """The api-server's /api/v2/monitor/health answer (unauthenticated by design)."""
+    with urllib.request.urlopen(f"{api_url()}/api/v2/monitor/health", timeout=5) as answer:  # noqa: S310
+        return dict(json.load(answer))
+
+
+@dataclass
+class ComponentStatus:
+    name: str
+    pid: int | None
+    healthy: bool
+    detail: str
+
+
+def status() -> list[ComponentStatus]:
+    try:
+        answer = health()
+    except (OSError, ValueError) as exc:
+        answer = {"error": str(exc)}
+    key = {"scheduler": "scheduler", "dag-processor": "dag_processor", "triggerer": "triggerer"}
+    rows = []
+    for component in COMPONENTS:
+        pid = _read_pid(component)
+        if component == "api-server":
+            healthy = pid is not None and "error" not in answer
+            detail = f"{api_url()}" if healthy else str(answer.get("error", "not running"))
+        else:
+            state = dict(answer.get(key[component]) or {}).get("status")
+            healthy = pid is not None and state == "healthy"
+            detail = f"heartbeat {state}" if state else "no heartbeat yet"
+        rows.append(ComponentStatus(component, pid, healthy, detail if pid else "not running"))
+    return rows
+
+
+def format_status(rows: list[ComponentStatus]) -> str:
+    lines = [f"airflow: {airflow_home()}", f"{'component':<14} {'pid':>8} {'state':<9} detail"]
+    for row in rows:
+        state = "healthy" if row.healthy else ("starting" if row.pid else "stopped")
+        lines.append(f"{row.name:<14} {row.pid or '-':>8} {state:<9} {row.detail}")
+    return "\n".join(lines)
+
+
+def up(timeout_s: float = 240.0) -> str:
+    """Start the lab and every Airflow component not running; wait until all are healthy."""
+    from benchcamp.ops import lab
+
+    lab_status = lab.lab_up()
+    env = stack_environment()
+    user, password, made_now = credentials()
+    prepare_airflow(env)  # metadata DB migrated, one pool per target and the warehouse pool
+    for component in COMPONENTS:
+        if _read_pid(component) is None:
+            _start(component, env)
+
+    def not_up(why: str, names: list[str] | tuple[str, ...], rows: list[ComponentStatus]) -> StackError:
+        logs = ", ".join(str(log_file(name)) for name in names)
+        return StackError(f"Airflow did not come up ({why}); see {logs}\n{format_status(rows)}")
+
+    def unless_dead() -> list[ComponentStatus]:
+        rows = status()
+        dead = [row.name for row in rows if row.pid is None]  # a healthy component has a PID
+        if dead:
+            raise not_up(f"{dead[0]} exited", dead, rows)
+        return rows
+
+    def timed_out(state: RetryCallState) -> list[ComponentStatus]:
+        assert state.outcome is not None
+        raise not_up(f"not healthy after {timeout_s:.0f} s", COMPONENTS, state.outcome.result())
+
+    rows = Retrying(
+        retry=retry_if_result(lambda rows: not all(row.healthy for row in rows)),
+        stop=stop_after_delay(timeout_s),
+        wait=wait_fixed(2),
+        retry_error_callback=timed_out,
+    )(unless_dead)
+    login = (
+        f"login: {user} / {password}"
+        if made_now
+        else f"login: {user} (password in {airflow_home() / PASSWORDS_FILE})"
+    )
+    return "\n".join([lab_status.format(), "", format_status(rows), "", f"Airflow UI: {api_url()}  {login}"])
+
+
+def _stop(component: str, timeout_s: float = 30.0) -> None:
+    pid = _read_pid(component)
+    if pid is not None:
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        wait_while(lambda: _group_alive(pid), timeout_s, 0.2)
+        if _group_alive(pid):
+            os.killpg(pid, signal.SIGKILL)
+        reap(pid)
+    _pid_file(component).unlink(missing_ok=True)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Any live (non-zombie) process left in the group."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().split(") ")[-1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            return True
+    return False
+
+
+def down(keep_lab: bool = False) -> None:
+    """Stop every Airflow component (whole process groups), then the lab unless `keep_lab`."""
+    from benchcamp.ops import lab
+
+    for component in reversed(COMPONENTS):
+        _stop(component)
+    if not keep_lab:
+        lab.lab_down()

@@ -1,0 +1,1 @@
+"""A campaign from plan to warehouse: run, archive, validate, load, transform, import."""

@@ -1,0 +1,867 @@
+"""The steps of a campaign, as plain functions the DAG's tasks call.
+
+clean → generate → execute run per repetition on the target (over SSH); validate,
+load and report run once per campaign on the Airflow worker. Everything a step
+learns is written to the raw archive first, and later steps read the archive, so
+any task can be cleared and re-run without duplicating or losing a row.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import urllib.parse
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcamp.core.paths import check_component, default_warehouse
+from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
+from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
+from benchcamp.pipeline import archive
+from benchcamp.platforms.hadoop import parse_job_reports
+from benchcamp.platforms.hive import HiveStatement
+from benchcamp.transport import environment as env_facts
+from benchcamp.transport import ssh
+from benchcamp.workloads import get_workload, is_implemented
+from benchcamp.workloads._jobhistory import fetch_script, parse_job_history
+
+if TYPE_CHECKING:
+    from benchcamp.pipeline.warehouse import HardwareChange
+from benchcamp.workloads.base import (
+    ArchivedStep,
+    ParseError,
+    RunContext,
+    Shell,
+    Workload,
+    data_path,
+    render,
+    slug,
+)
+
+CONF_KEYS = (
+    "ladder",
+    "repetitions",
+    "environment",
+    "workloads",
+    "cells",
+    "campaign",
+    "fail_on_validation",
+    "note",
+    "warmup_repetitions",
+)
+# Empty (the run id names it) or a name that starts with a letter or digit: `.` and `..` would
+# make the archive the study's folder or the results root, and the cleanup the whole data root.
+CAMPAIGN_PATTERN = r"^([A-Za-z0-9][A-Za-z0-9_.+-]{0,119})?$"
+MAX_REPETITIONS = 50
+WAREHOUSE_POOL = "benchcamp_warehouse"
+
+
+class EnvironmentCaptureFailed(RuntimeError):
+    """The target's facts could not be captured; names the target and the archived output."""
+
+
+class CampaignConfError(ValueError):
+    """A run configuration that cannot run; the message says what to fix."""
+
+
+def target_pool(environment: str) -> str:
+    """One 1-slot pool per target: two campaigns never load the same cluster at once."""
+    return f"benchcamp_target_{environment}"
+
+
+def campaign_id(run_id: str) -> str:
+    """The campaign is the DAG run; its id is made safe for paths and SQL literals (a run id
+    that does not start with a letter or digit, as one given through the REST API may, gets a
+    `run_` prefix)."""
+    safe = re.sub(r"[^A-Za-z0-9_.+-]", "_", run_id)[:120]
+    return safe if re.fullmatch(CAMPAIGN_PATTERN, safe) and safe else f"run_{safe}"[:120]
+
+
+def resolve_campaign(
+    params: dict[str, Any], run_id: str, run_type: str | None = None, logical_date: datetime | None = None
+) -> str:
+    """The campaign named in the run's params, else the run id: stable across task retries.
+
+    A backfill run is named by its logical date, `backfill__<date>`, whatever its run id: when a
+    backfill re-processes an existing run, Airflow clears that run and keeps its id, and naming the
+    campaign by the id would overwrite the original campaign's rows with the re-run's.
+    """
+    named = str(params.get("campaign") or "")
+    if named and not re.fullmatch(CAMPAIGN_PATTERN, named):
+        raise CampaignConfError(
+            f"campaign {named!r} must start with a letter or digit and hold only letters, digits "
+            "and _ . + - (at most 120 characters)"
+        )
+    if named:
+        return named
+    if run_type == "backfill" and logical_date is not None:
+        return campaign_id(f"backfill__{logical_date.astimezone(UTC).isoformat()}")
+    return campaign_id(run_id)
+
+
+def implemented_workloads(spec: StudySpec) -> list[str]:
+    return [name for name in spec.workloads if is_implemented(name)]
+
+
+@dataclass(frozen=True)
+class CampaignConf:
+    ladder: Ladder
+    repetitions: int
+    environment: str
+    workloads: list[str]
+    cells: list[str]
+    fail_on_validation: bool
+    note: str
+    warmups: int | None = None  # None: the spec's per-workload warm-ups
+
+    def warmups_for(self, spec: StudySpec, workload: str) -> int:
+        return spec.warmups(workload) if self.warmups is None else self.warmups
+
+
+def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
+    """Reject what the JSON schema cannot: unknown keys, unknown cells, unimplemented workloads."""
+    unknown = sorted(set(conf) - set(CONF_KEYS))
+    if unknown:
+        raise CampaignConfError(
+            f"unknown parameter '{unknown[0]}' for study '{spec.study}' (accepted: {', '.join(CONF_KEYS)})"
+        )
+    ladder = conf.get("ladder", spec.default_ladder)
+    if ladder not in LADDERS:
+        raise CampaignConfError(f"ladder '{ladder}' is not one of {', '.join(LADDERS)}")
+    repetitions = conf.get("repetitions", spec.repetitions)
+    if (
+        isinstance(repetitions, bool)
+        or not isinstance(repetitions, int)
+        or not 1 <= repetitions <= MAX_REPETITIONS
+    ):
+        raise CampaignConfError(
+            f"repetitions must be an integer from 1 to {MAX_REPETITIONS}, got {repetitions!r}"
+        )
+    baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
+    environment = conf.get("environment", baseline)
+    try:
+        spec.environment(str(environment))
+    except SpecError as exc:
+        raise CampaignConfError(str(exc)) from exc
+    available = implemented_workloads(spec)
+    workloads = conf.get("workloads") or available
+    for workload in workloads:
+        if workload not in spec.workloads:
+            raise CampaignConfError(f"study '{spec.study}' has no workload '{workload}'")
+        if workload not in available:
+            raise CampaignConfError(
+                f"workload '{workload}' is declared by the study but not implemented yet "
+                f"(implemented: {', '.join(available)})"
+            )
+    target = spec.environment(str(environment))
+    for workload in workloads:
+        if get_workload(workload).uses_hive and not target.hive_connection:
+            raise CampaignConfError(
+                f"workload '{workload}' runs HiveQL but environment '{target.name}' names no "
+                "hive_connection (an Airflow HiveServer2 connection) in the study spec"
+            )
+        if get_workload(workload).uses_hive and not target.data_root:
+            raise CampaignConfError(
+                f"workload '{workload}' needs the data path of environment '{target.name}': "
+                "set data_root (e.g. the HDFS base path) in the study spec"
+            )
+    if not spec.regenerate_data:
+        unable = [name for name in workloads if not get_workload(name).generates_once_per_cell]
+        if unable:
+            raise CampaignConfError(
+                f"study '{spec.study}' generates its data once per cell (regenerate_data: false), "
+                f"which {', '.join(unable)} cannot do: it deletes and regenerates each repetition's "
+                "data; set regenerate_data: true or run a workload that keeps its inputs"
+            )
+    if spec.reformat_storage and not target.reformat_command:
+        raise CampaignConfError(
+            f"study '{spec.study}' reformats the target's storage before its series "
+            f"(reformat_storage: true), but environment '{target.name}' has no reformat_command "
+            "(the command that stops, formats and restarts its storage) in the study spec"
+        )
+    cells = list(conf.get("cells") or [])
+    known = {cell.key for cell in spec.cells(ladder, workloads)}
+    for key in cells:
+        if key not in known:
+            raise CampaignConfError(
+                f"cell '{key}' is not in the {ladder} matrix of '{spec.study}' for workloads "
+                f"{', '.join(workloads)} (known: {', '.join(sorted(known))})"
+            )
+    for cell in spec.cells(ladder, workloads):
+        if cells and cell.key not in cells:
+            continue
+        ctx = RunContext(spec, target, "check", cell.workload, cell.params, 1, ladder)
+        try:
+            get_workload(cell.workload).check_cell(ctx)
+        except ValueError as exc:
+            raise CampaignConfError(f"cell '{cell.key}' cannot run: {exc}") from exc
+    warmups = conf.get("warmup_repetitions")
+    if warmups is not None and (
+        isinstance(warmups, bool)
+        or not isinstance(warmups, int)
+        or not 0 <= warmups <= MAX_WARMUP_REPETITIONS
+    ):
+        raise CampaignConfError(
+            f"warmup_repetitions must be an integer from 0 to {MAX_WARMUP_REPETITIONS} "
+            f"(or empty for the study's own), got {warmups!r}"
+        )
+    return CampaignConf(
+        warmups=warmups,
+        ladder=ladder,
+        repetitions=repetitions,
+        environment=str(environment),
+        workloads=list(workloads),
+        cells=cells,
+        fail_on_validation=bool(conf.get("fail_on_validation", True)),
+        note=str(conf.get("note") or ""),
+    )
+
+
+def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, list[dict[str, Any]]]:
+    """Repetition units per environment, in the order they should run (cell by cell)."""
+    units: dict[str, list[dict[str, Any]]] = {env.name: [] for env in spec.environments}
+    for cell in spec.cells(conf.ladder, conf.workloads):
+        if conf.cells and cell.key not in conf.cells:
+            continue
+        # warm-ups first, numbered 1 - w .. 0, then the measured repetitions 1 .. n
+        for repetition in range(1 - conf.warmups_for(spec, cell.workload), conf.repetitions + 1):
+            units[conf.environment].append(
+                {
+                    "study": spec.study,
+                    "campaign": campaign,
+                    "environment": conf.environment,
+                    "workload": cell.workload,
+                    "params": cell.params,
+                    "repetition": repetition,
+                    "ladder": conf.ladder,
+                }
+            )
+    return units
+
+
+def expected_cells(units: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str, str, int]]:
+    """Measured repetitions per cell (warm-ups are not expected by any check)."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for env_units in units.values():
+        for unit in env_units:
+            key = (unit["environment"], unit["workload"], cell_key(unit["workload"], unit["params"]))
+            counts[key] = max(counts.get(key, 0), unit["repetition"])
+    return [(env, workload, key, reps) for (env, workload, key), reps in counts.items()]
+
+
+def context_for(unit: dict[str, Any]) -> RunContext:
+    spec = load_spec(unit["study"])
+    return RunContext(
+        spec=spec,
+        environment=spec.environment(unit["environment"]),
+        campaign=unit["campaign"],
+        workload=unit["workload"],
+        params=dict(unit["params"]),
+        repetition=int(unit["repetition"]),
+        ladder=unit["ladder"],
+    )
+
+
+def rep_dir_for(ctx: RunContext, results: Path | None = None) -> Path:
+    return archive.repetition_dir(
+        ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params), ctx.repetition, results
+    )
+
+
+def _webhdfs_lines(base_url: str, path: str, verify: bool, what: str) -> list[str]:
+    """Delete `path` (recursively) through the NameNode's HTTP API, and check it is gone.
+
+    No JVM starts: `curl` talks to WebHDFS. An answer other than 200 fails the step naming the
+    path and the HTTP status, so a NameNode that cannot be read never passes for a clean one.
+    """
+    curl = "curl -sS --connect-timeout 10 --max-time 120"
+    user = "user.name=$(id -un)"
+    lines = [
+        # the target's own BENCHCAMP_WEBHDFS_URL (the lab's sshd sets it) wins over the spec's
+        f'base=${{BENCHCAMP_WEBHDFS_URL:-}}; [ -n "$base" ] || base={shlex.quote(base_url)}',
+        f'url="${{base%/}}"/webhdfs/v1{shlex.quote(urllib.parse.quote(path, safe="/"))}',
+        f'code=$({curl} -o /dev/null -w "%{{http_code}}" -X DELETE "$url?op=DELETE&recursive=true&{user}")',
+        f'if [ "$code" != 200 ]; then echo "{what}: WebHDFS delete of "{shlex.quote(path)}" answered HTTP $code" >&2; exit 1; fi',
+    ]
+    if verify:
+        lines += [
+            f'code=$({curl} -o /dev/null -w "%{{http_code}}" "$url?op=GETFILESTATUS&{user}")',
+            f'if [ "$code" != 404 ]; then echo "{what}: data still present (HTTP $code): "{shlex.quote(path)} >&2; exit 1; fi',
+        ]
+    return lines
+
+
+def _uses_webhdfs(ctx: RunContext) -> bool:
+    return bool(ctx.environment.webhdfs_url and ctx.environment.data_root)
+
+
+def remove_data_script(ctx: RunContext, verify: bool, what: str = "clean") -> str:
+    """Shell lines that delete the repetition's data (WebHDFS where configured, else `hadoop fs`)."""
+    workload = get_workload(ctx.workload)
+    paths = workload.clean_paths(ctx)
+    if not paths:
+        return ""
+    if _uses_webhdfs(ctx) and paths == [data_path()]:
+        return (
+            "\n".join(_webhdfs_lines(ctx.environment.webhdfs_url or "", ctx.data_location(), verify, what))
+            + "\n"
+        )
+    lines = []
+    for path in paths:
+        lines.append(render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", path]) + " >/dev/null")
+        if verify:
+            lines.append(
+                f"if {render([*ctx.hadoop, 'fs', '-test', '-e', path])} 2>/dev/null; then "
+                f"echo '{what}: data still present: '{path} >&2; exit 1; fi"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def clean_body(ctx: RunContext) -> str:
+    """Delete the repetition's data, check it is gone, and drop the page cache where permitted."""
+    lines = ["set -u", remove_data_script(ctx, verify=True).rstrip("\n")]
+    lines.append("echo clean_verified=yes")
+    if ctx.spec.drop_caches and ctx.environment.drop_caches:
+        refused = (
+            "echo 'clean: the page cache cannot be dropped (not permitted) and the study requires it' >&2; exit 4"
+            if ctx.spec.drop_caches_required
+            else "echo drop_caches=not_permitted"
+        )
+        lines.append(
+            "sync; if { echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; "
+            f"then echo drop_caches=done; else {refused}; fi"
+        )
+    else:
+        lines.append("echo drop_caches=skipped")
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def _run_hive(
+    ctx: RunContext, statements: list[HiveStatement], archive_dir: Path, step_name: str
+) -> ArchivedStep:
+    from benchcamp.transport import hive
+
+    connection = ctx.environment.hive_connection
+    if connection is None:
+        raise CampaignConfError(f"environment '{ctx.environment.name}' has no hive_connection")
+    step = hive.run_statements(connection, statements, archive_dir)
+    if step.exit_code != 0:
+        raise ssh.StepFailed(
+            f"step '{step_name}' failed in HiveServer2 ({connection}); archived in {archive_dir}: "
+            f"{step.text('stderr.log').strip()}"
+        )
+    return step
+
+
+def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
+    ctx = context_for(unit)
+    archive_dir = archive.step_dir(rep_dir_for(ctx), "clean", try_number)
+    hive_statements = get_workload(ctx.workload).hive_clean(ctx)
+    if hive_statements:
+        _run_hive(ctx, hive_statements, archive_dir / "hive", "clean")
+    step = ssh.run_step(ctx, ctx.environment.connection, "clean", clean_body(ctx), archive_dir, try_number)
+    ssh.raise_if_failed("clean", step)
+    facts = step_facts(step.text("stdout.log"))
+    return {"archive": str(step.directory), **facts}
+
+
+def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
+    ctx = context_for(unit)
+    workload = get_workload(ctx.workload)
+    commands = workload.generate(ctx)
+    if not commands and not workload.hive_setup(ctx):
+        return "nothing to generate"  # e.g. YCSB loads its store in execute: no SSH session for nothing
+    archive_dir = archive.step_dir(rep_dir_for(ctx), "generate", try_number)
+    marker = shared_input_marker(ctx)
+    if not ctx.spec.regenerate_data and marker.exists():
+        return _reuse_input(ctx, archive_dir, marker)
+    # A retried generate starts from nothing (clean did it for the first try; with
+    # regenerate_data: false nothing did): jobs refuse to write into an existing output directory.
+    remove_old = ""
+    if commands and (try_number > 1 or not ctx.spec.regenerate_data) and workload.uses_data_fs:
+        remove_old = (
+            render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", Shell('"$INPUT"')])
+            + " >/dev/null 2>&1\n"
+        )
+    step = ssh.run_step(
+        ctx, ctx.environment.connection, "generate", remove_old + ssh.commands_body(commands), archive_dir,
+        try_number, tools=workload.tools(ctx),
+    )  # fmt: skip
+    ssh.raise_if_failed("generate", step)
+    checked = workload.verify_generate(ctx, step)
+    hive_statements = workload.hive_setup(ctx)
+    if hive_statements:
+        _run_hive(ctx, hive_statements, archive_dir / "hive", "generate")
+    archive.write_atomically(step.directory / "verified.json", json.dumps(checked))
+    if not ctx.spec.regenerate_data:
+        archive.write_atomically(
+            marker, json.dumps({"generated_by": str(step.directory), "verified": checked}, indent=2)
+        )
+    return str(step.directory)
+
+
+def shared_input_marker(ctx: RunContext) -> Path:
+    """With `regenerate_data: false`: the record that this cell's input exists on this target in this
+    campaign (written once it was generated and verified; removed by the preflight and the cleanup)."""
+    cell = archive.cell_dir(ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params))
+    return cell / "input" / f"{slug(ctx.environment.name)}.json"
+
+
+def _reuse_input(ctx: RunContext, archive_dir: Path, marker: Path) -> str:
+    """A repetition measured on the cell's input generated by an earlier one: no SSH session; the
+    archive says which repetition generated it and what its verification found."""
+    shared = json.loads(marker.read_text(encoding="utf-8"))
+    now = datetime.now(UTC).isoformat()
+    meta = {"step": "generate", "exit_code": 0, "started_at": now, "finished_at": now, "duration_s": 0.0,
+            "reused_input_of": shared["generated_by"]}  # fmt: skip
+    archive.write_atomically(archive_dir / "meta.json", json.dumps(meta, indent=2))
+    archive.write_atomically(archive_dir / "verified.json", json.dumps({**shared["verified"], "reused": 1.0}))
+    return f"input generated once for the cell (regenerate_data: false) by {shared['generated_by']}"
+
+
+def _forget_shared_inputs(ctx: RunContext) -> None:
+    """Drop this target's shared-input records of the campaign: its data is (about to be) gone."""
+    for marker in archive.campaign_dir(ctx.spec.study, ctx.campaign).glob(
+        f"*/input/{slug(ctx.environment.name)}.json"
+    ):
+        marker.unlink()
+
+
+def _latest_step_status(rep_dir: Path, step: str) -> tuple[int | None, Path | None]:
+    tries = archive.step_tries(rep_dir, step)
+    if not tries:
+        return None, None
+    directory = tries[-1]
+    code = int(json.loads((directory / "meta.json").read_text(encoding="utf-8"))["exit_code"])
+    hive_meta = directory / "hive" / "meta.json"
+    if code == 0 and hive_meta.exists():
+        code = int(json.loads(hive_meta.read_text(encoding="utf-8"))["exit_code"])
+    if code == 0 and step == "generate" and not (directory / "verified.json").exists():
+        code = -1  # the data was not verified (or Hive tables not declared): do not measure on it
+    return code, directory
+
+
+def _mark_not_executed(ctx: RunContext, rep_dir: Path, artifact: Path | None) -> None:
+    """Mark the repetition failed in the archive: a repetition is never dropped silently."""
+    now = datetime.now(UTC)
+    never_ran = ArchivedStep(directory=artifact or rep_dir, exit_code=-1, started_at=now, finished_at=now)
+    archive.save_records(rep_dir, [get_workload(ctx.workload).duration_record(ctx, never_ran, ok=False)])
+
+
+def _failed_before_execute(ctx: RunContext, rep_dir: Path, reason: str, artifact: Path | None) -> None:
+    _mark_not_executed(ctx, rep_dir, artifact)
+    raise ssh.StepFailed(f"repetition not executed: {reason}")
+
+
+def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = False) -> dict[str, Any]:
+    """Run the timed step, archive it, parse the archive, then capture the environment."""
+    ctx = context_for(unit)
+    rep_dir = rep_dir_for(ctx)
+    workload = get_workload(ctx.workload)
+    generate_commands = workload.generate(ctx)
+    for previous in ("clean", "generate") if generate_commands else ("clean",):
+        code, where = _latest_step_status(rep_dir, previous)
+        if code != 0:
+            _failed_before_execute(
+                ctx, rep_dir, f"the {previous} step did not succeed (see {where or rep_dir})", where
+            )
+    execute_dir = archive.step_dir(rep_dir, "execute", try_number)
+    hive_statements = workload.hive_execute(ctx)
+    remove_data = workload.uses_data_fs and not keep_data
+    try:
+        if hive_statements:
+            from benchcamp.transport import hive
+
+            connection = ctx.environment.hive_connection or ""
+            step = hive.run_statements(connection, hive_statements, execute_dir)
+        else:
+            # The repetition's data is removed after the timed job, in the same session (untimed).
+            after = remove_data_script(ctx, verify=False, what="remove") if remove_data else ""
+            step = ssh.run_step(
+                ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
+                execute_dir, try_number, after=after,
+            )  # fmt: skip
+    except Exception:
+        # Whatever broke (an unreachable target is retried by the task and a success then
+        # replaces this), the repetition is archived as failed, never silently missing.
+        _mark_not_executed(ctx, rep_dir, execute_dir)
+        raise
+    try:
+        records = workload.parse(ctx, step)
+        if step.exit_code == 0 and ctx.environment.jobhistory_url and not hive_statements:
+            records += _job_history_records(ctx, workload, step, rep_dir, try_number)
+    except Exception:
+        # ParseError names the archived file; any other error still marks the repetition failed.
+        archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
+        raise
+    try:
+        _capture_environment(ctx, rep_dir, try_number)
+    except Exception:
+        # Numbers whose machine is unknown cannot be compared: the repetition is marked failed
+        # (its raw outputs stay archived) and the task fails with the capture's message.
+        archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
+        raise
+    archive.save_records(rep_dir, records)
+    if hive_statements and remove_data:
+        # HiveServer2 ran the query: the repetition's data goes in a short session of its own
+        # (a failure is archived; the campaign's cleanup checks nothing is left)
+        ssh.run_step(
+            ctx, ctx.environment.connection, "remove_data", "set -u\n" + remove_data_script(ctx, False, "remove"),
+            archive.step_dir(rep_dir, "remove_data", try_number), try_number,
+        )  # fmt: skip
+    ssh.raise_if_failed("execute", step)
+    return {"archive": str(step.directory), "duration_s": step.duration_s, "records": len(records)}
+
+
+def _job_history_records(
+    ctx: RunContext, workload: Workload, step: ArchivedStep, rep_dir: Path, try_number: int
+) -> list[ResultRecord]:
+    """Per-task phase times of the execute step's last MapReduce job, from the JobHistory server.
+
+    The REST answers are archived (jobhistory/try<N>/stdout.log) before they are parsed;
+    the phase means are records of the repetition like its duration.
+    """
+    log = step.text("stderr.log") + "\n" + step.text("stdout.log")
+    job_ids = [report.job_id for report in parse_job_reports(log) if report.job_id]
+    if not job_ids:
+        raise ParseError(f"{step.directory / 'stderr.log'}: no MapReduce job id to fetch the history of")
+    url = ctx.environment.jobhistory_url or ""
+    history = ssh.run_step(
+        ctx, ctx.environment.connection, "jobhistory",
+        fetch_script(url, job_ids[-1], ctx.environment.jobhistory_via.split()),
+        archive.step_dir(rep_dir, "jobhistory", try_number), try_number,
+    )  # fmt: skip
+    source = history.directory / "stdout.log"
+    if history.exit_code != 0:
+        raise ParseError(
+            f"{history.directory / 'stderr.log'}: fetching the history of {job_ids[-1]} from {url} "
+            f"failed (exit {history.exit_code})"
+        )
+    try:
+        job = parse_job_history(json.loads(history.text("stdout.log")), str(source))
+    except ParseError:
+        raise  # names the file already
+    except ValueError as exc:  # not JSON
+        raise ParseError(f"{source}: {exc}") from exc
+    if not job.succeeded:
+        raise ParseError(f"{source}: job {job.job_id} ended {job.state}")
+    records = [
+        workload.record(ctx, step, metric, value, "s", artifact=source)
+        for metric, value in job.metrics().items()
+    ]
+    records.append(
+        workload.record(
+            ctx, step, "failed_task_attempts", float(job.failed_attempts), "attempts", artifact=source
+        )
+    )
+    return records
+
+
+def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> EnvironmentSnapshot:
+    """The target's facts for this repetition: captured once per campaign and target, reused after.
+
+    The first repetition on a target captures them (archived under
+    `<campaign>/environment/<target>/capture<N>/`); later repetitions get a copy of that snapshot
+    (same `captured_at`), which saves an SSH session and a JVM per repetition. A retried step
+    (try > 1) captures again, since whatever failed may have changed the target, and a Hive
+    workload adds HiveServer2's facts the first time one runs.
+    """
+    cache_dir = (
+        archive.campaign_dir(ctx.spec.study, ctx.campaign) / "environment" / slug(ctx.environment.name)
+    )
+    cached_file = cache_dir / archive.ENVIRONMENT_FILE
+    wants_hive = bool(ctx.environment.hive_connection) and get_workload(ctx.workload).uses_hive
+    snapshot: EnvironmentSnapshot | None = None
+    if try_number == 1 and cached_file.exists():
+        snapshot = EnvironmentSnapshot.model_validate_json(cached_file.read_text(encoding="utf-8"))
+    cached = snapshot
+    capture_dir = cache_dir / f"capture{len(list(cache_dir.glob('capture*'))) + 1}"
+    if snapshot is None:
+        step = ssh.run_step(
+            ctx,
+            ctx.environment.connection,
+            "environment",
+            env_facts.facts_script(ctx),
+            capture_dir,
+            try_number,
+        )
+        where = f"target '{ctx.environment.name}' ({ssh.target_address(ctx.environment.connection)})"
+        if step.exit_code != 0:
+            raise EnvironmentCaptureFailed(
+                f"environment capture on {where} exited {step.exit_code}; raw output archived in "
+                f"{step.directory}\n{ssh.stderr_tail(step.text('stderr.log'))}"
+            )
+        facts = env_facts.parse_facts(step.text("stdout.log"))
+        missing = env_facts.missing_facts(facts)
+        if missing:
+            raise EnvironmentCaptureFailed(
+                f"environment capture on {where} did not report {', '.join(missing)}; no fingerprint "
+                f"is computed from missing facts (raw output: {step.directory / 'stdout.log'})"
+            )
+        if ctx.spec.reformat_storage:
+            facts["storage_reformatted_at"] = _preflight_facts(ctx).get("storage_reformatted_at", "")
+        snapshot = env_facts.snapshot(ctx, facts, step.finished_at)
+    if wants_hive and "hive_version" not in snapshot.facts:
+        from benchcamp.transport import hive
+
+        hive_dir = capture_dir / "hive"
+        hive_step = hive.run_statements(
+            ctx.environment.hive_connection or "", env_facts.hive_fact_statements(), hive_dir
+        )
+        if hive_step.exit_code != 0:
+            raise EnvironmentCaptureFailed(
+                f"HiveServer2's facts (version, effective settings) could not be read through "
+                f"'{ctx.environment.hive_connection}' (exit {hive_step.exit_code}); raw output archived "
+                f"in {hive_step.directory}\n{ssh.stderr_tail(hive_step.text('stderr.log'))}"
+            )
+        facts = {**snapshot.facts, **env_facts.parse_hive_facts(json.loads(hive_step.text("results.json")))}
+        snapshot = snapshot.model_copy(update={"facts": facts})
+    if snapshot is not cached:  # newly captured, or with HiveServer2's facts added
+        archive.save_environment(cache_dir, snapshot)
+    archive.save_environment(rep_dir, snapshot)
+    return snapshot
+
+
+def _uses_data_fs(units: list[dict[str, Any]]) -> bool:
+    """Whether any unit's workload keeps data on the target's Hadoop file system."""
+    return any(get_workload(unit["workload"]).uses_data_fs for unit in units)
+
+
+SPACE_HEADROOM = 1.25  # the study left about 25% of the storage free for temporary data
+
+
+def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> str:
+    """Before anything runs on a target: HDFS out of safe mode (bounded wait), enough free space.
+
+    Without `data_fs` (no workload of the campaign keeps data on a Hadoop file system) only
+    the work directory is made: the target may have no Hadoop at all.
+    """
+    hadoop = ctx.hadoop
+    lines = ["set -u"]
+    if ctx.spec.reformat_storage and ctx.environment.reformat_command:
+        # The study starts every campaign on freshly formatted storage (the command is the spec's).
+        lines += [
+            f"( {ctx.environment.reformat_command}\n) || {{ rc=$?; echo \"preflight: the environment's "
+            'reformat_command failed (exit $rc)" >&2; exit 8; }',
+            'echo "storage_reformatted_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
+        ]
+    if not data_fs:
+        return "\n".join([*lines, 'mkdir -p "$WORK"', "echo data_fs=none"]) + "\n"
+    wait_s = ctx.environment.safemode_wait_s
+    if wait_s:
+        lines += [
+            f"deadline=$(( $(date +%s) + {int(wait_s)} ))",
+            f"until {render([*hadoop, 'dfsadmin', '-safemode', 'get'])} 2>/dev/null | grep -q 'Safe mode is OFF'; do",
+            f'  if [ "$(date +%s)" -ge "$deadline" ]; then echo "preflight: HDFS is still in safe mode after {int(wait_s)} s" >&2; exit 5; fi',
+            "  sleep 5",
+            "done",
+            "echo safemode=off",
+        ]
+    root = Shell(shlex.quote(ctx.environment.data_root)) if ctx.environment.data_root else Shell('"$WORK"')
+    lines += [
+        f'mkdir -p "$WORK"; {render([*hadoop, "fs", "-mkdir", "-p", root])} 2>/dev/null || true',
+        f"available=$({render([*hadoop, 'fs', '-df', root])} 2>/dev/null | awk 'NR==2 {{print $4}}')",
+        'if [ -z "$available" ]; then echo "preflight: cannot read the free space of the data file system" >&2; exit 6; fi',
+        "echo data_available_bytes=$available",
+        f"echo data_needed_bytes={needed_bytes}",
+        f'if [ "$available" -lt {needed_bytes} ]; then echo "preflight: the largest cell needs {needed_bytes} bytes '
+        f"(its data x {SPACE_HEADROOM} headroom) but the data file system has $available bytes free: choose a "
+        'smaller ladder or free space" >&2; exit 7; fi',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _preflight_root(ctx: RunContext) -> Path:
+    """The campaign's preflight folder: one step folder per target, named by its slug."""
+    return archive.campaign_dir(ctx.spec.study, ctx.campaign) / "preflight"
+
+
+def step_facts(stdout: str) -> dict[str, str]:
+    """The `key=value` lines a clean or preflight script prints (e.g. `drop_caches=done`)."""
+    return dict(line.split("=", 1) for line in stdout.splitlines() if "=" in line)
+
+
+def _preflight_facts(ctx: RunContext) -> dict[str, str]:
+    """The `key=value` lines of the target's latest successful preflight (e.g. when its storage was
+    reformatted), for the environment facts."""
+    code, step_dir = _latest_step_status(_preflight_root(ctx), slug(ctx.environment.name))
+    if code != 0 or step_dir is None:
+        return {}
+    return step_facts((step_dir / "stdout.log").read_text(encoding="utf-8"))
+
+
+def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
+    """Reject a campaign a target cannot hold, before any data is generated; check Hive answers."""
+    if not units:
+        return {"preflight": "nothing planned on this target"}
+    ctx = context_for(units[0])
+    needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
+    data_fs = _uses_data_fs(units)
+    archive_dir = archive.step_dir(_preflight_root(ctx), slug(ctx.environment.name), try_number)
+    _forget_shared_inputs(ctx)  # a re-run campaign (same name) generates its cells' input anew
+    step = ssh.run_step(
+        ctx, ctx.environment.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
+        archive_dir, try_number,
+    )  # fmt: skip
+    ssh.raise_if_failed("preflight", step)
+    facts = step_facts(step.text("stdout.log"))
+    if any(get_workload(unit["workload"]).uses_hive for unit in units):
+        _run_hive(ctx, [HiveStatement("ping", "SELECT 1", fetch=True)], archive_dir / "hive", "preflight")
+        facts["hive"] = "reachable"
+    return {"archive": str(step.directory), **facts}
+
+
+def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
+    """Delete every repetition's data of the campaign on the target and check it is gone."""
+    hadoop = ctx.hadoop
+    campaign_part = "/".join(
+        check_component(slug(name), "path part") for name in (ctx.spec.study, ctx.campaign)
+    )
+    staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
+    if not data_fs:  # the stores' tables are emptied by the next run's execute step
+        return "\n".join(["set -u", f"rm -rf {staging}", "echo cleanup_verified=yes", ""])
+    if ctx.environment.data_root:
+        pattern = Shell(shlex.quote(f"{ctx.environment.data_root.rstrip('/')}/{campaign_part}"))
+    else:  # the repetitions' data and, with regenerate_data: false, the cells' shared input
+        pattern = Shell(
+            f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/data "$WORK"/{shlex.quote(campaign_part)}/*/input'
+        )
+    return "\n".join(
+        [
+            "set -u",
+            f"rm -rf {staging}",
+            render([*hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", pattern]) + " >/dev/null",
+            f"left=$({render([*hadoop, 'fs', '-ls', '-d', pattern])} 2>/dev/null | grep -c . || true)",
+            'if [ "${left:-0}" -gt 0 ]; then echo "cleanup: data still present: $left path(s)" >&2; exit 1; fi',
+            "echo cleanup_verified=yes",
+            "",
+        ]
+    )
+
+
+def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
+    """After every repetition, failed or not: drop the campaign's Hive tables and data on the target.
+
+    Idempotent; runs with trigger rule ALL_DONE so a failed campaign never leaves the next
+    one a dirty cluster.
+    """
+    if not units:
+        return {"cleanup": "nothing planned on this target"}
+    ctx = context_for(units[0])
+    archive_dir = archive.step_dir(
+        archive.campaign_dir(ctx.spec.study, ctx.campaign) / "cleanup", ctx.environment.name, try_number
+    )
+    statements: list[HiveStatement] = []
+    seen: set[str] = set()
+    for unit in units:
+        unit_ctx = context_for(unit)
+        for statement in get_workload(unit_ctx.workload).hive_clean(unit_ctx):
+            if statement.sql not in seen:
+                seen.add(statement.sql)
+                statements.append(statement)
+    if statements:
+        _run_hive(ctx, statements, archive_dir / "hive", "cleanup")
+    _forget_shared_inputs(ctx)
+    step = ssh.run_step(
+        ctx, ctx.environment.connection, "cleanup",
+        cleanup_body(ctx, _uses_data_fs(units)),
+        archive_dir, try_number,
+    )  # fmt: skip
+    ssh.raise_if_failed("cleanup", step)
+    return {"archive": str(step.directory), "hive_tables_dropped": str(len(statements))}
+
+
+def run_validate(
+    study: str, campaign: str, units: dict[str, list[dict[str, Any]]] | None
+) -> list[ValidationFailure]:
+    from benchcamp.pipeline.validation import validate_campaign
+
+    spec = load_spec(study)
+    records = archive.load_campaign_records(study, campaign)
+    expected = expected_cells(units) if units is not None else None
+    failures = validate_campaign(
+        records,
+        expected,
+        spec.thresholds.max_stddev_pct,
+        study,
+        campaign,
+        min_ok_repetitions=spec.thresholds.min_ok_repetitions,
+    )
+    archive.save_validation(study, campaign, failures)
+    return failures
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """The Airflow run behind a campaign: kept so backfills can be told from the runs they re-did."""
+
+    run_id: str
+    run_type: str
+    logical_date: datetime | None
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What a load wrote, and the targets whose hardware changed since their previous campaign."""
+
+    records: int
+    inserted: int
+    replaced: int
+    hardware_changes: list[HardwareChange]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "inserted": self.inserted,
+            "replaced": self.replaced,
+            "hardware_changes": [change.environment for change in self.hardware_changes],
+        }
+
+
+def run_load(
+    study: str, campaign: str, warehouse: Path | None = None, run: RunInfo | None = None
+) -> LoadResult:
+    """Load the campaign's archive into the warehouse, then compare each target's hardware with its last campaign."""
+    from benchcamp.pipeline import warehouse as wh
+
+    spec = load_spec(study)
+    path = warehouse or default_warehouse()
+    records = archive.load_campaign_records(study, campaign)
+    summary = wh.load_records(path, records)
+    wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
+    for snapshot in archive.load_campaign_environments(study, campaign):
+        wh.load_environment(path, snapshot)
+    wh.upsert_study_thresholds(path, study, spec.thresholds.max_stddev_pct)
+    if run is not None and records:  # a run that measured nothing (target unreachable) is no campaign
+        wh.record_campaign_run(path, study, campaign, run.run_id, run.run_type, run.logical_date)
+    changes = wh.detect_hardware_changes(path, study, campaign)
+    return LoadResult(len(records), summary.inserted, summary.replaced, changes)
+
+
+def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
+    from benchcamp.presentation import report
+
+    path = warehouse or default_warehouse()
+    tables = report.read_tables(path, study, campaign)
+    text = report.render(tables, "table", study)
+    report.export_snapshot(path)  # what the results page reads: it never waits on the next writer
+    archive.write_atomically(archive.campaign_dir(study, campaign) / "report.txt", text)
+    return text
+
+
+def gate(study: str, campaign: str, fail_on_validation: bool) -> str:
+    """Fail the run (after everything is loaded and reported) when expectations failed."""
+    failures = archive.load_validation(study, campaign)
+    failed = [
+        record for record in archive.load_campaign_records(study, campaign) if record.status == "failed"
+    ]
+    summary = f"{len(failures)} failed expectation(s), {len(failed)} failed record(s)"
+    if failures and fail_on_validation:
+        details = "\n".join(
+            f"- {failure.cell_key}: {failure.expectation}: {failure.details}" for failure in failures
+        )
+        raise ssh.StepFailed(f"campaign {campaign} did not pass validation: {summary}\n{details}")
+    return summary

@@ -1,0 +1,701 @@
+"""`benchcamp import` in bulk: a file of result records read, checked and loaded by DuckDB.
+
+A million records as pydantic objects cost minutes; here the file goes straight into an
+in-memory DuckDB table and every check runs vectorised. Equivalence with the per-record
+readers of `benchcamp.core.records` is kept by one rule: a line is taken by SQL only when it is
+in the plain form the SQL checks fully cover (a JSON object with exactly the record's
+fields, strings without escapes, a whole repetition, a finite value, ISO timestamps with
+an offset). Every other line, and there are none in files the pipeline writes, goes
+through `records.parse_jsonl_line`, which accepts exactly what it accepted before and
+names the file, line and field of the first bad one. Nothing touches the warehouse until
+every line, every spec check, the repeated-key check and the expectations have passed; then
+one transaction loads the results, the campaigns' validation failures and the study thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcamp.core.records import (
+    PARAM_COLUMN_PREFIX,
+    RECORD_FIELDS,
+    RecordError,
+    ResultRecord,
+    ValidationFailure,
+    cell_key,
+    csv_columns,
+    parse_jsonl_line,
+)
+from benchcamp.pipeline.warehouse import (
+    FAILURE_COLUMNS,
+    RESULT_COLUMNS,
+    RESULT_KEY,
+    SCHEMA,
+    write_study_threshold,
+)
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+REQUIRED = RECORD_FIELDS[:10]
+# A comma before a closing bracket (yyjson allows it, Python's json does not), a byte-order mark
+# past the file's start, NaN or Infinity (Python reads them): such lines are left to Python (a
+# false alarm inside a string only costs that line a per-line parse). One pattern and plain
+# scans: an alternation in one regular expression is 3x slower over 400 MB. Lines are split at
+# line feeds, as `records.read_jsonl_numbered` splits them; the CR of a CRLF and the characters
+# `str.splitlines` would also break at (U+2028, form feeds, ...) are judged alike by DuckDB's
+# JSON reader and Python's: as whitespace, valid string characters or errors.
+_SUSPECT = (
+    r"regexp_matches(line, ',[ \t]*[\]}]') or contains(line, chr(65279)) "
+    "or contains(line, 'NaN') or contains(line, 'Infinity')"
+)
+# Hours, minutes, seconds and offsets in range: DuckDB and pydantic differ on 24:00 and leap seconds.
+_CLOCK = r"([01]\d|2[0-3]):[0-5]\d"
+_TIMESTAMP = rf"\d{{4}}-\d{{2}}-\d{{2}}T{_CLOCK}:[0-5]\d(\.\d{{1,6}})?(Z|[+-]{_CLOCK})"
+_NUMBER = r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?"
+_VALUE_COLUMNS = tuple(name for name in RESULT_COLUMNS if name not in RESULT_KEY)
+
+
+class SpecMismatch(ValueError):
+    """A readable record the study spec does not declare (exit 2, nothing loaded)."""
+
+
+@dataclass(frozen=True)
+class CampaignLoad:
+    """One campaign of an import: its records in the file, and what the load did with their keys.
+
+    `repeats` are the (line, earlier line) pairs of records that repeat an earlier record exactly:
+    counted in `records`, loaded once.
+    """
+
+    study: str
+    campaign: str
+    records: int
+    inserted: int = 0
+    replaced: int = 0
+    repeats: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A record whose key and values an earlier line of the same file already holds."""
+
+    study: str
+    campaign: str
+    line: int
+    first_line: int
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _string(column: str, *, empty: bool = False, nullable: bool = False) -> tuple[str, str]:
+    """(check, value) SQL for a JSON string field's text without escapes: the text between its quotes."""
+    check = f"(starts_with({column}, '\"') and not contains({column}, '\\') and strlen({column}) >= {2 if empty else 3})"
+    value = f"substr({column}, 2, length({column}) - 2)"
+    if nullable:
+        check = f"({column} is null or {column} = 'null' or {check})"
+        value = f"case when {column} is null or {column} = 'null' then null else {value} end"
+    return check, value
+
+
+def _timestamp(name: str) -> str:
+    """`<name>_ts`: the field as timestamptz when it is an ISO 8601 string with an offset, else NULL."""
+    check, text = _string(name)
+    return (
+        f"case when {check} and regexp_full_match({text}, '{_TIMESTAMP}') "
+        f"then try_cast({text} as timestamptz) end as {name}_ts"
+    )
+
+
+@contextmanager
+def staging() -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory DuckDB for one import; the warehouse is attached only to load."""
+    import duckdb
+
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute("set TimeZone = 'UTC'")
+        # Every query that needs an order says so (line_no): unordered scans and inserts are
+        # about a quarter faster over a million lines.
+        con.execute("set preserve_insertion_order = false")
+        yield con
+    finally:
+        con.close()
+
+
+def _stage_records(
+    con: duckdb.DuckDBPyConnection, numbered: list[tuple[int, ResultRecord]], table: str
+) -> None:
+    """Validated records (with their line numbers) as rows of `table`, converted as `load_records` does."""
+    from benchcamp.pipeline.warehouse import _results_frame
+
+    frame = _results_frame([record for _, record in numbered])
+    frame.insert(0, "line_no", [number for number, _ in numbered])
+    con.register("python_records", frame)
+    try:
+        con.execute(f"insert into {table} select line_no, {', '.join(RESULT_COLUMNS)} from python_records")
+    finally:
+        con.unregister("python_records")
+
+
+def _create_incoming(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(
+        """
+        create or replace temp table incoming (
+            line_no bigint, study varchar, campaign varchar, environment varchar, workload varchar,
+            cell_key varchar, params varchar, repetition integer, metric varchar, value double,
+            unit varchar, status varchar, started_at timestamptz, finished_at timestamptz, artifact varchar
+        )
+        """
+    )
+
+
+def stage_file(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Read `path` (JSON Lines or CSV) into temp table `incoming`; RecordError names the first bad line.
+
+    Returns the number of records. Rows keep their line number (`line_no`) and duplicates.
+    """
+    import duckdb
+
+    _create_incoming(con)
+    if path.suffix.lower() == ".csv" or not path.is_file():
+        return _stage_slowly(con, path)
+    try:
+        con.execute(
+            "create or replace temp table lines as select generate_subscripts(l, 1)::bigint as line_no, "
+            f"unnest(l) as line from (select string_split(content, chr(10)) as l from read_text({_literal(str(path))}))"
+        )
+    except duckdb.Error:
+        return _stage_slowly(con, path)  # unreadable or not UTF-8: the reader says so precisely
+    # a byte-order mark opens the file, not its first record (Python: records.BYTE_ORDER_MARK)
+    con.execute("update lines set line = substr(line, 2) where line_no = 1 and starts_with(line, chr(65279))")
+    struct = json.dumps({name: "JSON" for name in RECORD_FIELDS})
+    # Missing required fields fail their value checks (a missing field and a JSON null both
+    # read as NULL); unknown and repeated keys are judged once per distinct key list.
+    checks = [
+        "keys in (select keys from key_lists)",
+        "starts_with(params, '{')",
+        r"regexp_full_match(repetition, '0|-?[1-9]\d{0,8}') and try_cast(repetition as integer) >= -99",
+        f"regexp_full_match(value, '{_NUMBER}') and isfinite(value::double)",
+    ]
+    values = {"params": "params", "repetition": "repetition::integer", "value": "value::double"}
+    for name in ("study", "campaign", "environment", "workload", "metric", "unit", "status", "artifact"):
+        check, value = _string(name, empty=name == "unit", nullable=name == "artifact")
+        checks.append(check)
+        values[name] = value
+    checks.append(f"{values['status']} in ('ok', 'failed', 'warmup', 'warmup_failed')")
+    # measured repetitions are numbered 1, 2, ...; warm-ups 0, -1, ... (ResultRecord's rule)
+    checks.append(f"(try_cast(repetition as integer) >= 1) = ({values['status']} in ('ok', 'failed'))")
+    for name in ("started_at", "finished_at"):
+        checks.append(f"{name} is null or {name} = 'null' or {name}_ts is not null")
+        values[name] = f"{name}_ts"
+    texts = ", ".join(f"{name}::varchar as {name}" for name in RECORD_FIELDS)
+    stamps = ", ".join(_timestamp(name) for name in ("started_at", "finished_at"))
+    selected = ", ".join(f"{expression} as {name}" for name, expression in values.items())
+    con.execute(
+        f"""
+        create or replace temp table parsed as
+        with parsed as (
+            select line_no, json_keys(line) as keys, unnest(from_json(line, {_literal(struct)}))
+            from lines
+            where json_valid(line) and not ({_SUSPECT})
+        )
+        select line_no, keys, {texts} from parsed
+        """
+    )
+    allowed = set(RECORD_FIELDS)
+    key_lists = [
+        (keys,)
+        for (keys,) in con.execute("select distinct keys from parsed").fetchall()
+        if len(keys) == len(set(keys)) and set(keys) <= allowed
+    ]
+    con.execute("create or replace temp table key_lists (keys varchar[])")
+    if key_lists:
+        con.executemany("insert into key_lists values (?)", key_lists)
+    con.execute(
+        f"""
+        create or replace temp table clean as
+        with stamped as (select *, {stamps} from parsed)
+        select line_no, {selected} from stamped
+        where {" and ".join(f"({check})" for check in checks)}
+        """
+    )
+    con.execute("drop table parsed")
+    _cells(con)
+    columns = ", ".join(
+        "m.canonical"
+        if name == "params"
+        else f"m.{name}"
+        if name in ("workload", "cell_key")
+        else f"c.{name}"
+        for name in RESULT_COLUMNS
+    )
+    con.execute(
+        f"""
+        insert into incoming select c.line_no, {columns} from clean c
+        join cell_map m on c.workload = m.workload and c.params = m.params
+        """
+    )
+    con.execute("drop table clean")
+    flagged = con.execute(
+        "select line_no, line from lines where line_no not in (select line_no from incoming) order by line_no"
+    ).fetchall()
+    con.execute("drop table lines")
+    numbered: list[tuple[int, ResultRecord]] = []
+    for number, line in flagged:
+        record = parse_jsonl_line(line, number, str(path))
+        if record is not None:
+            numbered.append((number, record))
+    if numbered:
+        _stage_records(con, numbered, "incoming")
+    row = con.execute("select count(*) from incoming").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _cells(con: duckdb.DuckDBPyConnection) -> None:
+    """cell_map: per distinct (workload, params JSON), the cell key and canonical params text.
+
+    Params are decoded by Python's json (as the per-record reader does); a params object
+    whose values are not all plain scalars is left out, so its lines go to the per-line reader.
+    """
+    import pandas as pd
+
+    rows = con.execute("select distinct workload, params from clean").fetchall()
+    mapped: list[tuple[str, str, str, str]] = []
+    for workload, text in rows:
+        params = json.loads(text)
+        if not isinstance(params, dict) or not all(
+            isinstance(value, bool | int | float | str)
+            and not (isinstance(value, float) and not math.isfinite(value))
+            for value in params.values()
+        ):
+            continue
+        mapped.append((workload, text, cell_key(workload, params), json.dumps(params, sort_keys=True)))
+    frame = pd.DataFrame(mapped, columns=["workload", "params", "cell_key", "canonical"])
+    con.register("cell_frame", frame)
+    try:
+        con.execute("create or replace temp table cell_map as select * from cell_frame")
+    finally:
+        con.unregister("cell_frame")
+
+
+def _stage_slowly(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """The per-record readers: for CSV, and for a JSON Lines file DuckDB cannot read (not UTF-8, no file)."""
+    from benchcamp.core.records import read_csv_numbered, read_jsonl_numbered, read_text
+
+    text = read_text(path)
+    if path.suffix.lower() == ".csv":
+        numbered = read_csv_numbered(text, str(path))
+    else:
+        numbered = read_jsonl_numbered(text, str(path))
+    if numbered:
+        _stage_records(con, numbered, "incoming")
+    return len(numbered)
+
+
+def check_spec(con: duckdb.DuckDBPyConnection, path: Path, strict_environment: bool) -> None:
+    """Every record's study, workload, axes (and environment, if strict) are in its study's spec,
+    and it has every axis of its series.
+
+    Each distinct combination is checked once; the first failing record in the file is
+    reported as `record N (line L)` with the spec's message, or, when a CSV has no column
+    for the axis that record lacks, as that missing column of the header.
+    """
+    from benchcamp.core.spec import MissingAxis, SpecError, load_spec
+
+    bad: list[tuple[str, str, str, str]] = []
+    combos = con.execute("select distinct study, workload, params, environment from incoming").fetchall()
+    checked: dict[tuple[str, str, str], str | None] = {}
+    for study, workload, params, environment in combos:
+        key = (study, workload, params)
+        if key not in checked:
+            try:
+                load_spec(study).validate_record_params(workload, json.loads(params))
+                checked[key] = None
+            except SpecError as exc:
+                checked[key] = str(exc)
+        message = checked[key]
+        if message is None and strict_environment:
+            try:
+                load_spec(study).environment(environment)
+            except SpecError as exc:
+                message = str(exc)
+        if message is not None:
+            bad.append((study, workload, params, environment))
+    if not bad:
+        return
+    frame_rows = ", ".join("(" + ", ".join(_literal(part) for part in combo) + ")" for combo in bad)
+    row = con.execute(
+        f"""
+        select min(line_no) from incoming
+        where (study, workload, params, environment) in (select (a, b, c, d) from (values {frame_rows}) v(a, b, c, d))
+        """
+    ).fetchone()
+    line = int(row[0]) if row and row[0] is not None else 0
+    study, workload, params, environment = con.execute(
+        "select study, workload, params, environment from incoming where line_no = ?", [line]
+    ).fetchone() or ("", "", "{}", "")
+    ordinal = con.execute("select count(*) from incoming where line_no <= ?", [line]).fetchone()
+    try:
+        spec = load_spec(study)
+        spec.validate_record_params(workload, json.loads(params))
+        spec.environment(environment)
+    except SpecError as exc:
+        number = int(ordinal[0]) if ordinal else line
+        if isinstance(exc, MissingAxis) and path.suffix.lower() == ".csv":
+            columns = [PARAM_COLUMN_PREFIX + axis for axis in exc.axes]
+            if not set(columns) & set(csv_columns(path)):  # the cause is the header, not the record
+                missing = " or ".join(f"'{column}'" for column in columns)
+                raise SpecMismatch(
+                    f"{path}, line 1: missing column {missing} (record {number} on line {line}: {exc})"
+                ) from exc
+        raise SpecMismatch(f"{path}: record {number} (line {line}): {exc}") from exc
+    raise SpecMismatch(f"{path}: record on line {line} does not match its study spec")
+
+
+def check_repeats(con: duckdb.DuckDBPyConnection, path: Path) -> list[Repeat]:
+    """Refuse a record key (warehouse.RESULT_KEY) that two lines give different values; keep one of identical ones.
+
+    Last-wins would load one record while the expectations judged both. A RecordError names
+    the later line, the earlier one, the key and the first field that differs; records that
+    repeat an earlier line exactly are removed from `incoming` and returned, in file order.
+    Keys are grouped by their hash first, so a file without repeats costs one pass.
+    """
+    key = ", ".join(RESULT_KEY)
+    con.execute(
+        "create or replace temp table repeated_keys as "
+        f"select hash({key}) as key_hash from incoming group by key_hash having count(*) > 1"
+    )
+    row = con.execute("select count(*) from repeated_keys").fetchone()
+    if not row or not row[0]:
+        return []
+    differing = ", ".join(
+        f"case when a.{name} is distinct from b.{name} then '{name}' end" for name in _VALUE_COLUMNS
+    )
+    con.execute(
+        f"""
+        create or replace temp table repeats as
+        with candidates as (
+            select * from incoming where hash({key}) in (select key_hash from repeated_keys)
+        ),
+        ranked as (select *, min(line_no) over (partition by {key}) as first_line from candidates)
+        select a.study, a.campaign, a.line_no, a.first_line,
+            list_filter([{differing}], lambda name: name is not null) as differs
+        from ranked a join candidates b on b.line_no = a.first_line
+        where a.line_no <> a.first_line
+        """
+    )
+    conflict = con.execute(
+        "select line_no, first_line, differs[1] from repeats where len(differs) > 0 order by line_no limit 1"
+    ).fetchone()
+    if conflict:
+        line, first, field = conflict
+        query = f"select {key}, {field} from incoming where line_no = ?"
+        *record, value = con.execute(query, [line]).fetchone() or ()
+        *_, earlier = con.execute(query, [first]).fetchone() or ()
+        study, campaign, environment, cell, repetition, metric = record
+        raise RecordError(
+            f"{path}, line {line}: field '{field}': {_shown(value)}, but line {first} gives "
+            f"{_shown(earlier)} for the same record (study {study}, campaign {campaign}, environment "
+            f"{environment}, cell {cell}, repetition {repetition}, metric {metric}); a record may "
+            "repeat only with identical values"
+        )
+    repeats = [
+        Repeat(study, campaign, int(line), int(first))
+        for study, campaign, line, first in con.execute(
+            "select study, campaign, line_no, first_line from repeats order by line_no"
+        ).fetchall()
+    ]
+    con.execute("delete from incoming where line_no in (select line_no from repeats)")
+    con.execute("drop table repeats")
+    return repeats
+
+
+def _shown(value: object) -> str:
+    """A stored value as a message quotes it: timestamps in ISO 8601, JSON and text as written."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return "null" if value is None else str(value)
+
+
+def campaigns(con: duckdb.DuckDBPyConnection, repeats: list[Repeat] | None = None) -> list[CampaignLoad]:
+    """The file's campaigns in order of first appearance, with their record counts (exact repeats included)."""
+    rows = con.execute(
+        "select study, campaign, count(*) from incoming group by study, campaign order by min(line_no)"
+    ).fetchall()
+    repeated: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for repeat in repeats or []:
+        repeated.setdefault((repeat.study, repeat.campaign), []).append((repeat.line, repeat.first_line))
+    return [
+        CampaignLoad(
+            study,
+            campaign,
+            int(count) + len(repeated.get((study, campaign), [])),
+            repeats=tuple(repeated.get((study, campaign), [])),
+        )
+        for study, campaign, count in rows
+    ]
+
+
+def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """`validation.cell_statistics` for imports (no plan), for every campaign of `incoming` at once.
+
+    One row per (study, campaign, environment, workload, cell_key), in that order, with the
+    columns the suite checks and its messages name; computed in SQL over the records that will
+    be loaded (after `check_repeats`: each key once, as the warehouse will hold it).
+    """
+    import pandas as pd
+
+    from benchcamp.pipeline.validation import (
+        DURATION_METRIC,
+        ERROR_RETURNS_METRIC,
+        latency_anomalies,
+        stddev_metric_of,
+    )
+
+    # warm-ups are in no expectation (validation.validate_campaign leaves them out the same way)
+    con.execute(
+        "create or replace temp view measured as select * from incoming where status in ('ok', 'failed')"
+    )
+    workloads = [row[0] for row in con.execute("select distinct workload from measured").fetchall()]
+    gated = pd.DataFrame(
+        [(workload, stddev_metric_of(workload, DURATION_METRIC)) for workload in workloads],
+        columns=["workload", "stddev_metric"],
+    )
+    con.register("gated_metrics", gated)
+    try:
+        frame = con.execute(
+            f"""
+            with cells as (
+                select study, campaign, environment, workload, cell_key, max(repetition) as expected_reps
+                from measured group by all
+            ),
+            durations as (
+                select study, campaign, environment, workload, cell_key,
+                    count(distinct repetition) as present_reps,
+                    count(distinct repetition) filter (where status <> 'ok') as failed_reps,
+                    array_to_string(list_sort(list_distinct(
+                        list(repetition) filter (where status <> 'ok'))), ', ') as failed_list,
+                    count(*) as duration_records,
+                    min(value) filter (where status = 'ok') as min_duration,
+                    list_distinct(list(repetition)) as reps
+                from measured where metric = '{DURATION_METRIC}' group by all
+            ),
+            gated as (
+                select i.study, i.campaign, i.environment, i.workload, i.cell_key,
+                    count(*) as ok_n, avg(value) as gated_mean, stddev_samp(value) as gated_stddev
+                from measured i join gated_metrics g on i.workload = g.workload and i.metric = g.stddev_metric
+                where i.status = 'ok' group by all
+            ),
+            errors as (
+                select study, campaign, environment, workload, cell_key, sum(value) as error_returns
+                from measured where metric = '{ERROR_RETURNS_METRIC}' and value > 0 group by all
+            )
+            select c.study, c.campaign, c.environment, c.workload, c.cell_key, c.expected_reps,
+                coalesce(d.present_reps, 0) as present_reps,
+                coalesce(d.failed_reps, 0) as failed_reps,
+                coalesce(d.failed_list, '') as failed_list,
+                coalesce(d.duration_records, 0) as duration_records,
+                d.min_duration,
+                g.stddev_metric,
+                coalesce(s.ok_n, 0) as ok_n,
+                s.gated_mean,
+                s.gated_stddev,
+                array_to_string(list_filter(range(1, c.expected_reps + 1),
+                    lambda rep: not list_contains(coalesce(d.reps, []), rep)), ', ') as missing_list,
+                case when s.gated_mean > 0 and coalesce(s.ok_n, 0) >= 2
+                    then s.gated_stddev / s.gated_mean * 100 end as stddev_pct,
+                c.expected_reps < 2 or coalesce(s.ok_n, 0) >= 2 as stddev_checkable,
+                coalesce(d.duration_records, 0) - coalesce(d.present_reps, 0) as surplus_records,
+                coalesce(e.error_returns, 0) as error_returns
+            from cells c
+            join gated_metrics g on c.workload = g.workload
+            left join durations d
+                    on d.study = c.study and d.campaign = c.campaign and d.environment = c.environment
+                    and d.workload = c.workload and d.cell_key = c.cell_key
+            left join gated s
+                    on s.study = c.study and s.campaign = c.campaign and s.environment = c.environment
+                    and s.workload = c.workload and s.cell_key = c.cell_key
+            left join errors e
+                    on e.study = c.study and e.campaign = c.campaign and e.environment = c.environment
+                    and e.workload = c.workload and e.cell_key = c.cell_key
+            order by c.study, c.campaign, c.environment, c.workload, c.cell_key
+            """
+        ).df()
+    finally:
+        con.unregister("gated_metrics")
+    for column in (
+        "expected_reps",
+        "present_reps",
+        "failed_reps",
+        "duration_records",
+        "ok_n",
+        "surplus_records",
+    ):
+        frame[column] = frame[column].astype(int)
+    frame["stddev_pct"] = frame["stddev_pct"].astype("float64")
+    frame["min_duration"] = frame["min_duration"].astype("float64")
+    frame["error_returns"] = frame["error_returns"].astype("float64")
+    errors: dict[tuple[str, ...], list[str]] = {}
+    for *cell, repetition, value in con.execute(
+        f"""
+        select study, campaign, environment, workload, cell_key, repetition, value from measured
+        where metric = '{ERROR_RETURNS_METRIC}' and value > 0
+        order by study, campaign, environment, workload, cell_key, repetition, value
+        """
+    ).fetchall():
+        errors.setdefault(tuple(cell), []).append(f"repetition {repetition}: {value:g}")
+    anomalies = _anomalies(con, latency_anomalies)
+    keys = list(
+        zip(
+            frame["study"],
+            frame["campaign"],
+            frame["environment"],
+            frame["workload"],
+            frame["cell_key"],
+            strict=True,
+        )
+    )
+    frame["error_list"] = [", ".join(errors.get(key, [])) for key in keys]
+    frame["latency_anomalies"] = [len(anomalies.get(key, [])) for key in keys]
+    frame["anomaly_list"] = ["; ".join(anomalies.get(key, [])) for key in keys]
+    return frame
+
+
+def _anomalies(
+    con: duckdb.DuckDBPyConnection, detect: Any
+) -> dict[tuple[str, str, str, str, str], list[str]]:
+    """`validation.latency_anomalies` per campaign, over the few records of offered-load sweeps."""
+    from benchcamp.pipeline.validation import AVG_LATENCY_SUFFIX, OFFERED_LOAD_AXIS, THROUGHPUT_METRIC
+
+    rows = con.execute(
+        f"""
+        select study, campaign, environment, workload, params, repetition, metric, value, unit, status
+        from incoming
+        where status = 'ok'
+            and json_type(params, '$.{OFFERED_LOAD_AXIS}') in ('UBIGINT', 'BIGINT', 'DOUBLE')
+            and (metric = '{THROUGHPUT_METRIC}' or ends_with(metric, '{AVG_LATENCY_SUFFIX}'))
+        order by line_no
+        """
+    ).fetchall()
+    per_campaign: dict[tuple[str, str], list[ResultRecord]] = {}
+    for study, campaign, environment, workload, params, repetition, metric, value, unit, status in rows:
+        per_campaign.setdefault((study, campaign), []).append(
+            ResultRecord.model_construct(
+                study=study,
+                campaign=campaign,
+                environment=environment,
+                workload=workload,
+                params=json.loads(params),
+                repetition=repetition,
+                metric=metric,
+                value=value,
+                unit=unit,
+                status=status,
+                started_at=None,
+                finished_at=None,
+                artifact=None,
+            )
+        )
+    found: dict[tuple[str, str, str, str, str], list[str]] = {}
+    for (study, campaign), records in per_campaign.items():
+        for (environment, workload, key), lines in detect(records).items():
+            found[(study, campaign, environment, workload, key)] = lines
+    return found
+
+
+def validate(
+    con: duckdb.DuckDBPyConnection,
+    thresholds: dict[str, float],
+    min_ok_repetitions: dict[str, int | None] | None = None,
+) -> list[ValidationFailure]:
+    """The campaign suite over every cell of the import: one GX batch per study (its own σ% gate
+    and, when its spec sets one, its own minimum of ok repetitions)."""
+    from benchcamp.pipeline.validation import validate_cells
+
+    frame = cell_statistics(con)
+    failures: list[ValidationFailure] = []
+    for study, threshold in thresholds.items():
+        cells = frame[frame["study"] == study].reset_index(drop=True)
+        if len(cells):
+            min_ok = (min_ok_repetitions or {}).get(study)
+            failures.extend(failure for _, failure in validate_cells(cells, threshold, None, None, min_ok))
+    return failures
+
+
+def load(
+    con: duckdb.DuckDBPyConnection,
+    warehouse: Path,
+    loads: list[CampaignLoad],
+    failures: list[ValidationFailure],
+    thresholds: dict[str, float],
+) -> list[CampaignLoad]:
+    """Insert-or-replace `incoming`, the campaigns' validation failures and the study thresholds,
+    all in one transaction on the warehouse. `incoming` holds each key once (`check_repeats`);
+    a key still repeated fails the insert, and the transaction loads nothing."""
+    import pandas as pd
+
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    columns = ", ".join(RESULT_COLUMNS)
+    con.execute(f"attach {_literal(str(warehouse))} as warehouse")
+    try:
+        con.execute("use warehouse")
+        con.execute(SCHEMA)
+        failure_frame = pd.DataFrame(
+            [failure.model_dump() for failure in failures], columns=list(FAILURE_COLUMNS)
+        )
+        con.register("failure_frame", failure_frame)
+        con.execute("begin transaction")
+        try:
+            match = " and ".join(f"r.{name} = i.{name}" for name in RESULT_KEY)
+            replaced = dict(
+                ((study, campaign), int(count))
+                for study, campaign, count in con.execute(
+                    f"select study, campaign, count(*) from temp.main.incoming i "
+                    f"semi join raw.results r on {match} group by all"
+                ).fetchall()
+            )
+            kept = dict(
+                ((study, campaign), int(count))
+                for study, campaign, count in con.execute(
+                    "select study, campaign, count(*) from temp.main.incoming group by all"
+                ).fetchall()
+            )
+            # `insert or replace` checks every row for a conflict: a third of the load's time,
+            # spent for nothing when no key is already in the warehouse (a new campaign).
+            verb = "insert or replace" if replaced else "insert"
+            con.execute(f"{verb} into raw.results ({columns}) select {columns} from temp.main.incoming")
+            for item in loads:
+                con.execute(
+                    "delete from raw.validation_failures where study = ? and campaign = ?",
+                    [item.study, item.campaign],
+                )
+            fields = ", ".join(FAILURE_COLUMNS)
+            con.execute(f"insert into raw.validation_failures ({fields}) select {fields} from failure_frame")
+            for study, threshold in thresholds.items():
+                write_study_threshold(con, study, threshold)
+            con.execute("commit")
+        except Exception:
+            con.execute("rollback")
+            raise
+        finally:
+            con.unregister("failure_frame")
+    finally:
+        con.execute("use memory")
+        con.execute("detach warehouse")
+    done = []
+    for item in loads:
+        total = kept.get((item.study, item.campaign), 0)
+        again = replaced.get((item.study, item.campaign), 0)
+        done.append(CampaignLoad(item.study, item.campaign, item.records, total - again, again, item.repeats))
+    return done

@@ -1,0 +1,476 @@
+"""Validate a campaign's repetitions with Great Expectations 1.x before they are loaded.
+
+Per-cell statistics are computed first with pandas (one row per cell), then one
+expectation suite runs on that frame in an ephemeral GX context (the pandas route:
+GX's SQL route on DuckDB does not work, see LAB.md). Failures are built from GX's
+own results (unexpected row indices and values, resolved thresholds), so the suite
+is the single source of truth. Nothing is removed: failures are only reported.
+GX and pandas are imported inside the functions: importing GX takes 5-8 s and must
+never happen at DAG parse time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcamp.core.records import ResultRecord, ValidationFailure
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from great_expectations.expectations import Expectation
+
+SUITE_NAME = "benchcamp_campaign"
+DURATION_METRIC = "duration_s"
+THRESHOLD_PARAMETER = "max_stddev_pct"
+ID_KEY = "benchcamp_id"  # the expectation id carried in each expectation's meta
+EXPECTATION_IDS: tuple[str, ...] = (
+    "repetitions_complete",
+    "repetitions_ok",
+    "duration_positive",
+    "stddev_within_threshold",
+    "stddev_uncheckable",
+    "record_count",
+    "no_error_returns",
+    "latency_anomaly",
+)
+# Metrics with a meaning across workloads (YCSB records them): calls the store answered with a
+# not-ok status, and within an offered-load sweep (cells differing only in OFFERED_LOAD_AXIS)
+# the achieved throughput and each operation type's average latency.
+ERROR_RETURNS_METRIC = "error_returns"
+OFFERED_LOAD_AXIS = "target_ops"
+THROUGHPUT_METRIC = "throughput_ops_s"
+AVG_LATENCY_SUFFIX = "_avg_latency_us"
+NOISE_SIGMAS = 2.0
+_CELL = ["environment", "workload", "cell_key"]
+
+ExpectedCells = list[tuple[str, str, str, int]]
+
+
+def cell_statistics(
+    records: list[ResultRecord],
+    expected: ExpectedCells | None,
+    duration_metric: str = DURATION_METRIC,
+) -> pd.DataFrame:
+    """One row per cell: what the suite checks, plus the repetition lists its messages name.
+
+    Cells come from `expected` and from every record (a cell with records but no
+    duration record is reported incomplete). Without `expected` (imports), a cell
+    expects as many repetitions as the highest repetition number seen in it.
+    σ is the sample standard deviation (n−1) over the ok durations.
+    """
+    import pandas as pd
+
+    all_rows = pd.DataFrame(
+        [(r.environment, r.workload, r.cell_key, r.repetition) for r in records],
+        columns=[*_CELL, "repetition"],
+    )
+    seen = all_rows.groupby(_CELL, as_index=False)["repetition"].max()
+    seen = seen.rename(columns={"repetition": "expected_reps"})
+    if expected is not None:
+        planned = pd.DataFrame(expected, columns=[*_CELL, "expected_reps"]).drop_duplicates(
+            _CELL, keep="last"
+        )
+        unplanned = seen.merge(planned[_CELL], on=_CELL, how="left", indicator=True)
+        seen = unplanned[unplanned["_merge"] == "left_only"].drop(columns="_merge")
+        cells = pd.concat([planned, seen], ignore_index=True)
+    else:
+        cells = seen
+    cells = cells.sort_values(_CELL, ignore_index=True)
+
+    durations = pd.DataFrame(
+        [
+            (r.environment, r.workload, r.cell_key, r.repetition, r.value, r.status == "ok")
+            for r in records
+            if r.metric == duration_metric
+        ],
+        columns=[*_CELL, "repetition", "value", "ok"],
+    ).astype({"repetition": "int64", "value": "float64", "ok": "bool"})
+    durations = durations.merge(cells, on=_CELL, how="inner")
+    in_plan = durations[durations["repetition"] <= durations["expected_reps"]]
+    ok = durations[durations["ok"]]
+
+    def per_cell(frame: pd.DataFrame, column: str, how: str | Callable[[pd.Series], Any]) -> pd.Series:
+        return frame.groupby(_CELL)[column].agg(how)
+
+    def rep_list(reps: pd.Series) -> str:
+        return ", ".join(str(rep) for rep in sorted(set(reps)))
+
+    gated_metric = {workload: stddev_metric_of(workload, duration_metric) for workload in cells["workload"]}
+    gated = pd.DataFrame(
+        [
+            (r.environment, r.workload, r.cell_key, r.value)
+            for r in records
+            if r.status == "ok" and r.metric == gated_metric.get(r.workload, duration_metric)
+        ],
+        columns=[*_CELL, "value"],
+    ).astype({"value": "float64"})
+
+    stats = cells.set_index(_CELL)
+    stats["present_reps"] = per_cell(in_plan, "repetition", "nunique")
+    stats["failed_reps"] = per_cell(durations[~durations["ok"]], "repetition", "nunique")
+    stats["failed_list"] = per_cell(durations[~durations["ok"]], "repetition", rep_list)
+    stats["duration_records"] = per_cell(durations, "repetition", "size")
+    stats["min_duration"] = per_cell(ok, "value", "min")
+    stats["stddev_metric"] = [gated_metric.get(workload, duration_metric) for _, workload, _ in stats.index]
+    stats["ok_n"] = per_cell(gated, "value", "size")
+    stats["gated_mean"] = per_cell(gated, "value", "mean")
+    stats["gated_stddev"] = per_cell(gated, "value", "std")  # pandas: ddof=1, the sample σ
+    for column in ("present_reps", "failed_reps", "duration_records", "ok_n"):
+        stats[column] = stats[column].fillna(0).astype(int)
+    stats["failed_list"] = stats["failed_list"].fillna("")
+    have = in_plan.groupby(_CELL)["repetition"].agg(set).reindex(stats.index)
+    stats["missing_list"] = [
+        ", ".join(str(rep) for rep in range(1, wanted + 1) if not isinstance(reps, set) or rep not in reps)
+        for wanted, reps in zip(stats["expected_reps"], have, strict=True)
+    ]
+    positive_mean = stats["gated_mean"] > 0
+    stats["stddev_pct"] = (stats["gated_stddev"] / stats["gated_mean"] * 100).where(
+        positive_mean & (stats["ok_n"] >= 2)
+    )
+    stats["stddev_checkable"] = (stats["expected_reps"] < 2) | (stats["ok_n"] >= 2)
+    stats["surplus_records"] = stats["duration_records"] - stats["present_reps"]
+
+    errors: dict[tuple[str, str, str], list[tuple[int, float]]] = {}
+    for r in records:
+        if r.metric == ERROR_RETURNS_METRIC and r.value > 0:
+            errors.setdefault((r.environment, r.workload, r.cell_key), []).append((r.repetition, r.value))
+    stats["error_returns"] = [sum(value for _, value in errors.get(cell, [])) for cell in stats.index]
+    stats["error_list"] = [
+        ", ".join(f"repetition {rep}: {value:g}" for rep, value in sorted(errors.get(cell, [])))
+        for cell in stats.index
+    ]
+    anomalies = latency_anomalies(records)
+    stats["latency_anomalies"] = [len(anomalies.get(cell, [])) for cell in stats.index]
+    stats["anomaly_list"] = ["; ".join(anomalies.get(cell, [])) for cell in stats.index]
+    return stats.reset_index()
+
+
+def stddev_metric_of(workload: str, default: str = DURATION_METRIC) -> str:
+    """The metric whose σ% the study's threshold gates for this workload (its duration by default)."""
+    from benchcamp.workloads import get_workload, is_implemented
+
+    if not is_implemented(workload):
+        return default
+    metric = get_workload(workload).stddev_metric
+    return default if metric == DURATION_METRIC else metric
+
+
+@dataclass(frozen=True)
+class _LoadPoint:
+    cell_key: str
+    offered: float
+    throughput: float
+    throughput_sigma: float
+    latency: float
+    latency_sigma: float
+
+
+def _mean_sigma(values: list[float]) -> tuple[float, float]:
+    """Mean and sample σ; σ is 0 for one value (noise unknown: any change then counts)."""
+    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str], list[str]]:
+    """Points of an offered-load sweep where average latency fell while throughput rose, beyond noise.
+
+    A sweep is the cells of one environment and workload whose params differ only in
+    OFFERED_LOAD_AXIS (so: one store and thread count), per operation type. Over the ok
+    repetitions, point j is anomalous against point i when its achieved throughput is higher
+    by more than NOISE_SIGMAS × √(σT_i² + σT_j²) and its average latency lower by more than
+    NOISE_SIGMAS × √(σL_i² + σL_j²): past that margin the fall is not repetition noise, and
+    latency falling as load rises contradicts queueing (the YCSB study's published caveat).
+    Returns, per (environment, workload, cell_key) of each point j, one line per violation.
+    Unthrottled sweeps (operationcount) are not checked: one closed-loop client thread's
+    throughput is the inverse of its latency there, so a fall is warm-up, not an anomaly.
+    """
+    values: dict[tuple[str, str, str], dict[str, list[float]]] = {}
+    sweep_of: dict[tuple[str, str, str], tuple[str, str, str, float]] = {}
+    for record in records:
+        offered = record.params.get(OFFERED_LOAD_AXIS)
+        if record.status != "ok" or not isinstance(offered, int | float) or isinstance(offered, bool):
+            continue
+        is_latency = record.metric.endswith(AVG_LATENCY_SUFFIX)
+        op = record.metric.removesuffix(AVG_LATENCY_SUFFIX)
+        if record.metric != THROUGHPUT_METRIC and (
+            not is_latency or op == "cleanup" or op.endswith("_failed")
+        ):
+            continue
+        cell = (record.environment, record.workload, record.cell_key)
+        others = "|".join(f"{k}={v}" for k, v in sorted(record.params.items()) if k != OFFERED_LOAD_AXIS)
+        sweep_of[cell] = (record.environment, record.workload, others, float(offered))
+        values.setdefault(cell, {}).setdefault(record.metric, []).append(record.value)
+    sweeps: dict[tuple[str, str, str, str], list[_LoadPoint]] = {}
+    for cell, metrics in values.items():
+        if THROUGHPUT_METRIC not in metrics:
+            continue
+        throughput, throughput_sigma = _mean_sigma(metrics[THROUGHPUT_METRIC])
+        environment, workload, others, offered = sweep_of[cell]
+        for metric, latencies in metrics.items():
+            if metric == THROUGHPUT_METRIC:
+                continue
+            latency, latency_sigma = _mean_sigma(latencies)
+            point = _LoadPoint(cell[2], offered, throughput, throughput_sigma, latency, latency_sigma)
+            op = metric.removesuffix(AVG_LATENCY_SUFFIX)
+            sweeps.setdefault((environment, workload, others, op), []).append(point)
+    found: dict[tuple[str, str, str], list[str]] = {}
+    for (environment, workload, _, op), points in sorted(sweeps.items()):
+        points.sort(key=lambda point: point.throughput)
+        for j, high in enumerate(points):
+            for low in points[:j]:
+                rise = high.throughput - low.throughput
+                fall = low.latency - high.latency
+                if rise > NOISE_SIGMAS * math.hypot(low.throughput_sigma, high.throughput_sigma) and (
+                    fall > NOISE_SIGMAS * math.hypot(low.latency_sigma, high.latency_sigma)
+                ):
+                    found.setdefault((environment, workload, high.cell_key), []).append(
+                        f"{op} average latency fell from {low.latency:.1f} ± {low.latency_sigma:.1f} µs at "
+                        f"{low.throughput:.1f} ops/s ({OFFERED_LOAD_AXIS}={low.offered:g}) to "
+                        f"{high.latency:.1f} ± {high.latency_sigma:.1f} µs at {high.throughput:.1f} ops/s "
+                        f"({OFFERED_LOAD_AXIS}={high.offered:g})"
+                    )
+    return found
+
+
+def _expectations() -> list[Expectation]:
+    """The suite, in report order; each expectation carries its id in `meta`."""
+    import great_expectations as gx
+
+    e = gx.expectations
+
+    def tagged(expectation_id: str, expectation: Expectation, notes: str) -> Expectation:
+        expectation.meta = {ID_KEY: expectation_id}
+        expectation.notes = notes
+        return expectation
+
+    return [
+        tagged(
+            "repetitions_complete",
+            e.ExpectColumnPairValuesToBeEqual(column_A="present_reps", column_B="expected_reps"),
+            "every planned repetition left a duration record",
+        ),
+        tagged(
+            "repetitions_ok",
+            e.ExpectColumnPairValuesAToBeGreaterThanB(
+                column_A="allowed_failures", column_B="failed_reps", or_equal=True
+            ),
+            "enough repetitions are ok: all of them, or the spec's thresholds.min_ok_repetitions "
+            "(failed ones are loaded and counted, never averaged; a cell with fewer is incomplete)",
+        ),
+        tagged(
+            "duration_positive",
+            e.ExpectColumnValuesToBeBetween(column="min_duration", min_value=0, strict_min=True),
+            "every ok duration is greater than 0 s",
+        ),
+        tagged(
+            "stddev_within_threshold",
+            e.ExpectColumnValuesToBeBetween(
+                column="stddev_pct", min_value=0, max_value={"$PARAMETER": THRESHOLD_PARAMETER}
+            ),
+            "σ% (sample σ over ok repetitions / mean × 100) within the study's threshold",
+        ),
+        tagged(
+            "stddev_uncheckable",
+            e.ExpectColumnValuesToBeInSet(column="stddev_checkable", value_set=[True]),
+            "a cell planned with 2+ repetitions has 2+ ok ones, so its σ% can be checked",
+        ),
+        tagged(
+            "record_count",
+            e.ExpectColumnValuesToBeBetween(column="surplus_records", min_value=0, max_value=0),
+            "exactly one duration record per planned repetition (no duplicates, none unplanned)",
+        ),
+        tagged(
+            "no_error_returns",
+            e.ExpectColumnValuesToBeBetween(column="error_returns", min_value=0, max_value=0),
+            "no call was answered with a not-ok status (error_returns records, e.g. YCSB's Return=ERROR)",
+        ),
+        tagged(
+            "latency_anomaly",
+            e.ExpectColumnValuesToBeBetween(column="latency_anomalies", min_value=0, max_value=0),
+            "within an offered-load sweep, average latency does not fall as achieved throughput rises "
+            f"(each beyond {NOISE_SIGMAS:g} × the combined σ of the repetitions)",
+        ),
+    ]
+
+
+def _suite() -> Any:
+    import great_expectations as gx
+
+    suite = gx.ExpectationSuite(name=SUITE_NAME)
+    for expectation in _expectations():
+        suite.add_expectation(expectation)
+    return suite
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return None if value is None or value != value else float(value)  # NaN != NaN
+    except (TypeError, ValueError):
+        return None
+
+
+def _observed(frame: pd.DataFrame, index: int, kwargs: dict[str, Any]) -> Any:
+    """The value(s) the expectation judged in the row GX reported (a pair for pair expectations)."""
+    if "column_A" in kwargs:
+        return frame.at[index, kwargs["column_A"]], frame.at[index, kwargs["column_B"]]
+    return frame.at[index, kwargs["column"]]
+
+
+def _describe(expectation_id: str, observed: Any, kwargs: dict[str, Any], row: Any) -> tuple[str, Any, Any]:
+    """Details, observed and threshold of one failed row, from GX's unexpected value and kwargs."""
+    if expectation_id == "repetitions_complete":
+        present, wanted = observed
+        return (
+            f"{present} of {wanted} repetitions present (missing: {row['missing_list']})",
+            present,
+            wanted,
+        )
+    if expectation_id == "repetitions_ok":
+        allowed, failed = observed
+        required = int(row["expected_reps"]) - int(allowed)
+        needed = "" if allowed == 0 else f"; cell incomplete: {required} must be ok"
+        return (
+            f"{failed} of {row['expected_reps']} repetitions failed (repetition {row['failed_list']}){needed}",
+            failed,
+            allowed,
+        )
+    if expectation_id == "duration_positive":
+        return (
+            f"smallest ok duration {observed:g} s is not > {kwargs['min_value']:g} s",
+            observed,
+            kwargs["min_value"],
+        )
+    if expectation_id == "stddev_within_threshold":
+        threshold = kwargs["max_value"]
+        metric = "" if row["stddev_metric"] == DURATION_METRIC else f"{row['stddev_metric']} "
+        return f"{metric}σ% {observed:.1f} > {threshold:g} (n={row['ok_n']})", observed, threshold
+    if expectation_id == "stddev_uncheckable":
+        return (
+            f"σ% cannot be checked: {row['ok_n']} ok repetition(s) of {row['expected_reps']} (needs 2)",
+            row["ok_n"],
+            2,
+        )
+    if expectation_id == "no_error_returns":
+        return f"{observed:g} error returns ({row['error_list']})", observed, kwargs["max_value"]
+    if expectation_id == "latency_anomaly":
+        return row["anomaly_list"], observed, kwargs["max_value"]
+    return (
+        f"{row['duration_records']} duration records for {row['expected_reps']} planned repetitions "
+        f"({observed:g} too many: duplicates or unplanned repetition numbers)",
+        observed,
+        kwargs["max_value"],
+    )
+
+
+def validate_campaign(
+    records: list[ResultRecord],
+    expected: ExpectedCells | None,
+    max_stddev_pct: float,
+    study: str,
+    campaign: str,
+    duration_metric: str = DURATION_METRIC,
+    min_ok_repetitions: int | None = None,
+) -> list[ValidationFailure]:
+    """Run the suite over the campaign's cells: one ValidationFailure per failed cell × expectation.
+
+    `expected` lists (environment, workload, cell_key, repetitions) planned for the
+    campaign; None for imports. Records are only read, never changed; warm-up repetitions are
+    left out (no expectation counts, gates or averages them).
+    """
+    records = [record for record in records if not record.is_warmup]
+    if not records and not expected:
+        return []
+    frame = cell_statistics(records, expected, duration_metric)
+    return [
+        failure for _, failure in validate_cells(frame, max_stddev_pct, study, campaign, min_ok_repetitions)
+    ]
+
+
+def allowed_failures(expected_reps: pd.Series, min_ok_repetitions: int | None) -> pd.Series:
+    """Failed repetitions a cell may have and still be complete: none unless the spec sets
+    `thresholds.min_ok_repetitions` (a cell planned with fewer repetitions needs all of them)."""
+    if min_ok_repetitions is None:
+        return expected_reps * 0
+    return (expected_reps - min_ok_repetitions).clip(lower=0)
+
+
+def validate_cells(
+    frame: pd.DataFrame,
+    max_stddev_pct: float,
+    study: str | None = None,
+    campaign: str | None = None,
+    min_ok_repetitions: int | None = None,
+) -> list[tuple[int, ValidationFailure]]:
+    """Run the suite once over `frame` (one row per cell, as `cell_statistics` gives): (row, failure) pairs.
+
+    One GX batch for every cell in the frame, however many campaigns it holds: a frame with
+    `study` and `campaign` columns (`benchcamp import`) names each failure's campaign from its
+    row, otherwise `study` and `campaign` do. Failures come in row order, then suite order.
+    """
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    frame = frame.assign(allowed_failures=allowed_failures(frame["expected_reps"], min_ok_repetitions))
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    asset = context.data_sources.add_pandas(name="campaign").add_dataframe_asset(name="cells")
+    batch = asset.add_batch_definition_whole_dataframe("all_cells").get_batch(
+        batch_parameters={"dataframe": frame}
+    )
+    result = batch.validate(
+        _suite(),
+        result_format={"result_format": "COMPLETE"},
+        expectation_parameters={THRESHOLD_PARAMETER: max_stddev_pct},
+    )
+    per_row = "study" in frame.columns and "campaign" in frame.columns
+    found: list[tuple[int, int, ValidationFailure]] = []
+    for outcome in result.results:
+        if outcome.success:
+            continue
+        config = outcome.expectation_config
+        expectation_id = config.meta[ID_KEY]
+        # unexpected_list is capped at 200 values by GX; the index list is complete under COMPLETE
+        indices = outcome.result.get("unexpected_index_list") or []
+        if len(indices) != outcome.result.get("unexpected_count"):
+            raise RuntimeError(f"GX could not evaluate '{expectation_id}': {outcome.exception_info}")
+        for index in indices:
+            observed = _observed(frame, index, config.kwargs)
+            row = frame.loc[index]
+            details, value, threshold = _describe(expectation_id, observed, config.kwargs, row)
+            failure = ValidationFailure(
+                study=str(row["study"]) if per_row else str(study),
+                campaign=str(row["campaign"]) if per_row else str(campaign),
+                environment=row["environment"],
+                workload=row["workload"],
+                cell_key=row["cell_key"],
+                expectation=expectation_id,
+                details=details,
+                observed=_number(value),
+                threshold=_number(threshold),
+            )
+            found.append((int(index), EXPECTATION_IDS.index(expectation_id), failure))
+    return [(index, failure) for index, _, failure in sorted(found, key=lambda item: item[:2])]
+
+
+def suite_definition() -> dict[str, Any]:
+    """The suite as GX JSON; the σ% threshold stays a `$PARAMETER` each study fills in."""
+    import great_expectations as gx
+
+    gx.get_context(mode="ephemeral")  # expectations need an active context to serialise
+    definition: dict[str, Any] = _suite().to_json_dict()
+    definition["meta"] = {
+        "description": "benchcamp per-cell campaign checks on the statistics of benchcamp.pipeline.validation.cell_statistics",
+        "parameters": {THRESHOLD_PARAMETER: "thresholds.max_stddev_pct of the study spec"},
+    }
+    return definition
+
+
+def export_suite(path: Path) -> Path:
+    """Write the suite to `path` (expectations/campaign_suite.json) so it is reviewable in the repo."""
+    path.write_text(json.dumps(suite_definition(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,463 @@
+"""The DuckDB warehouse: the raw tables that the pipeline and `benchcamp import` load, idempotently.
+
+Result rows are keyed by (study, campaign, environment, cell_key, repetition, metric).
+Loading the same records again replaces them, so a re-run task never duplicates a row.
+DuckDB allows one writer process at a time, so every function here opens the file,
+writes in one transaction and closes it. DAG tasks that write share a 1-slot pool.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchcamp.core.paths import default_warehouse
+from benchcamp.core.records import RECORD_FIELDS, EnvironmentSnapshot, ResultRecord, ValidationFailure
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+__all__ = [
+    "DEFAULT_MAX_STDDEV_PCT",
+    "RESULT_KEY",
+    "LoadSummary",
+    "connect",
+    "default_warehouse",
+    "ensure_schema",
+    "load_environment",
+    "HardwareChange",
+    "detect_hardware_changes",
+    "load_records",
+    "record_campaign_run",
+    "replace_validation_failures",
+    "upsert_study_thresholds",
+]
+
+DEFAULT_MAX_STDDEV_PCT = 10.0  # the marts' fallback when a study has no row in raw.study_thresholds
+
+# Environment is part of the key: the same cell measured on two targets under one campaign
+# name (e.g. an import of bare-metal and container runs) must never overwrite each other.
+RESULT_KEY = ("study", "campaign", "environment", "cell_key", "repetition", "metric")
+
+SCHEMA = """
+create schema if not exists raw;
+create table if not exists raw.results (
+    study varchar not null,
+    campaign varchar not null,
+    environment varchar not null,
+    workload varchar not null,
+    cell_key varchar not null,
+    params json not null,
+    repetition integer not null,
+    metric varchar not null,
+    value double not null,
+    unit varchar not null,
+    status varchar not null,
+    started_at timestamptz,
+    finished_at timestamptz,
+    artifact varchar,
+    primary key (study, campaign, environment, cell_key, repetition, metric)
+);
+create table if not exists raw.validation_failures (
+    study varchar not null,
+    campaign varchar not null,
+    environment varchar not null,
+    workload varchar not null,
+    cell_key varchar not null,
+    expectation varchar not null,
+    details varchar not null,
+    observed double,
+    threshold double
+);
+create table if not exists raw.environments (
+    study varchar not null,
+    campaign varchar not null,
+    environment varchar not null,
+    host varchar not null,
+    fingerprint varchar not null,
+    facts json not null,
+    captured_at timestamptz not null,
+    primary key (study, campaign, environment, host)
+);
+create table if not exists raw.study_thresholds (
+    study varchar primary key,
+    max_stddev_pct double not null
+);
+create table if not exists raw.campaign_runs (
+    study varchar not null,
+    campaign varchar not null,
+    run_id varchar not null,
+    run_type varchar not null,
+    logical_date timestamptz,
+    recorded_at timestamptz not null,
+    primary key (study, campaign)
+);
+create table if not exists raw.hardware_changes (
+    study varchar not null,
+    campaign varchar not null,
+    environment varchar not null,
+    previous_study varchar not null,
+    previous_campaign varchar not null,
+    previous_fingerprint varchar not null,
+    fingerprint varchar not null,
+    changed_facts json not null,
+    detected_at timestamptz not null,
+    primary key (study, campaign, environment)
+);
+"""
+
+# The record's fields, with the derived cell key stored next to the workload.
+RESULT_COLUMNS = tuple(
+    column for field in RECORD_FIELDS for column in ((field, "cell_key") if field == "workload" else (field,))
+)
+FAILURE_COLUMNS = tuple(ValidationFailure.model_fields)
+
+
+@dataclass(frozen=True)
+class LoadSummary:
+    """What a load did: keys seen for the first time, and keys whose row was replaced."""
+
+    inserted: int
+    replaced: int
+
+    def __str__(self) -> str:
+        return f"{self.inserted} new, {self.replaced} replaced"
+
+
+def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse (default: `default_warehouse()`); a writable one gets its folder and schema."""
+    import duckdb
+
+    target = path or default_warehouse()
+    if read_only:
+        return duckdb.connect(str(target), read_only=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(target))
+    try:
+        ensure_schema(con)
+    except Exception:
+        con.close()
+        raise
+    return con
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the `raw` schema and its tables if missing (never alters existing ones)."""
+    con.execute(SCHEMA)
+
+
+def _results_frame(records: list[ResultRecord]) -> pd.DataFrame:
+    """Records as one column-oriented frame; cell keys and params JSON computed once per cell."""
+    import pandas as pd
+
+    per_cell: dict[tuple[str, str], tuple[str, str]] = {}
+    keys: list[str] = []
+    params: list[str] = []
+    for record in records:
+        # repr, not the dict's items: True == 1 and 4 == 4.0, but they are different params.
+        signature = (record.workload, repr(record.params))
+        cell = per_cell.get(signature)
+        if cell is None:
+            cell = per_cell[signature] = (record.cell_key, json.dumps(record.params, sort_keys=True))
+        keys.append(cell[0])
+        params.append(cell[1])
+    return pd.DataFrame(
+        {
+            "study": [r.study for r in records],
+            "campaign": [r.campaign for r in records],
+            "environment": [r.environment for r in records],
+            "workload": [r.workload for r in records],
+            "cell_key": keys,
+            "params": params,
+            "repetition": pd.array([r.repetition for r in records], dtype="int32"),
+            "metric": [r.metric for r in records],
+            "value": pd.array([r.value for r in records], dtype="float64"),
+            "unit": [r.unit for r in records],
+            "status": [r.status for r in records],
+            "started_at": pd.to_datetime([r.started_at for r in records], utc=True),
+            "finished_at": pd.to_datetime([r.finished_at for r in records], utc=True),
+            "artifact": pd.array([r.artifact for r in records], dtype="string"),
+        }
+    )
+
+
+def _repeat_conflict(repeated: pd.DataFrame) -> str | None:
+    """For rows whose keys repeat: the first key given two different records, named with its first
+    differing column, or None when every repeat is identical (and one of them may be loaded)."""
+    import pandas as pd
+
+    keys = list(RESULT_KEY)
+    variants = repeated.drop_duplicates()
+    conflicting = variants[variants.duplicated(subset=keys, keep=False)]
+    if conflicting.empty:
+        return None
+    first = conflicting.iloc[0]
+    same_key = conflicting[(conflicting[keys] == first[keys]).all(axis=1)]
+    one, other = (int(index) for index in same_key.index[:2])
+
+    def shown(index: int, column: str) -> object:
+        value = repeated.at[index, column]
+        return None if pd.isna(value) else value
+
+    column = next(name for name in repeated.columns if shown(one, name) != shown(other, name))
+    key = ", ".join(f"{name} {first[name]}" for name in keys)
+    return (
+        f"records {one + 1} and {other + 1} of the load have the same key ({key}) and a different "
+        f"{column}: {shown(one, column)} and {shown(other, column)}; the warehouse keeps one record per key"
+    )
+
+
+def load_records(path: Path | None, records: list[ResultRecord]) -> LoadSummary:
+    """Replace-or-insert result rows by key in one transaction.
+
+    As `benchcamp import`: a key repeated in `records` is loaded once when every value is the
+    same, and is a ValueError (nothing loaded) when not, since which one the marts should use
+    is unknown. The records go in as one pandas frame, never row by row: a million records
+    load in seconds.
+    """
+    if not records:
+        return LoadSummary(0, 0)
+    frame = _results_frame(records)
+    repeated = frame.duplicated(subset=list(RESULT_KEY), keep=False)
+    if repeated.any():
+        conflict = _repeat_conflict(frame[repeated])
+        if conflict:
+            raise ValueError(conflict)
+        frame = frame.drop_duplicates(subset=list(RESULT_KEY), keep="first")
+    key_match = " and ".join(f"r.{name} = i.{name}" for name in RESULT_KEY)
+    columns = ", ".join(RESULT_COLUMNS)
+    with connect(path) as con:
+        con.register("incoming_frame", frame)
+        con.execute("begin transaction")
+        try:
+            con.execute(f"create temp table incoming as select {columns} from incoming_frame")
+            row = con.execute(
+                f"select count(*) from raw.results r semi join incoming i on {key_match}"
+            ).fetchone()
+            replaced = int(row[0]) if row else 0
+            # The primary key is the row key, so this is delete + insert of the matching rows in one
+            # statement; DuckDB runs it ~8x faster than an explicit delete (1.3 s vs 11 s for 1M rows).
+            con.execute(f"insert or replace into raw.results ({columns}) select {columns} from incoming")
+            con.execute("drop table incoming")
+            con.execute("commit")
+        except Exception:
+            con.execute("rollback")
+            raise
+        finally:
+            con.unregister("incoming_frame")
+    return LoadSummary(inserted=len(frame) - replaced, replaced=replaced)
+
+
+def replace_validation_failures(
+    path: Path | None, study: str, campaign: str, failures: list[ValidationFailure]
+) -> None:
+    """Make the campaign's stored failures exactly `failures`: re-validation replaces, never appends."""
+    strangers = [f for f in failures if (f.study, f.campaign) != (study, campaign)]
+    if strangers:
+        first = strangers[0]
+        raise ValueError(
+            f"failure for {first.study}/{first.campaign} passed to replace {study}/{campaign}'s failures"
+        )
+    rows = [[getattr(failure, name) for name in FAILURE_COLUMNS] for failure in failures]
+    placeholders = ", ".join("?" for _ in FAILURE_COLUMNS)
+    with connect(path) as con:
+        con.execute("begin transaction")
+        try:
+            con.execute(
+                "delete from raw.validation_failures where study = ? and campaign = ?", [study, campaign]
+            )
+            if rows:
+                con.executemany(
+                    f"insert into raw.validation_failures ({', '.join(FAILURE_COLUMNS)}) values ({placeholders})",
+                    rows,
+                )
+            con.execute("commit")
+        except Exception:
+            con.execute("rollback")
+            raise
+
+
+def load_environment(path: Path | None, snapshot: EnvironmentSnapshot) -> None:
+    """Store one host's facts for a campaign; a later capture of the same host replaces it."""
+    with connect(path) as con:
+        con.execute(
+            """
+            insert or replace into raw.environments
+                (study, campaign, environment, host, fingerprint, facts, captured_at)
+            values (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                snapshot.study,
+                snapshot.campaign,
+                snapshot.environment,
+                snapshot.host,
+                snapshot.fingerprint,
+                json.dumps(snapshot.facts, sort_keys=True, default=str),
+                snapshot.captured_at,
+            ],
+        )
+
+
+def upsert_study_thresholds(path: Path | None, study: str, max_stddev_pct: float) -> None:
+    """Record the spec's σ% gate, which the `scaling` mart's `within_threshold` compares against."""
+    with connect(path) as con:
+        write_study_threshold(con, study, max_stddev_pct)
+
+
+def write_study_threshold(con: duckdb.DuckDBPyConnection, study: str, max_stddev_pct: float) -> None:
+    """`upsert_study_thresholds` on an open connection (e.g. inside the caller's transaction)."""
+    if not max_stddev_pct > 0:
+        raise ValueError(f"max_stddev_pct must be greater than 0, got {max_stddev_pct}")
+    con.execute(
+        "insert or replace into raw.study_thresholds (study, max_stddev_pct) values (?, ?)",
+        [study, float(max_stddev_pct)],
+    )
+
+
+def record_campaign_run(
+    path: Path | None,
+    study: str,
+    campaign: str,
+    run_id: str,
+    run_type: str,
+    logical_date: datetime | None,
+) -> None:
+    """Remember which Airflow run made a campaign: backfills are told from originals by logical date."""
+    with connect(path) as con:
+        con.execute(
+            """
+            insert or replace into raw.campaign_runs
+                (study, campaign, run_id, run_type, logical_date, recorded_at)
+            values (?, ?, ?, ?, ?, ?)
+            """,
+            [study, campaign, run_id, run_type, logical_date, datetime.now(UTC)],
+        )
+
+
+@dataclass(frozen=True)
+class HardwareChange:
+    """A target whose hardware fingerprint differs from the one its previous campaign ran on."""
+
+    study: str
+    campaign: str
+    environment: str
+    previous_study: str
+    previous_campaign: str
+    previous_fingerprint: str
+    fingerprint: str
+    changed_facts: dict[str, dict[str, list[object]]] = field(default_factory=dict)
+
+
+def _hosts(
+    con: duckdb.DuckDBPyConnection, study: str, campaign: str, environment: str
+) -> dict[str, dict[str, object]]:
+    from benchcamp.transport.environment import HARDWARE_FACTS
+
+    rows = con.execute(
+        "select host, facts from raw.environments where study = ? and campaign = ? and environment = ?",
+        [study, campaign, environment],
+    ).fetchall()
+    return {host: {name: json.loads(facts).get(name) for name in HARDWARE_FACTS} for host, facts in rows}
+
+
+def _changed_facts(
+    before: dict[str, dict[str, object]], after: dict[str, dict[str, object]]
+) -> dict[str, dict[str, list[object]]]:
+    """Per host, each hardware fact as [before, after] where it differs (a host gone or new: all facts)."""
+    changed: dict[str, dict[str, list[object]]] = {}
+    for host in sorted(before.keys() | after.keys()):
+        old, new = before.get(host, {}), after.get(host, {})
+        diff = {
+            name: [old.get(name), new.get(name)]
+            for name in sorted(old.keys() | new.keys())
+            if old.get(name) != new.get(name)
+        }
+        if diff:
+            changed[host] = diff
+    return changed
+
+
+def detect_hardware_changes(path: Path | None, study: str, campaign: str) -> list[HardwareChange]:
+    """Compare each target's hosts and their fingerprints with the previous campaign captured on that target.
+
+    A target's hardware is its set of `host=fingerprint` pairs: a node added, removed or replaced is a
+    change as much as a new CPU is.
+
+    "Previous" is by capture time across every study (a target is shared by all of them), so a backfill
+    of old logical dates run after an upgrade compares with the newest hardware, not the old one. The
+    campaign's rows in `raw.hardware_changes` are replaced by what is found now: re-running a load
+    neither duplicates an event nor keeps a stale one.
+    """
+    with connect(path) as con:
+        current = con.execute(
+            """
+            select environment, string_agg(host || '=' || fingerprint, '+' order by host), min(captured_at)
+            from raw.environments where study = ? and campaign = ?
+            group by environment order by environment
+            """,
+            [study, campaign],
+        ).fetchall()
+        changes: list[HardwareChange] = []
+        for environment, fingerprint, first_captured in current:
+            previous = con.execute(
+                """
+                select study, campaign, string_agg(host || '=' || fingerprint, '+' order by host)
+                from raw.environments
+                where environment = ? and not (study = ? and campaign = ?)
+                group by study, campaign
+                having max(captured_at) < ?
+                order by max(captured_at) desc
+                limit 1
+                """,
+                [environment, study, campaign, first_captured],
+            ).fetchone()
+            if previous is None or previous[2] == fingerprint:
+                continue
+            changes.append(
+                HardwareChange(
+                    study=study,
+                    campaign=campaign,
+                    environment=environment,
+                    previous_study=previous[0],
+                    previous_campaign=previous[1],
+                    previous_fingerprint=previous[2],
+                    fingerprint=fingerprint,
+                    changed_facts=_changed_facts(
+                        _hosts(con, previous[0], previous[1], environment),
+                        _hosts(con, study, campaign, environment),
+                    ),
+                )
+            )
+        con.execute("begin transaction")
+        try:
+            con.execute(
+                "delete from raw.hardware_changes where study = ? and campaign = ?", [study, campaign]
+            )
+            for change in changes:
+                con.execute(
+                    """
+                    insert into raw.hardware_changes (study, campaign, environment, previous_study,
+                        previous_campaign, previous_fingerprint, fingerprint, changed_facts, detected_at)
+                    values (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        change.study,
+                        change.campaign,
+                        change.environment,
+                        change.previous_study,
+                        change.previous_campaign,
+                        change.previous_fingerprint,
+                        change.fingerprint,
+                        json.dumps(change.changed_facts, sort_keys=True, default=str),
+                        datetime.now(UTC),
+                    ],
+                )
+            con.execute("commit")
+        except Exception:
+            con.execute("rollback")
+            raise
+    return changes

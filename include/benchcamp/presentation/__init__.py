@@ -1,0 +1,1 @@
+"""Reading the warehouse for people: the text report, figures, the results page."""

@@ -1,0 +1,1 @@
+"""The bundled studies, one folder each (spec.yaml). Generic layers never import this package."""

@@ -1,0 +1,1 @@
+"""The bigbench_containers study: spec.yaml."""

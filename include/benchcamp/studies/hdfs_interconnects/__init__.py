@@ -1,0 +1,1 @@
+"""The hdfs_interconnects study: spec.yaml."""

@@ -1,0 +1,1 @@
+"""The hibench_dse study: spec.yaml."""

@@ -1,0 +1,1 @@
+"""The mapreduce_ssd_hdd study: spec.yaml."""

@@ -1,0 +1,1 @@
+"""The ycsb_hbase_cassandra study: spec.yaml."""

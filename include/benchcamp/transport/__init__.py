@@ -1,0 +1,1 @@
+"""Reaching a target: SSH steps, the environment facts, the HiveServer2 runner."""

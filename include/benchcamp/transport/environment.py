@@ -1,0 +1,171 @@
+"""Environment facts of a target, captured over SSH next to every repetition.
+
+The facts script prints sections (`### name` then raw text) using only POSIX
+tools, so it runs on any Linux node; the parser here is pure. The fingerprint
+hashes the hardware-relevant facts only (CPU, cores, memory, disks), so a kernel
+upgrade does not split time series but a new disk does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import xml.etree.ElementTree as ElementTree
+from datetime import datetime
+from typing import Any
+
+from benchcamp.core.records import EnvironmentSnapshot
+from benchcamp.platforms.hive import HiveStatement
+from benchcamp.workloads.base import RunContext
+
+FACTS_SCRIPT = r"""
+section() { printf '\n### %s\n' "$1"; }
+section hostname; hostname 2>/dev/null || cat /etc/hostname
+section cpu_model; grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'
+section cpu_cores; nproc
+section mem_total_kb; awk '/^MemTotal:/ {print $2}' /proc/meminfo
+section kernel; uname -sr
+section os; . /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"
+section disks
+if command -v lsblk >/dev/null 2>&1; then
+  lsblk -d -n -b -o NAME,ROTA,SIZE,TYPE 2>/dev/null | awk '$4 == "disk"'
+else  # no util-linux (a slim container): the kernel's own list, without virtual devices
+  for d in /sys/block/*; do
+    case "${d##*/}" in loop*|ram*|zram*|dm-*|sr*|md*|nbd*) continue ;; esac
+    [ -r "$d/size" ] && echo "${d##*/} $(cat "$d/queue/rotational" 2>/dev/null || echo 0) $(( $(cat "$d/size") * 512 )) disk"
+  done
+fi
+section work_mount; df -P "$WORK" 2>/dev/null | tail -n 1
+section java_version; java -version 2>&1 | head -n 3
+section hadoop_version; HADOOP_VERSION_CMD
+section hadoop_site
+for f in "${HADOOP_CONF_DIR:-${HADOOP_HOME:-/etc/hadoop}/etc/hadoop}"/*-site.xml; do
+  [ -f "$f" ] && { printf '<!-- %s -->\n' "$f"; cat "$f"; }
+done
+section drop_caches_permitted; [ -w /proc/sys/vm/drop_caches ] && echo yes || echo no
+"""
+HARDWARE_FACTS = ("cpu_model", "cpu_cores", "mem_total_gib", "disks")
+# Settings the HiBench study varies or reports; asked of HiveServer2, whose answer is the
+# effective value (defaults included), not only what a *-site.xml happens to set.
+EFFECTIVE_SETTINGS = (
+    "mapreduce.framework.name",
+    "mapreduce.task.io.sort.mb",
+    "mapreduce.job.reduces",
+    "dfs.replication",
+    "dfs.blocksize",
+    "fs.defaultFS",
+    "hive.execution.engine",
+    "hive.exec.reducers.bytes.per.reducer",
+)
+
+
+def facts_script(ctx: RunContext) -> str:
+    hadoop = " ".join(ctx.environment.hadoop_command.split())
+    return FACTS_SCRIPT.replace("HADOOP_VERSION_CMD", f"{hadoop} version 2>&1 | head -n 1")
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    sections: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        if line.startswith("### "):
+            current = line[4:].strip()
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line)
+    return {name: "\n".join(lines).strip() for name, lines in sections.items()}
+
+
+def parse_site_properties(xml_text: str) -> dict[str, str]:
+    """Hadoop `*-site.xml` name/value pairs (several concatenated documents allowed)."""
+    properties: dict[str, str] = {}
+    for document in re.findall(r"<configuration.*?</configuration>", xml_text, flags=re.S):
+        try:
+            root = ElementTree.fromstring(document)
+        except ElementTree.ParseError:
+            continue
+        for prop in root.iter("property"):
+            name = prop.findtext("name")
+            if name:
+                properties[name.strip()] = (prop.findtext("value") or "").strip()
+    return properties
+
+
+def parse_facts(text: str) -> dict[str, Any]:
+    """Structured facts from the facts script's output."""
+    sections = parse_sections(text)
+    disks = []
+    for line in sections.get("disks", "").splitlines():
+        parts = line.split()
+        if len(parts) >= 3:
+            disks.append({"name": parts[0], "rotational": parts[1] == "1", "size_bytes": int(parts[2])})
+    mem_kb = sections.get("mem_total_kb", "")
+    cores = sections.get("cpu_cores", "")
+    return {
+        "hostname": sections.get("hostname", ""),
+        "cpu_model": sections.get("cpu_model", ""),
+        "cpu_cores": int(cores) if cores.isdigit() else None,
+        "mem_total_gib": round(int(mem_kb) / 1024**2, 1) if mem_kb.isdigit() else None,
+        "kernel": sections.get("kernel", ""),
+        "os": sections.get("os", ""),
+        "disks": sorted(disks, key=lambda disk: disk["name"]),
+        "work_mount": sections.get("work_mount", ""),
+        "java_version": sections.get("java_version", "").splitlines()[0]
+        if sections.get("java_version")
+        else "",
+        "hadoop_version": sections.get("hadoop_version", ""),
+        "hadoop_settings": parse_site_properties(sections.get("hadoop_site", "")),
+        "drop_caches_permitted": sections.get("drop_caches_permitted") == "yes",
+    }
+
+
+def hive_fact_statements() -> list[HiveStatement]:
+    statements = [HiveStatement("hive_version", "SELECT version()", fetch=True)]
+    statements += [
+        HiveStatement(f"set_{index}", f"SET {name}", fetch=True)
+        for index, name in enumerate(EFFECTIVE_SETTINGS)
+    ]
+    return statements
+
+
+def parse_hive_facts(results: dict[str, list[list[Any]]]) -> dict[str, Any]:
+    """Hive's version and the effective settings from the rows of `hive_fact_statements`."""
+    version_rows = results.get("hive_version") or [[""]]
+    settings: dict[str, str] = {}
+    for label, rows in results.items():
+        if label.startswith("set_") and rows and rows[0]:
+            name, _, value = str(rows[0][0]).partition("=")
+            if not value.endswith(" is undefined"):
+                settings[name] = value
+    return {
+        "hive_version": str(version_rows[0][0]).split()[0] if version_rows[0] else "",
+        "effective_settings": settings,
+    }
+
+
+REQUIRED_FACTS = ("hostname", *HARDWARE_FACTS)
+
+
+def missing_facts(facts: dict[str, Any]) -> list[str]:
+    """The facts a snapshot needs (host and every fingerprinted fact) that the capture lacks:
+    a fingerprint of missing facts would later look like a hardware change."""
+    return [name for name in REQUIRED_FACTS if facts.get(name) in (None, "", [])]
+
+
+def fingerprint(facts: dict[str, Any]) -> str:
+    hardware = {name: facts.get(name) for name in HARDWARE_FACTS}
+    digest = hashlib.sha256(json.dumps(hardware, sort_keys=True).encode()).hexdigest()
+    return digest[:16]
+
+
+def snapshot(ctx: RunContext, facts: dict[str, Any], captured_at: datetime) -> EnvironmentSnapshot:
+    return EnvironmentSnapshot(
+        study=ctx.spec.study,
+        campaign=ctx.campaign,
+        environment=ctx.environment.name,
+        host=str(facts["hostname"]),
+        fingerprint=fingerprint(facts),
+        facts=facts,
+        captured_at=captured_at,
+    )

@@ -1,0 +1,145 @@
+"""Run HiveQL on a target's HiveServer2 through Airflow's Hive connection, and archive it.
+
+The same path serves the lab's HiveServer2 and a real cluster's: only the Airflow
+connection (`hive_connection` in the study spec) differs. Statements run one by one,
+asynchronously, while the server's operation log is collected; the log, the
+statements and the rows of checking queries are written to the raw archive before
+anything is parsed. The benchmark's time is the server's own ("Time taken" of
+compiling and executing the query), so the Thrift round trips are not measured.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchcamp.platforms.hive import (
+    COMPLETED_EXECUTING,
+    OPERATION_LOG,
+    RESULTS_FILE,
+    STATEMENT_MARK,
+    HiveStatement,
+)
+from benchcamp.transport.ssh import TargetUnreachable
+from benchcamp.workloads.base import ArchivedStep
+
+
+def _hook(conn_id: str) -> Any:
+    from airflow.providers.apache.hive.hooks.hive import HiveServer2Hook
+
+    return HiveServer2Hook(hiveserver2_conn_id=conn_id)
+
+
+def _connect(conn_id: str) -> Any:
+    hook = _hook(conn_id)
+    try:
+        return hook.get_conn()
+    except Exception as exc:  # thrift/socket/SASL errors all mean "not reachable"
+        try:
+            connection = hook.get_connection(conn_id)
+            where = f"{connection.host}:{connection.port}"
+        except Exception:
+            where = "?"
+        raise TargetUnreachable(
+            f"cannot reach HiveServer2 {where} through connection '{conn_id}': {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _await_completion_line(cursor: Any, lines: list[str], poll_s: float, wait_s: float) -> list[str]:
+    """The operation log can trail the FINISHED state (seen under load): wait for the time line.
+
+    A timed statement's benchmark figure is HiveServer2's "Completed executing command …
+    Time taken" line; without it the repetition could only be marked failed.
+    """
+    lines = list(lines)
+    deadline = time.monotonic() + wait_s
+    while not any(COMPLETED_EXECUTING in line for line in lines) and time.monotonic() < deadline:
+        time.sleep(poll_s)
+        lines += cursor.fetch_logs()
+    return lines
+
+
+def _run_one(
+    cursor: Any, statement: HiveStatement, log: Any, poll_s: float, log_wait_s: float = 30.0
+) -> list[list[Any]]:
+    from TCLIService.ttypes import TOperationState
+
+    running = (
+        TOperationState.INITIALIZED_STATE,
+        TOperationState.PENDING_STATE,
+        TOperationState.RUNNING_STATE,
+    )
+    log.write(f"{STATEMENT_MARK} {statement.label}\n")
+    cursor.execute(statement.sql, async_=True)
+    timed_line_seen = False
+    while True:
+        for line in cursor.fetch_logs():
+            log.write(line + "\n")
+            timed_line_seen = timed_line_seen or COMPLETED_EXECUTING in line
+        state = cursor.poll().operationState
+        if state not in running:
+            break
+        time.sleep(poll_s)
+    lines = cursor.fetch_logs()
+    # Wait for the time line only when no fetch has brought it yet (it usually came with the
+    # last poll: waiting for it again cost 30 s per timed statement).
+    if statement.timed and state == TOperationState.FINISHED_STATE and not timed_line_seen:
+        lines = _await_completion_line(cursor, lines, poll_s, log_wait_s)
+    for line in lines:
+        log.write(line + "\n")
+    log.flush()
+    if state != TOperationState.FINISHED_STATE:
+        status = cursor.poll()
+        raise RuntimeError(
+            f"{statement.label}: {status.errorMessage or 'operation ended in state ' + str(state)}"
+        )
+    return [list(row) for row in cursor.fetchall()] if statement.fetch else []
+
+
+def run_statements(
+    conn_id: str, statements: list[HiveStatement], archive_dir: Path, poll_s: float = 0.5
+) -> ArchivedStep:
+    """Run the statements in order, stopping at the first failure; archive log, rows and status.
+
+    Returns the archived step whatever happened to the statements (exit code 1 and the
+    error in meta.json on failure); raises TargetUnreachable when no session opens.
+    """
+    archive_dir.mkdir(parents=True, exist_ok=True)
+    (archive_dir / "statements.sql").write_text(
+        "".join(f"{STATEMENT_MARK} {s.label}\n{s.sql};\n" for s in statements), encoding="utf-8"
+    )
+    started = datetime.now(UTC)
+    connection = _connect(conn_id)
+    results: dict[str, list[list[Any]]] = {}
+    error = ""
+    with (archive_dir / OPERATION_LOG).open("w", encoding="utf-8") as log:
+        try:
+            cursor = connection.cursor()
+            for statement in statements:
+                results[statement.label] = _run_one(cursor, statement, log, poll_s)
+        except Exception as exc:  # a failed statement fails the step; the message is archived
+            error = f"{type(exc).__name__}: {exc}"
+            log.write(f"BENCHCAMP_ERROR {error}\n")
+        finally:
+            try:
+                connection.close()
+            except Exception as exc:  # the results are in; a session that cannot close is only logged
+                log.write(f"BENCHCAMP_WARNING closing the session failed: {type(exc).__name__}: {exc}\n")
+    finished = datetime.now(UTC)
+    (archive_dir / RESULTS_FILE).write_text(json.dumps(results, default=str, indent=1), encoding="utf-8")
+    meta = {
+        "step": archive_dir.parent.name,
+        "connection": conn_id,
+        "exit_code": 1 if error else 0,
+        "error": error,
+        "started_at": started.isoformat(),
+        "finished_at": finished.isoformat(),
+        "duration_s": (finished - started).total_seconds(),
+    }
+    (archive_dir / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    (archive_dir / "stderr.log").write_text(error + "\n" if error else "", encoding="utf-8")
+    files = {path.name: path for path in archive_dir.iterdir() if path.is_file()}
+    return ArchivedStep(archive_dir, 1 if error else 0, started, finished, files)
