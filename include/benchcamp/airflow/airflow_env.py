@@ -10,15 +10,18 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from benchcamp.core.paths import airflow_home, default_warehouse, repo_root, results_root
 
 
-def airflow_environment() -> dict[str, str]:
-    """Environment for the Airflow CLI: project-local home, our dags, the lab connection."""
-    from benchcamp.ops import lab
+def airflow_environment(connections: Mapping[str, str]) -> dict[str, str]:
+    """Environment for the Airflow CLI: project-local home, our dags, and `connections`.
 
+    `connections`: the `AIRFLOW_CONN_*` variables of the targets (the callers in ops pass the lab's,
+    `lab.airflow_connection_env()`: the lab is above this layer and is not imported from here).
+    """
     root = repo_root()
     env = {
         "AIRFLOW_HOME": str(airflow_home()),
@@ -31,7 +34,7 @@ def airflow_environment() -> dict[str, str]:
         "BENCHCAMP_WAREHOUSE": str(default_warehouse()),
         "BENCHCAMP_RESULTS": str(results_root()),
     }
-    env.update(lab.airflow_connection_env())
+    env.update(connections)
     return env
 
 

@@ -246,7 +246,7 @@ def build_study_dag(study: str) -> DAG:
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
         def report(units: dict[str, list[dict[str, Any]]] | None) -> None:
-            from benchcamp.pipeline.campaign import run_report
+            from benchcamp.presentation.report import run_report
 
             skip_unless_planned(units)
             print(run_report(spec.study, _campaign(get_current_context())))

@@ -274,7 +274,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         os.environ["BENCHCAMP_LAB_STORES"] = "1"  # YCSB measures the lab's data stores
     print(lab.lab_up().format())
     try:
-        env = airflow_environment()
+        env = airflow_environment(lab.airflow_connection_env())
         prepare_airflow(env)
         conf: dict[str, object] = {"ladder": args.ladder, "fail_on_validation": args.fail_on_validation}
         if args.repetitions:
@@ -323,7 +323,9 @@ def _now_tag() -> str:
 
 
 def cmd_airflow_env(args: argparse.Namespace) -> int:
-    for name, value in airflow_environment().items():
+    from benchcamp.ops import lab
+
+    for name, value in airflow_environment(lab.airflow_connection_env()).items():
         print(f"export {name}={shlex.quote(value)}")
     return EXIT_OK
 

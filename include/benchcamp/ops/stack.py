@@ -67,8 +67,10 @@ def credentials() -> tuple[str, str, bool]:
 
 def stack_environment() -> dict[str, str]:
     """The Airflow CLI environment of `benchcamp run` plus what a long-running Airflow needs."""
+    from benchcamp.ops import lab
+
     home = airflow_home()
-    env = airflow_environment()
+    env = airflow_environment(lab.airflow_connection_env())
     env.update(
         {
             "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",

@@ -841,17 +841,6 @@ def run_load(
     return LoadResult(len(records), summary.inserted, summary.replaced, changes)
 
 
-def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
-    from benchcamp.presentation import report
-
-    path = warehouse or default_warehouse()
-    tables = report.read_tables(path, study, campaign)
-    text = report.render(tables, "table", study)
-    report.export_snapshot(path)  # what the results page reads: it never waits on the next writer
-    archive.write_atomically(archive.campaign_dir(study, campaign) / "report.txt", text)
-    return text
-
-
 def gate(study: str, campaign: str, fail_on_validation: bool) -> str:
     """Fail the run (after everything is loaded and reported) when expectations failed."""
     failures = archive.load_validation(study, campaign)

@@ -568,3 +568,19 @@ def render(tables: Tables, fmt: Format, study: str) -> str:
     except KeyError:
         raise ValueError(f"unknown report format {fmt!r} (table, csv, json)") from None
     return renderer(tables, study)
+
+
+def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
+    """The DAG's report task: the campaign's table, archived as `report.txt`, and a fresh snapshot.
+
+    (Was `pipeline.campaign.run_report`: it renders, so it lives here, above the pipeline.)
+    """
+    from benchcamp.core.paths import default_warehouse
+    from benchcamp.pipeline import archive
+
+    path = warehouse or default_warehouse()
+    tables = read_tables(path, study, campaign)
+    text = render(tables, "table", study)
+    export_snapshot(path)  # what the results page reads: it never waits on the next writer
+    archive.write_atomically(archive.campaign_dir(study, campaign) / "report.txt", text)
+    return text

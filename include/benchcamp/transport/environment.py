@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from benchcamp.core.records import EnvironmentSnapshot
+from benchcamp.core.steps import RunContext
 from benchcamp.platforms.hive import HiveStatement
-from benchcamp.workloads.base import RunContext
 
 FACTS_SCRIPT = r"""
 section() { printf '\n### %s\n' "$1"; }

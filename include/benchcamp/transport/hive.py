@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchcamp.core.steps import ArchivedStep
 from benchcamp.platforms.hive import (
     COMPLETED_EXECUTING,
     OPERATION_LOG,
@@ -24,7 +25,6 @@ from benchcamp.platforms.hive import (
     HiveStatement,
 )
 from benchcamp.transport.ssh import TargetUnreachable
-from benchcamp.workloads.base import ArchivedStep
 
 
 def _hook(conn_id: str) -> Any:

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcamp.core.steps import TOOLS_DIR, ArchivedStep, Command, RunContext, render
 from benchcamp.platforms.hadoop import EXAMPLES_JAR, TESTS_JAR
-from benchcamp.workloads.base import TOOLS_DIR, ArchivedStep, Command, RunContext, render
 
 if TYPE_CHECKING:
     import paramiko

@@ -11,23 +11,21 @@ from __future__ import annotations
 import re
 import shlex
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from benchcamp.core.paths import check_component
 from benchcamp.core.records import ResultRecord
-from benchcamp.core.spec import AxisValue, Environment, Ladder, StudySpec
+from benchcamp.core.steps import TOOLS_DIR as TOOLS_DIR
+from benchcamp.core.steps import ArchivedStep as ArchivedStep
+from benchcamp.core.steps import Command as Command
+from benchcamp.core.steps import RunContext as RunContext
+from benchcamp.core.steps import Shell as Shell
+from benchcamp.core.steps import Word as Word
+from benchcamp.core.steps import render as render
+from benchcamp.core.steps import slug as slug
 
 if TYPE_CHECKING:
     from benchcamp.platforms.hive import HiveStatement
-
-_SAFE_SLUG = re.compile(r"[^A-Za-z0-9_.=-]+")
-
-
-class Shell(str):
-    """A shell fragment authored by workload code (never by users): rendered as is."""
 
 
 def data_path(*parts: str) -> Shell:
@@ -49,9 +47,6 @@ def job_path(*parts: str) -> Shell:
     return Shell('"$JOB"' + suffix)
 
 
-TOOLS_DIR = ".benchcamp-tools"
-
-
 def tool_path(name: str) -> Shell:
     """`"$WORK"/.benchcamp-tools/name` — a project-built tool the runner copied to the target."""
     return Shell(f'"$WORK"/{TOOLS_DIR}/' + shlex.quote(name))
@@ -67,97 +62,6 @@ def env_ref(name: str) -> Shell:
     if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
         raise ValueError(f"not a variable name: {name!r}")
     return Shell(f'"${name}"')
-
-
-Word = str | Shell
-Command = list[Word]
-
-
-def render(command: Command) -> str:
-    """One shell line: plain words quoted, Shell fragments verbatim."""
-    return " ".join(word if isinstance(word, Shell) else shlex.quote(str(word)) for word in command)
-
-
-def slug(text: str) -> str:
-    """A path component that is safe on any filesystem and stable for the same input.
-
-    Leading dots become underscores: `.` and `..` would name the parent itself or above it.
-    """
-    cleaned = _SAFE_SLUG.sub("_", text).strip("_")[:180] or "_"
-    return "_" * (len(cleaned) - len(cleaned.lstrip("."))) + cleaned.lstrip(".")
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """Everything a workload needs to build one repetition's commands."""
-
-    spec: StudySpec
-    environment: Environment
-    campaign: str
-    workload: str
-    params: dict[str, AxisValue]
-    repetition: int
-    ladder: Ladder
-
-    def setting(self, name: str, default: Any = None) -> Any:
-        return self.spec.setting(self.workload, name, self.ladder, default)
-
-    @property
-    def is_warmup(self) -> bool:
-        """Warm-up repetitions are numbered 0, -1, ... and run before repetition 1."""
-        return self.repetition <= 0
-
-    def param(self, name: str) -> AxisValue:
-        try:
-            return self.params[name]
-        except KeyError:
-            raise KeyError(f"workload '{self.workload}' needs the axis '{name}' in its cell") from None
-
-    @property
-    def hadoop(self) -> Command:
-        return list(self.environment.hadoop_command.split())
-
-    def data_location(self, *parts: str) -> str:
-        """Absolute path of this repetition's data on the target's file system (needs `data_root`)."""
-        root = self.environment.data_root
-        if not root:
-            raise ValueError(
-                f"environment '{self.environment.name}' has no data_root: workload '{self.workload}' "
-                "needs the absolute data path (e.g. the HDFS base path /benchcamp)"
-            )
-        return "/".join([root.rstrip("/"), self.unit_path, *parts])
-
-    @property
-    def cell_path(self) -> str:
-        """Relative path of this cell under the target's work and data roots."""
-        from benchcamp.core.records import cell_key
-
-        parts = [slug(self.spec.study), slug(self.campaign), slug(cell_key(self.workload, self.params))]
-        return "/".join(check_component(part, "path part") for part in parts)
-
-    @property
-    def unit_path(self) -> str:
-        """Relative path of this repetition under the target's work and data roots."""
-        return f"{self.cell_path}/rep{self.repetition}"
-
-
-@dataclass(frozen=True)
-class ArchivedStep:
-    """The archived raw outputs of one step; parsers read only these files."""
-
-    directory: Path
-    exit_code: int
-    started_at: datetime
-    finished_at: datetime
-    files: dict[str, Path] = field(default_factory=dict)
-
-    @property
-    def duration_s(self) -> float:
-        return (self.finished_at - self.started_at).total_seconds()
-
-    def text(self, name: str) -> str:
-        path = self.files.get(name, self.directory / name)
-        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
 class ParseError(ValueError):
