@@ -1,8 +1,10 @@
-"""Imports point downward (DESIGN.md "Layers"): the import-linter contracts in pyproject.toml hold.
+"""Imports point downward (README "Layout"): the import-linter contracts in pyproject.toml hold.
 
-Kept by import-linter, which follows indirect imports too: the cli and `make up`'s stack share
-`benchcamp.airflow.airflow_env` instead of importing each other; targets read what they need of Hadoop
-and Hive from `benchcamp.platforms`, never from a workload's private module.
+Kept by import-linter, which follows indirect imports too: the layers
+ops > airflow > presentation > pipeline > workloads > transport > platforms > core import only
+downward; no generic layer imports `benchcamp.studies`; the cli and `make up`'s stack share
+`benchcamp.airflow.airflow_env` instead of importing each other; the transport reads what it needs
+of Hadoop and Hive from `benchcamp.platforms`, never from a workload's private module.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "include" / "benchcamp"
@@ -33,13 +36,37 @@ def test_the_import_contracts_are_kept() -> None:
     assert "0 broken" in result.stdout
 
 
-def test_every_private_workload_module_is_forbidden_to_the_targets() -> None:
+def _contracts() -> list[dict[str, Any]]:
+    contracts: list[dict[str, Any]] = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "tool"
+    ]["importlinter"]["contracts"]
+    return contracts
+
+
+def test_every_subpackage_is_a_layer_and_none_imports_the_studies() -> None:
+    """A new top-level module or subpackage of benchcamp must find its place in the layers."""
+    contracts = _contracts()
+    layers = next(c for c in contracts if c["type"] == "layers")
+    assert layers["containers"] == ["benchcamp"]
+    children = {
+        path.stem if path.is_file() else path.name
+        for path in PACKAGE.iterdir()
+        if (path.is_file() and path.suffix == ".py") or (path / "__init__.py").is_file()
+    }
+    assert children - {"__init__", "studies"} == set(layers["layers"])
+    studies = next(c for c in contracts if c.get("forbidden_modules") == ["benchcamp.studies"])
+    assert studies["source_modules"] == [f"benchcamp.{layer}" for layer in reversed(layers["layers"])]
+
+
+def test_every_private_workload_module_is_forbidden_to_the_transport() -> None:
     """import-linter has no `_*` wildcard: the contract lists them, and a new one must be added."""
-    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
-        "contracts"
-    ]
+    contracts = _contracts()
     targets = next(
-        c for c in contracts if "benchcamp.transport" in c["source_modules"] and c["type"] == "forbidden"
+        c
+        for c in contracts
+        if c["type"] == "forbidden"
+        and "benchcamp.transport" in c["source_modules"]
+        and all(name.startswith("benchcamp.workloads._") for name in c["forbidden_modules"])
     )
     private = {f"benchcamp.workloads.{path.stem}" for path in (PACKAGE / "workloads").glob("_*.py")}
     private.discard("benchcamp.workloads.__init__")
