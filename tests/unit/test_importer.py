@@ -408,3 +408,41 @@ def test_a_malformed_json_line_exits_2_naming_its_line(
     path = tmp_path / "bad.jsonl"
     path.write_bytes(json.dumps(GOOD).encode() + b"\n" + line + b"\n")
     assert f"{path}, {message}" in _refused(path, tmp_path, capsys)
+
+
+def test_a_suite_that_breaks_during_the_load_leaves_the_warehouse_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite runs beside the records' insert and its failures join the same transaction: when
+    it raises after the records went in, the load rolls back and the warehouse keeps what it had."""
+    first = _write(
+        tmp_path / "first.jsonl", [{**GOOD, "repetition": n, "value": 18.0 + n} for n in (1, 2, 3)]
+    )
+    warehouse = tmp_path / "kept.duckdb"
+    assert main(["import", str(first), "--warehouse", str(warehouse)]) == 0
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        before = con.execute("select * from raw.results order by all").fetchall()
+        failures_before = con.execute("select count(*) from raw.validation_failures").fetchall()
+    inserted = []
+    real_load = importer.load
+
+    def load_then_watch(con: Any, *args: Any) -> Any:
+        # the records are in the open transaction when the suite's failures are asked for
+        def failures() -> Any:
+            inserted.append(con.execute("select count(*) from raw.results").fetchone()[0])
+            raise RuntimeError("the suite broke")
+
+        return real_load(con, args[0], args[1], failures, args[3])
+
+    monkeypatch.setattr(importer, "load", load_then_watch)
+    second = _write(
+        tmp_path / "second.jsonl",
+        [{**GOOD, "campaign": "c2", "repetition": n, "value": 30.0 + n} for n in (1, 2, 3)]
+        + [{**GOOD, "repetition": 1, "value": 99.0}],
+    )
+    with pytest.raises(RuntimeError, match="the suite broke"):
+        main(["import", str(second), "--warehouse", str(warehouse)])
+    assert inserted == [len(before) + 3]  # c2's three records new, c1's repetition 1 replaced
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert con.execute("select * from raw.results order by all").fetchall() == before
+        assert con.execute("select count(*) from raw.validation_failures").fetchall() == failures_before

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from benchcamp.airflow.airflow_env import airflow_environment, prepare_airflow, run_airflow
@@ -58,7 +59,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     target = _warehouse(args)
     with tempfile.TemporaryDirectory(prefix="benchcamp-dbt-parse-") as scratch:
         # GX is imported while DuckDB reads the file; dbt parses while DuckDB loads it.
-        gx = _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
+        _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
         with importer.staging() as con:
             try:
                 count = importer.stage_file(con, path)
@@ -76,10 +77,13 @@ def cmd_import(args: argparse.Namespace) -> int:
                 study: load_spec(study).thresholds.max_stddev_pct
                 for study in dict.fromkeys(c.study for c in loads)
             }
-            gx.join()
             min_ok = {study: load_spec(study).thresholds.min_ok_repetitions for study in thresholds}
-            failures = importer.validate(con, thresholds, min_ok)
-            loads = importer.load(con, target, loads, failures, thresholds)
+            cells = importer.cell_statistics(con)
+            # The suite (Python) runs on the other core while DuckDB inserts the records.
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-validate") as pool:
+                validating = pool.submit(importer.validate, cells, thresholds, min_ok)
+                loads = importer.load(con, target, loads, validating.result, thresholds)
+                failures = validating.result()
         dbt.join()
         adopt_parse(target, Path(scratch))
     for item in loads:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -615,15 +615,17 @@ def _anomalies(
 
 
 def validate(
-    con: duckdb.DuckDBPyConnection,
+    frame: pd.DataFrame,
     thresholds: dict[str, float],
     min_ok_repetitions: dict[str, int | None] | None = None,
 ) -> list[ValidationFailure]:
-    """The campaign suite over every cell of the import: one GX batch per study (its own σ% gate
-    and, when its spec sets one, its own minimum of ok repetitions)."""
+    """The campaign suite over every cell of the import (`cell_statistics`): one GX batch per study
+    (its own σ% gate and, when its spec sets one, its own minimum of ok repetitions).
+
+    It reads only `frame`, not the staging database, so it can run while `load` inserts the records.
+    """
     from benchcamp.pipeline.validation import validate_cells
 
-    frame = cell_statistics(con)
     failures: list[ValidationFailure] = []
     for study, threshold in thresholds.items():
         cells = frame[frame["study"] == study].reset_index(drop=True)
@@ -637,12 +639,15 @@ def load(
     con: duckdb.DuckDBPyConnection,
     warehouse: Path,
     loads: list[CampaignLoad],
-    failures: list[ValidationFailure],
+    failures: Callable[[], list[ValidationFailure]],
     thresholds: dict[str, float],
 ) -> list[CampaignLoad]:
     """Insert-or-replace `incoming`, the campaigns' validation failures and the study thresholds,
     all in one transaction on the warehouse. `incoming` holds each key once (`check_repeats`);
-    a key still repeated fails the insert, and the transaction loads nothing."""
+    a key still repeated fails the insert, and the transaction loads nothing.
+
+    `failures` is asked for only after the records are inserted, so the suite (Python, on the
+    other core) runs while DuckDB inserts; an error from it rolls the whole load back."""
     import pandas as pd
 
     warehouse.parent.mkdir(parents=True, exist_ok=True)
@@ -651,10 +656,6 @@ def load(
     try:
         con.execute("use warehouse")
         con.execute(SCHEMA)
-        failure_frame = pd.DataFrame(
-            [failure.model_dump() for failure in failures], columns=list(FAILURE_COLUMNS)
-        )
-        con.register("failure_frame", failure_frame)
         con.execute("begin transaction")
         try:
             match = " and ".join(f"r.{name} = i.{name}" for name in RESULT_KEY)
@@ -680,16 +681,23 @@ def load(
                     "delete from raw.validation_failures where study = ? and campaign = ?",
                     [item.study, item.campaign],
                 )
+            failure_frame = pd.DataFrame(
+                [failure.model_dump() for failure in failures()], columns=list(FAILURE_COLUMNS)
+            )
             fields = ", ".join(FAILURE_COLUMNS)
-            con.execute(f"insert into raw.validation_failures ({fields}) select {fields} from failure_frame")
+            con.register("failure_frame", failure_frame)
+            try:
+                con.execute(
+                    f"insert into raw.validation_failures ({fields}) select {fields} from failure_frame"
+                )
+            finally:
+                con.unregister("failure_frame")
             for study, threshold in thresholds.items():
                 write_study_threshold(con, study, threshold)
             con.execute("commit")
-        except Exception:
+        except BaseException:
             con.execute("rollback")
             raise
-        finally:
-            con.unregister("failure_frame")
     finally:
         con.execute("use memory")
         con.execute("detach warehouse")
