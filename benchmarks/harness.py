@@ -3,11 +3,16 @@
 (a) perturbation: a WordCount repetition's duration as the pipeline records it
     (SSH step runner, timed on the target) vs the same command timed directly on
     the host, interleaved, median of N each;
+(a') the same comparison with jobs whose length barely varies, so that a 1 % effect
+    shows: a CPU-bound job of fixed work that prints a log line every few
+    milliseconds (the harness copies its output while it runs) and a `sleep`
+    (what the recording adds to a duration by itself). WordCount's own spread at the
+    lab's sizes (about ±0.6 s in 9 s) hides anything below about 5 %;
 (b) end-to-end: wall time of a whole `tiny` campaign through Airflow vs the sum of
     the job durations it recorded;
 (`benchmarks/import_vs_pandas.py` measures `benchcamp import`.)
 
-Usage: .venv/bin/python benchmarks/harness.py [--skip-campaign] [--pairs N]
+Usage: .venv/bin/python benchmarks/harness.py [--skip-wordcount] [--skip-campaign] [--pairs N] [--fixed-pairs N]
 """
 
 from __future__ import annotations
@@ -96,6 +101,55 @@ def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
     }
 
 
+# Fixed work: 2.5 million chained SHA-256 digests (about 2-3 s on one core here), a line of output
+# every 2,500 digests (1,000 lines), as a job's log would be.
+FIXED_CPU_JOB = (
+    "python3 -c 'import hashlib\n"
+    "digest = bytes(32)\n"
+    "for step in range(2_500_000):\n"
+    "    digest = hashlib.sha256(digest).digest()\n"
+    "    if step % 2_500 == 0:\n"
+    "        print(step, digest.hex(), flush=True)'"
+)
+FIXED_SLEEP_JOB = "sleep 2"
+
+
+def fixed_jobs_perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Pipeline-recorded vs directly timed jobs of fixed length (`FIXED_CPU_JOB`, `FIXED_SLEEP_JOB`),
+    alternating which goes first, median of `pairs` each."""
+    os.environ.update(conn_env)
+    lab_env = {**os.environ, **lab.target_shell_env()}
+    outcome: dict[str, dict[str, float]] = {}
+    for name, body in (("cpu", FIXED_CPU_JOB), ("sleep", FIXED_SLEEP_JOB)):
+        piped: list[float] = []
+        direct: list[float] = []
+        for index in range(1, pairs + 1):
+            ctx = context_for(_unit(f"bench_fixed_{name}", index))
+            rep_dir = rep_dir_for(ctx)
+            for mode in ["pipeline", "direct"] if index % 2 else ["direct", "pipeline"]:
+                if mode == "pipeline":
+                    step = ssh.run_step(
+                        ctx,
+                        ctx.environment.connection,
+                        "execute",
+                        body,
+                        archive.step_dir(rep_dir, "execute", 1),
+                    )
+                    ssh.raise_if_failed("execute", step)
+                    piped.append(step.duration_s)
+                else:
+                    started = time.perf_counter()
+                    subprocess.run(["bash", "-c", body], env=lab_env, check=True, capture_output=True)
+                    direct.append(time.perf_counter() - started)
+        outcome[name] = {
+            "pipeline_median_s": statistics.median(piped),
+            "direct_median_s": statistics.median(direct),
+            "ratio": statistics.median(piped) / statistics.median(direct),
+            "pairs": float(pairs),
+        }
+    return outcome
+
+
 def campaign_wall_time(tmp: Path) -> dict[str, float]:
     """A whole tiny campaign through Airflow: wall time vs the recorded job durations."""
     env = {
@@ -154,6 +208,8 @@ def generation_seconds(campaign_dir: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--fixed-pairs", type=int, default=9, help="pairs of each fixed-length job, (a')")
+    parser.add_argument("--skip-wordcount", action="store_true")
     parser.add_argument("--skip-campaign", action="store_true")
     args = parser.parse_args()
     lab.ensure_installed()
@@ -162,13 +218,26 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="benchcamp-bench-") as name:
             tmp = Path(name)
             os.environ["BENCHCAMP_RESULTS"] = str(tmp / "perturbation")
-            p = perturbation(args.pairs, lab.airflow_connection_env())
-            print(f"(a) harness perturbation, WordCount 0.044 GiB, median of {args.pairs} pairs:")
-            print(
-                f"    pipeline {p['pipeline_median_s']:.2f} s vs direct {p['direct_median_s']:.2f} s"
-                f" -> ratio {p['ratio']:.3f}",
-                flush=True,
-            )
+            if not args.skip_wordcount:
+                p = perturbation(args.pairs, lab.airflow_connection_env())
+                print(f"(a) harness perturbation, WordCount 0.044 GiB, median of {args.pairs} pairs:")
+                print(
+                    f"    pipeline {p['pipeline_median_s']:.2f} s vs direct {p['direct_median_s']:.2f} s"
+                    f" -> ratio {p['ratio']:.3f}",
+                    flush=True,
+                )
+            fixed = fixed_jobs_perturbation(args.fixed_pairs, lab.airflow_connection_env())
+            for name, label in (
+                ("cpu", "fixed CPU work with a log line every 2,500 digests"),
+                ("sleep", "sleep 2"),
+            ):
+                f = fixed[name]
+                print(f"(a') harness perturbation, {label}, median of {args.fixed_pairs} pairs:")
+                print(
+                    f"    pipeline {f['pipeline_median_s']:.3f} s vs direct {f['direct_median_s']:.3f} s"
+                    f" -> ratio {f['ratio']:.4f}",
+                    flush=True,
+                )
             if not args.skip_campaign:
                 c = campaign_wall_time(tmp)
                 print(
