@@ -101,6 +101,28 @@ def test_wrapper_is_valid_bash_and_times_the_body(tmp_path: object) -> None:
         assert handle.read() == "it's fine\n"
 
 
+def test_a_body_and_an_after_script_without_a_final_newline_still_run(tmp_path: object) -> None:
+    """The heredoc delimiter must start its own line: a body ending without a newline once made the
+    whole step "not start" (the delimiter was glued to the body's last line)."""
+    ctx = context("wordcount", {"data_size_gb": 0.012, "maps": 4, "reduces": 2})
+    script = wrapper_script(ctx, "execute", 1, "echo body", after="echo after")
+    result = subprocess.run(
+        ["bash", "-s"],
+        input=script,
+        capture_output=True,
+        text=True,
+        env={"BENCHCAMP_WORK_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
+    marks = [line for line in result.stdout.splitlines() if line.startswith("BENCHCAMP_STATUS")]
+    assert marks and marks[0].split()[1] == "0"
+    job = next(
+        line.split(" ", 1)[1] for line in result.stdout.splitlines() if line.startswith("BENCHCAMP_JOB")
+    )
+    with open(f"{job}/stdout.log") as out, open(f"{job}/after.log") as after:
+        assert (out.read(), after.read()) == ("body\n", "after\n")
+
+
 @pytest.mark.parametrize("name", sorted(registered()))
 def test_every_workload_renders_parseable_commands(name: str) -> None:
     spec = next(load_spec(study) for study in study_names() if name in load_spec(study).workloads)

@@ -95,6 +95,8 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
     checks the data is gone.
     """
     delimiter = f"BENCHCAMP_EOF_{secrets.token_hex(8)}"
+    # The delimiter must start its own line: a body without a final newline would swallow it.
+    body, after = (text if not text or text.endswith("\n") else text + "\n" for text in (body, after))
     epilogue = []
     if after:
         epilogue = [
