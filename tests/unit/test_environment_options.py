@@ -66,7 +66,7 @@ def test_the_options_models_take_every_flat_key_once() -> None:
 def test_replace_validates_the_changed_keys_like_a_spec() -> None:
     environment = load_spec("hibench_dse").environment("local_lab")
     assert environment.replace(safemode_wait_s=5).hadoop.safemode_wait_s == 5
-    assert environment.replace().spec_keys() == environment.spec_keys()
+    assert environment.replace().flat_keys() == environment.flat_keys()
     with pytest.raises(ValidationError, match="hadoop_command: must be plain words"):
         environment.replace(hadoop_command="hadoop | tee")
 

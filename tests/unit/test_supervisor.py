@@ -136,3 +136,29 @@ def test_no_pid_file_means_not_running(supervised: Supervised) -> None:
     assert supervised.pid() is None and not supervised.stale
     supervised.stop(1)
     assert rss_mb(None) == 0.0
+
+
+def test_the_airflow_stack_and_the_lab_run_their_processes_through_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchcamp.ops import stack
+    from benchcamp.ops.lab import services
+
+    monkeypatch.setenv("AIRFLOW_HOME", str(tmp_path / "airflow"))
+    monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path / "lab"))
+    monkeypatch.setattr(stack, "_command", lambda component: ["sh", "-c", "sleep 60 & sleep 60 & wait"])
+    pid = stack._start("scheduler", {})  # noqa: SLF001 (what `make up` does for each component)
+    assert (tmp_path / "airflow" / "run" / "scheduler.pid").read_text() == f"{pid}\n"
+    assert stack.log_file("scheduler") == tmp_path / "airflow" / "logs" / "scheduler.log"
+    (workers, _) = wait_until(lambda: psutil.Process(pid).children(), lambda found: len(found) == 2, 10, 0.05)
+    assert next(row for row in stack.status() if row.name == "scheduler").pid == pid
+    stack._stop("scheduler", 5)  # noqa: SLF001 (what `make down` does)
+    assert not alive(pid) and not any(alive(worker.pid) for worker in workers)
+    assert stack._read_pid("scheduler") is None  # noqa: SLF001
+
+    lab_service = services.supervised("namenode")
+    assert (lab_service.pid_file, lab_service.log_file) == (
+        services.pid_file("namenode"),
+        services.log_file("namenode"),
+    )
+    assert lab_service.pid_file.parent == tmp_path / "lab" / "run"

@@ -153,6 +153,7 @@ def _plain_words(value: str) -> str:
 
 
 def _ycsb_property_names(value: dict[str, str | int | float]) -> dict[str, str | int | float]:
+    """Names YCSB takes after `-p`: anything else would be split or misread on its command line."""
     for name in value:
         if not YCSB_PROPERTY_NAME.fullmatch(name):
             raise ValueError(f"'{name}' is not a YCSB property name (letters, digits, _ and .)")
@@ -276,13 +277,15 @@ class YcsbOptions(_Options):
 class Environment(_Strict):
     """A named target. Specs name Airflow connections, never hosts.
 
-    Its options are validated by one model per concern (transport, Hadoop, Hive, JobHistory, YCSB),
-    but a spec writes them flat under the environment (`hadoop_command`, `hive_connection`,
-    `jobhistory_url`, ...): an environment sets two to six keys, whose names already say their
-    platform, and one short block per target reads better than a nest of one-key mappings. It is
-    also the form every spec has always had. The flat keys are routed to their model before
-    validation and an error names the key as written (`environments[2].hadoop_command`), on its line.
-    A nested mapping (`hadoop: {command: ...}`) is refused with the flat key names to use instead.
+    Its options are validated by one model per concern (transport, Hadoop, Hive, JobHistory, YCSB)
+    and code reads them by concern (`environment.hadoop.command`), but a spec writes them flat
+    under the environment (`hadoop_command`, `hive_connection`, `jobhistory_url`, ...). Why: an
+    environment sets a handful of options, most concerns one or two of them, and one short block per
+    target reads better than a nest of one-key mappings; the platform's keys name it already; and
+    it is the form every spec has had, so no spec changes and `benchcamp spec check` points at the
+    same lines. The flat keys are routed to their model before validation and an error names the
+    key as written (`environments[2].hadoop_command`), on its line. A nested mapping
+    (`hadoop: {command: ...}`) is refused, naming the flat keys to write instead: one form only.
     """
 
     name: str = Field(pattern=_NAME)
@@ -342,7 +345,7 @@ class Environment(_Strict):
         assert environment is not None
         return environment
 
-    def spec_keys(self) -> dict[str, Any]:
+    def flat_keys(self) -> dict[str, Any]:
         """The environment as a spec writes it: every key flat."""
         keys: dict[str, Any] = {"name": self.name, "description": self.description, "baseline": self.baseline}
         for part in self.option_parts():
@@ -352,7 +355,7 @@ class Environment(_Strict):
     def replace(self, **keys: Any) -> Environment:
         """This environment with some spec keys changed (flat, as a spec writes them), validated again:
         for what-if plans and tests, which then cannot build an environment no spec could."""
-        return Environment.model_validate({**self.spec_keys(), **keys})
+        return Environment.model_validate({**self.flat_keys(), **keys})
 
 
 class Axis(_Checked):
