@@ -61,7 +61,7 @@ def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
     for index in range(1, pairs + 1):
         ctx = context_for(_unit("bench_perturbation", index))
         rep_dir = rep_dir_for(ctx)
-        conn = ctx.environment.connection
+        conn = ctx.environment.transport.connection
         clean = ssh.run_step(ctx, conn, "clean", clean_body(ctx), archive.step_dir(rep_dir, "clean", 1))
         ssh.raise_if_failed("clean", clean)
         gen = ssh.commands_body(workload.generate(ctx))

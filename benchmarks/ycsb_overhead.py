@@ -74,7 +74,7 @@ def main() -> None:
         for mode in ("pipeline", "direct") if pair % 2 else ("direct", "pipeline"):
             if mode == "pipeline":
                 step = ssh.run_step(
-                    ctx, ctx.environment.connection, "execute", ssh.commands_body([command]),
+                    ctx, ctx.environment.transport.connection, "execute", ssh.commands_body([command]),
                     archive.step_dir(rep_dir_for(ctx), "execute", 1),
                 )  # fmt: skip
                 ssh.raise_if_failed("execute", step)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from benchcamp.ops import lab
-from benchcamp.ops.lab.services import alive
+from benchcamp.ops.supervisor import alive
 
 LabStarter = Callable[[], lab.LabStatus]
 

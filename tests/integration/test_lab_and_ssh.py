@@ -197,7 +197,7 @@ def test_a_study_that_generates_once_per_cell_measures_every_repetition_on_one_i
     campaign.check_conf(once, {"ladder": "tiny", "workloads": ["wordcount"]})
     campaign.run_preflight(units)
     ctx = campaign.context_for(units[0])
-    input_dir = f"{ctx.environment.data_root.rstrip('/')}/{ctx.cell_path}/input"  # type: ignore[union-attr]
+    input_dir = f"{ctx.environment.hadoop.data_root.rstrip('/')}/{ctx.cell_path}/input"  # type: ignore[union-attr]
     env = {**lab.target_shell_env()}
 
     def exists(path: str) -> bool:

@@ -18,6 +18,7 @@ import pytest
 from benchcamp.ops import lab
 from benchcamp.ops.lab import services
 from benchcamp.ops.lab.layout import java_home, lab_dir, port, ycsb_classpath
+from benchcamp.ops.supervisor import alive
 from benchcamp.workloads.ycsb import parse_ycsb_json, parse_ycsb_text
 
 pytestmark = pytest.mark.integration
@@ -187,7 +188,7 @@ def test_a_read_against_a_stopped_hbase_fails_naming_host_and_port(hbase: int) -
     client thread failed to start; the binding's error names where it looked."""
     pid = services.read_pid("hbase")
     services.service_named("hbase").stop()  # the lab's own stop: the master shuts the cluster down
-    assert pid is not None and not services.alive(pid), "HBase still running after stop"
+    assert pid is not None and not alive(pid), "HBase still running after stop"
     assert not _processes_mentioning(str(lab_dir() / "hbase")), (
         "a process of HBase's data dir outlived the stop"
     )

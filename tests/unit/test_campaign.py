@@ -147,7 +147,7 @@ def test_preflight_refuses_a_campaign_the_file_system_cannot_hold(tmp_path: Path
 
 def test_preflight_gives_up_on_safe_mode_after_the_bounded_wait(tmp_path: Path) -> None:
     spec = load_spec("hibench_dse")
-    environment = spec.environment("local_lab").model_copy(update={"safemode_wait_s": 1})
+    environment = spec.environment("local_lab").replace(safemode_wait_s=1)
     ctx = RunContext(spec, environment, "c1", "dfsio_write", {"data_size_gb": 0.012}, 1, "tiny")
     stuck = _run_body(preflight_body(ctx, 1), _fake_hadoop(tmp_path, df_available=10**12, safemode="ON"))
     assert stuck.returncode == 5 and "still in safe mode after 1 s" in stuck.stderr
@@ -155,7 +155,7 @@ def test_preflight_gives_up_on_safe_mode_after_the_bounded_wait(tmp_path: Path) 
 
 def test_clean_fails_when_the_study_requires_dropping_caches_and_it_is_refused(tmp_path: Path) -> None:
     spec = load_spec("hibench_dse").model_copy(update={"drop_caches_required": True})
-    hadoop_fs_only = spec.environment("local_lab").model_copy(update={"webhdfs_url": None})
+    hadoop_fs_only = spec.environment("local_lab").replace(webhdfs_url=None)
     ctx = RunContext(spec, hadoop_fs_only, "c1", "dfsio_write", {"data_size_gb": 0.012}, 1, "tiny")
     body = clean_body(ctx).replace("/proc/sys/vm/drop_caches", str(tmp_path / "missing" / "drop_caches"))
     result = _run_body(body, {**_fake_hadoop(tmp_path, 10**12), "DATA": "/benchcamp/x"})
@@ -209,7 +209,7 @@ def _webhdfs_clean(
     tmp_path: Path, url: str, environment: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     spec = load_spec("hibench_dse")
-    target = spec.environment("local_lab").model_copy(update={"webhdfs_url": url})
+    target = spec.environment("local_lab").replace(webhdfs_url=url)
     ctx = RunContext(
         spec, target, "c1", "wordcount", {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, 1, "tiny"
     )
@@ -362,12 +362,12 @@ def test_a_study_that_reformats_storage_needs_the_targets_reformat_command(tmp_p
     with pytest.raises(CampaignConfError, match="environment 'local_lab' has no reformat_command"):
         check_conf(reformatting, {"ladder": "tiny"})
     marker = tmp_path / "formatted"
-    environment = SPEC.environment("local_lab").model_copy(update={"reformat_command": f"touch {marker}"})
+    environment = SPEC.environment("local_lab").replace(reformat_command=f"touch {marker}")
     ctx = RunContext(reformatting, environment, "c1", "wordcount", {"data_size_gb": 0.012}, 1, "tiny")
     done = _run_body(preflight_body(ctx, 1), _fake_hadoop(tmp_path / "ok", df_available=10**12))
     assert done.returncode == 0 and marker.exists(), done.stderr
     assert "storage_reformatted_at=20" in done.stdout
-    broken = environment.model_copy(update={"reformat_command": "echo formatting; exit 3"})
+    broken = environment.replace(reformat_command="echo formatting; exit 3")
     ctx = RunContext(reformatting, broken, "c1", "wordcount", {"data_size_gb": 0.012}, 1, "tiny")
     failed = _run_body(preflight_body(ctx, 1), _fake_hadoop(tmp_path / "bad", df_available=10**12))
     assert failed.returncode == 8 and "reformat_command failed (exit 3)" in failed.stderr

@@ -29,7 +29,7 @@ SPEC = load_spec("hibench_dse")
 
 
 def context(workload: str, size: float = 0.012, data_root: str | None = "/benchcamp") -> RunContext:
-    environment = SPEC.environment("local_lab").model_copy(update={"data_root": data_root})
+    environment = SPEC.environment("local_lab").replace(data_root=data_root)
     return RunContext(SPEC, environment, "c1", workload, {"data_size_gb": size}, 1, "tiny")
 
 

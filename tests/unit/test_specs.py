@@ -70,7 +70,7 @@ def test_every_cell_the_spec_plans_is_a_record_it_accepts(study: str) -> None:
 @pytest.mark.parametrize("study", STUDIES)
 def test_environments_name_connections_never_hosts(study: str) -> None:
     for env in load_spec(study).environments:
-        for conn_id in (env.connection, env.hive_connection):
+        for conn_id in (env.transport.connection, env.hive.connection):
             assert conn_id is None or re.fullmatch(r"[a-z][a-z0-9_]*", conn_id), conn_id
 
 
@@ -82,7 +82,7 @@ def test_hibench_matrix_matches_the_study() -> None:
         (240, 3, 1), (240, 4, 2), (240, 6, 2), (240, 12, 4), (340, 4, 2), (440, 4, 2)
     }  # fmt: skip
     assert {c.params["data_size_gb"] for c in paper if c.workload == "dfsio_read"} == {240, 340, 440}
-    assert spec.environment("dse_cluster").hadoop_command == "dse hadoop"
+    assert spec.environment("dse_cluster").hadoop.command == "dse hadoop"
 
 
 def test_bigbench_three_phases_thirty_queries_three_cluster_sizes() -> None:

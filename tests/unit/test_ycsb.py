@@ -497,8 +497,8 @@ def test_recorded_commands_are_what_the_readme_says() -> None:
 
 
 def test_the_targets_store_addresses_reach_the_reset_and_the_client() -> None:
-    environment = SPEC.environment("local_lab").model_copy(
-        update={"ycsb_properties": {"cassandra.hosts": "10.0.0.7", "cassandra.port": 19042}}
+    environment = SPEC.environment("local_lab").replace(
+        ycsb_properties={"cassandra.hosts": "10.0.0.7", "cassandra.port": 19042}
     )
     ctx = RunContext(SPEC, environment, "c", "ycsb_a", {"store": "cassandra", "threads": 1}, 1, "tiny")
     reset, load, run = get_workload("ycsb_a").execute(ctx)

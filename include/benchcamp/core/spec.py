@@ -18,14 +18,17 @@ from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 import yaml
 from croniter import CroniterBadCronError, CroniterBadDateError, croniter
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
+    StringConstraints,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -142,17 +145,66 @@ class Thresholds(_Strict):
     )
 
 
-class Environment(_Strict):
-    """A named target. Specs name Airflow connections, never hosts."""
+def _plain_words(value: str) -> str:
+    """Words a command line is built from, never a shell fragment: a spec cannot inject `; rm`."""
+    if not all(re.fullmatch(r"[A-Za-z0-9_./=:+-]+", word) for word in value.split()):
+        raise ValueError("must be plain words (letters, digits, _ . / = : + -), e.g. 'dse hadoop'")
+    return value
 
-    name: str = Field(pattern=_NAME)
-    description: str = ""
+
+def _ycsb_property_names(value: dict[str, str | int | float]) -> dict[str, str | int | float]:
+    """Names YCSB takes after `-p`: anything else would be split or misread on its command line."""
+    for name in value:
+        if not YCSB_PROPERTY_NAME.fullmatch(name):
+            raise ValueError(f"'{name}' is not a YCSB property name (letters, digits, _ and .)")
+    return value
+
+
+PlainWords = Annotated[str, AfterValidator(_plain_words)]
+HttpAddress = Annotated[str, StringConstraints(pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$")]
+
+
+class _Options(_Strict):
+    """One concern of an environment, validated on its own, read from the environment's flat keys.
+
+    A field's alias is its spec key (`hadoop_command` for `HadoopOptions.command`), so an error
+    names the key the user wrote; code may also give the field's own name.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
+
+    @classmethod
+    def spec_keys(cls) -> tuple[str, ...]:
+        """The environment keys this model takes: each field's alias, or its name."""
+        return tuple(info.alias or name for name, info in cls.model_fields.items())
+
+
+class TransportOptions(_Options):
+    """How the target is reached and its machines treated, whatever platform runs there."""
+
     connection: str = Field(min_length=1, description="Airflow SSH connection id")
-    hive_connection: str | None = Field(default=None, description="Airflow HiveServer2 connection id")
-    hadoop_command: str = Field(default="hadoop", min_length=1, description="e.g. hadoop, yarn, dse hadoop")
     work_dir: str | None = Field(
         default=None,
         description="scratch directory on the target; default $BENCHCAMP_WORK_DIR or ~/benchcamp",
+    )
+    nodes: int = Field(default=1, ge=1)
+    drop_caches: bool = Field(default=True, description="try to drop the page cache before each repetition")
+    reformat_command: str | None = Field(
+        default=None,
+        min_length=1,
+        description="for studies with reformat_storage: a shell command, run on the target by the "
+        "campaign's preflight, that stops the target's storage (e.g. HDFS), formats it and starts it "
+        "again; its output is archived and its time recorded in the environment facts",
+    )
+
+
+class HadoopOptions(_Options):
+    """Hadoop on the target: its command, jars, where jobs keep data, HDFS and MapReduce modes."""
+
+    command: PlainWords = Field(
+        default="hadoop", min_length=1, alias="hadoop_command", description="e.g. hadoop, yarn, dse hadoop"
     )
     data_root: str | None = Field(
         default=None,
@@ -166,66 +218,144 @@ class Environment(_Strict):
         default=None,
         description="path of hadoop-mapreduce-client-jobclient-*-tests.jar (TestDFSIO); default: under $HADOOP_HOME",
     )
-    nodes: int = Field(default=1, ge=1)
     mapreduce_local: bool = Field(
         default=False,
         description="MapReduce runs in local mode (LocalJobRunner), which forces one map per job "
         "whatever mapreduce.job.maps says; generators then write their data with one map",
     )
-    ycsb_properties: dict[str, str | int | float] = Field(
-        default_factory=dict,
-        description="YCSB `-p` properties that say where this target's stores listen (e.g. "
-        "cassandra.hosts, cassandra.port, hbase.zookeeper.quorum); default: each binding's own "
-        "(the store on the target itself, at its standard port)",
-    )
-    baseline: bool = False
-    drop_caches: bool = Field(default=True, description="try to drop the page cache before each repetition")
     safemode_wait_s: float | None = Field(
         default=None,
         gt=0,
         description="HDFS: before a campaign, wait up to this long for the NameNode to leave safe mode "
         "(`dfsadmin -safemode get`); unset for file systems without safe mode",
     )
-    reformat_command: str | None = Field(
+    webhdfs_url: HttpAddress | None = Field(
         default=None,
-        min_length=1,
-        description="for studies with reformat_storage: a shell command, run on the target by the "
-        "campaign's preflight, that stops the target's storage (e.g. HDFS), formats it and starts it "
-        "again; its output is archived and its time recorded in the environment facts",
-    )
-    webhdfs_url: str | None = Field(
-        default=None,
-        pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$",
         description="the NameNode's HTTP address as the target reaches it (e.g. http://nn:9870): "
         "repetition data under data_root is deleted and checked through WebHDFS with curl instead of "
         "starting `hadoop fs` JVMs; the target's BENCHCAMP_WEBHDFS_URL, if set, wins",
     )
-    jobhistory_url: str | None = Field(
+
+
+class HiveOptions(_Options):
+    """HiveServer2 as the target's Hive workloads reach it."""
+
+    connection: str | None = Field(
+        default=None, alias="hive_connection", description="Airflow HiveServer2 connection id"
+    )
+
+
+class JobHistoryOptions(_Options):
+    """The MapReduce JobHistory server, for per-task phase times."""
+
+    url: HttpAddress | None = Field(
         default=None,
-        pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$",
+        alias="jobhistory_url",
         description="MapReduce JobHistory server as the target reaches it (e.g. http://jhs:19888): "
         "after every MapReduce job its per-task phase times are fetched from the REST API",
     )
-    jobhistory_via: str = Field(
+    via: PlainWords = Field(
         default="",
+        alias="jobhistory_via",
         description="command prefix on the target to reach the JobHistory server (the lab: "
         "'ip netns exec benchcamp-yarn'); empty on real clusters",
     )
 
-    @field_validator("ycsb_properties")
-    @classmethod
-    def _property_names(cls, value: dict[str, str | int | float]) -> dict[str, str | int | float]:
-        for name in value:
-            if not YCSB_PROPERTY_NAME.fullmatch(name):
-                raise ValueError(f"'{name}' is not a YCSB property name (letters, digits, _ and .)")
-        return value
 
-    @field_validator("hadoop_command", "jobhistory_via")
+class YcsbOptions(_Options):
+    """Where the YCSB bindings find this target's stores."""
+
+    properties: Annotated[dict[str, str | int | float], AfterValidator(_ycsb_property_names)] = Field(
+        default_factory=dict,
+        alias="ycsb_properties",
+        description="YCSB `-p` properties that say where this target's stores listen (e.g. "
+        "cassandra.hosts, cassandra.port, hbase.zookeeper.quorum); default: each binding's own "
+        "(the store on the target itself, at its standard port)",
+    )
+
+
+class Environment(_Strict):
+    """A named target. Specs name Airflow connections, never hosts.
+
+    Its options are validated by one model per concern (transport, Hadoop, Hive, JobHistory, YCSB)
+    and code reads them by concern (`environment.hadoop.command`), but a spec writes them flat
+    under the environment (`hadoop_command`, `hive_connection`, `jobhistory_url`, ...). Why: an
+    environment sets a handful of options, most concerns one or two of them, and one short block per
+    target reads better than a nest of one-key mappings; the platform's keys name it already; and
+    it is the form every spec has had, so no spec changes and `benchcamp spec check` points at the
+    same lines. The flat keys are routed to their model before validation and an error names the
+    key as written (`environments[2].hadoop_command`), on its line. A nested mapping
+    (`hadoop: {command: ...}`) is refused, naming the flat keys to write instead: one form only.
+    """
+
+    name: str = Field(pattern=_NAME)
+    description: str = ""
+    baseline: bool = False
+    transport: TransportOptions
+    hadoop: HadoopOptions = Field(default_factory=HadoopOptions)
+    hive: HiveOptions = Field(default_factory=HiveOptions)
+    jobhistory: JobHistoryOptions = Field(default_factory=JobHistoryOptions)
+    ycsb: YcsbOptions = Field(default_factory=YcsbOptions)
+
     @classmethod
-    def _plain_words(cls, value: str) -> str:
-        if not all(re.fullmatch(r"[A-Za-z0-9_./=:+-]+", word) for word in value.split()):
-            raise ValueError("must be plain words (letters, digits, _ . / = : + -), e.g. 'dse hadoop'")
-        return value
+    def option_parts(cls) -> dict[str, type[_Options]]:
+        """The fields holding an options model, by name: where each flat key goes."""
+        parts: dict[str, type[_Options]] = {}
+        for name, info in cls.model_fields.items():
+            if isinstance(info.annotation, type) and issubclass(info.annotation, _Options):
+                parts[name] = info.annotation
+        return parts
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _from_flat_keys(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """Route a spec's flat keys to their options models; report errors at the flat key."""
+        if not isinstance(data, dict):
+            return handler(data)
+        parts = cls.option_parts()
+        owner = {key: part for part, model in parts.items() for key in model.spec_keys()}
+        grouped: dict[str, Any] = {part: {} for part in parts}
+        given: dict[str, Any] = {}
+        for key, value in data.items():
+            if key in owner:
+                grouped[owner[key]][key] = value
+            elif key in parts:
+                given[key] = value  # an options model passed by code, or a nested mapping
+            else:
+                grouped[key] = value
+        problems: list[Problem] = []
+        for part, value in given.items():
+            if not isinstance(value, parts[part]):
+                keys = ", ".join(parts[part].spec_keys())
+                problems.append(Problem((part,), f"unknown key: write its options flat here ({keys})"))
+            elif grouped[part]:
+                problems.append(Problem((part,), f"give either '{part}' or its keys, not both"))
+            else:
+                grouped[part] = value
+
+        def as_written(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+            return loc[1:] if len(loc) > 1 and loc[0] in parts else loc
+
+        environment = None
+        try:
+            environment = handler(grouped)
+        except ValidationError as exc:
+            problems += [Problem(as_written(item.loc), item.message) for item in _validation_problems(exc)]
+        _refuse(problems)
+        assert environment is not None
+        return environment
+
+    def flat_keys(self) -> dict[str, Any]:
+        """The environment as a spec writes it: every key flat."""
+        keys: dict[str, Any] = {"name": self.name, "description": self.description, "baseline": self.baseline}
+        for part in self.option_parts():
+            keys.update(getattr(self, part).model_dump())
+        return keys
+
+    def replace(self, **keys: Any) -> Environment:
+        """This environment with some spec keys changed (flat, as a spec writes them), validated again:
+        for what-if plans and tests, which then cannot build an environment no spec could."""
+        return Environment.model_validate({**self.flat_keys(), **keys})
 
 
 class Axis(_Checked):

@@ -73,11 +73,11 @@ class RunContext:
 
     @property
     def hadoop(self) -> Command:
-        return list(self.environment.hadoop_command.split())
+        return list(self.environment.hadoop.command.split())
 
     def data_location(self, *parts: str) -> str:
         """Absolute path of this repetition's data on the target's file system (needs `data_root`)."""
-        root = self.environment.data_root
+        root = self.environment.hadoop.data_root
         if not root:
             raise ValueError(
                 f"environment '{self.environment.name}' has no data_root: workload '{self.workload}' "

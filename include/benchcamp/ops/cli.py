@@ -285,7 +285,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             conf["repetitions"] = args.repetitions
         if args.workloads:
             conf["workloads"] = args.workloads.split(",")
-        lab_targets = [env.name for env in spec.environments if env.connection == lab.LAB_CONNECTION_ID]
+        lab_targets = [
+            env.name for env in spec.environments if env.transport.connection == lab.LAB_CONNECTION_ID
+        ]
         if args.environment or lab_targets:  # the lab this command starts, unless told otherwise
             conf["environment"] = args.environment or lab_targets[0]
         if args.cells:

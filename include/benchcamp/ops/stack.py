@@ -5,7 +5,9 @@ plugins (LocalExecutor, SQLite metadata DB in the Airflow home, parallelism size
 cores) and Airflow's SimpleAuthManager: one `admin` user whose password is generated once,
 kept in the Airflow home (mode 600) and printed when it is made. The JWT secret every
 component shares is generated the same way. Each component is a process group started
-detached; its PID file is `<airflow home>/run/<component>.pid` and `down` stops the group.
+by the project's process supervisor (`benchcamp.ops.supervisor`, as the lab's services are); its PID
+file is `<airflow home>/run/<component>.pid`, its log `<airflow home>/logs/<component>.log`, and
+`down` stops the group.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import signal
-import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -22,12 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_delay, wait_fixed
-
 from benchcamp.airflow.airflow_env import airflow_environment, prepare_airflow
 from benchcamp.core.paths import airflow_home
-from benchcamp.core.waiting import wait_while
-from benchcamp.ops.lab.services import alive, reap
+from benchcamp.core.waiting import wait_until
+from benchcamp.ops.supervisor import Supervised
 
 API_HOST = "127.0.0.1"
 COMPONENTS = ("api-server", "scheduler", "dag-processor", "triggerer")
@@ -96,20 +94,16 @@ def stack_environment() -> dict[str, str]:
     return env
 
 
-def _pid_file(component: str) -> Path:
-    return airflow_home() / "run" / f"{component}.pid"
-
-
 def log_file(component: str) -> Path:
     return airflow_home() / "logs" / f"{component}.log"
 
 
+def _supervised(component: str) -> Supervised:
+    return Supervised(component, airflow_home() / "run" / f"{component}.pid", log_file(component))
+
+
 def _read_pid(component: str) -> int | None:
-    try:
-        pid = int(_pid_file(component).read_text().strip())
-    except (OSError, ValueError):
-        return None
-    return pid if alive(pid) else None
+    return _supervised(component).pid()
 
 
 def _command(component: str) -> list[str]:
@@ -120,21 +114,7 @@ def _command(component: str) -> list[str]:
 
 
 def _start(component: str, env: dict[str, str]) -> int:
-    log = log_file(component)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    _pid_file(component).parent.mkdir(parents=True, exist_ok=True)
-    with log.open("ab") as handle:
-        process = subprocess.Popen(
-            _command(component),
-            env={**os.environ, **env},
-            stdin=subprocess.DEVNULL,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: `down` stops its workers too
-            cwd=airflow_home(),
-        )
-    _pid_file(component).write_text(f"{process.pid}\n")
-    return process.pid
+    return _supervised(component).start(_command(component), env={**os.environ, **env}, cwd=airflow_home())
 
 
 def health() -> dict[str, Any]:
@@ -202,16 +182,9 @@ def up(timeout_s: float = 240.0) -> str:
             raise not_up(f"{dead[0]} exited", dead, rows)
         return rows
 
-    def timed_out(state: RetryCallState) -> list[ComponentStatus]:
-        assert state.outcome is not None
-        raise not_up(f"not healthy after {timeout_s:.0f} s", COMPONENTS, state.outcome.result())
-
-    rows = Retrying(
-        retry=retry_if_result(lambda rows: not all(row.healthy for row in rows)),
-        stop=stop_after_delay(timeout_s),
-        wait=wait_fixed(2),
-        retry_error_callback=timed_out,
-    )(unless_dead)
+    rows, healthy = wait_until(unless_dead, lambda rows: all(row.healthy for row in rows), timeout_s, 2)
+    if not healthy:
+        raise not_up(f"not healthy after {timeout_s:.0f} s", COMPONENTS, rows)
     login = (
         f"login: {user} / {password}"
         if made_now
@@ -221,29 +194,7 @@ def up(timeout_s: float = 240.0) -> str:
 
 
 def _stop(component: str, timeout_s: float = 30.0) -> None:
-    pid = _read_pid(component)
-    if pid is not None:
-        try:
-            os.killpg(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        wait_while(lambda: _group_alive(pid), timeout_s, 0.2)
-        if _group_alive(pid):
-            os.killpg(pid, signal.SIGKILL)
-        reap(pid)
-    _pid_file(component).unlink(missing_ok=True)
-
-
-def _group_alive(pgid: int) -> bool:
-    """Any live (non-zombie) process left in the group."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().split(") ")[-1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            return True
-    return False
+    _supervised(component).stop(timeout_s)
 
 
 def down(keep_lab: bool = False) -> None:

@@ -158,12 +158,12 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
             )
     target = spec.environment(str(environment))
     for workload in workloads:
-        if get_workload(workload).uses_hive and not target.hive_connection:
+        if get_workload(workload).uses_hive and not target.hive.connection:
             raise CampaignConfError(
                 f"workload '{workload}' runs HiveQL but environment '{target.name}' names no "
                 "hive_connection (an Airflow HiveServer2 connection) in the study spec"
             )
-        if get_workload(workload).uses_hive and not target.data_root:
+        if get_workload(workload).uses_hive and not target.hadoop.data_root:
             raise CampaignConfError(
                 f"workload '{workload}' needs the data path of environment '{target.name}': "
                 "set data_root (e.g. the HDFS base path) in the study spec"
@@ -176,7 +176,7 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 f"which {', '.join(unable)} cannot do: it deletes and regenerates each repetition's "
                 "data; set regenerate_data: true or run a workload that keeps its inputs"
             )
-    if spec.reformat_storage and not target.reformat_command:
+    if spec.reformat_storage and not target.transport.reformat_command:
         raise CampaignConfError(
             f"study '{spec.study}' reformats the target's storage before its series "
             f"(reformat_storage: true), but environment '{target.name}' has no reformat_command "
@@ -295,7 +295,7 @@ def _webhdfs_lines(base_url: str, path: str, verify: bool, what: str) -> list[st
 
 
 def _uses_webhdfs(ctx: RunContext) -> bool:
-    return bool(ctx.environment.webhdfs_url and ctx.environment.data_root)
+    return bool(ctx.environment.hadoop.webhdfs_url and ctx.environment.hadoop.data_root)
 
 
 def remove_data_script(ctx: RunContext, verify: bool, what: str = "clean") -> str:
@@ -306,7 +306,9 @@ def remove_data_script(ctx: RunContext, verify: bool, what: str = "clean") -> st
         return ""
     if _uses_webhdfs(ctx) and paths == [data_path()]:
         return (
-            "\n".join(_webhdfs_lines(ctx.environment.webhdfs_url or "", ctx.data_location(), verify, what))
+            "\n".join(
+                _webhdfs_lines(ctx.environment.hadoop.webhdfs_url or "", ctx.data_location(), verify, what)
+            )
             + "\n"
         )
     lines = []
@@ -324,7 +326,7 @@ def clean_body(ctx: RunContext) -> str:
     """Delete the repetition's data, check it is gone, and drop the page cache where permitted."""
     lines = ["set -u", remove_data_script(ctx, verify=True).rstrip("\n")]
     lines.append("echo clean_verified=yes")
-    if ctx.spec.drop_caches and ctx.environment.drop_caches:
+    if ctx.spec.drop_caches and ctx.environment.transport.drop_caches:
         refused = (
             "echo 'clean: the page cache cannot be dropped (not permitted) and the study requires it' >&2; exit 4"
             if ctx.spec.drop_caches_required
@@ -344,7 +346,7 @@ def _run_hive(
 ) -> ArchivedStep:
     from benchcamp.transport import hive
 
-    connection = ctx.environment.hive_connection
+    connection = ctx.environment.hive.connection
     if connection is None:
         raise CampaignConfError(f"environment '{ctx.environment.name}' has no hive_connection")
     step = hive.run_statements(connection, statements, archive_dir)
@@ -362,7 +364,9 @@ def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
     hive_statements = get_workload(ctx.workload).hive_clean(ctx)
     if hive_statements:
         _run_hive(ctx, hive_statements, archive_dir / "hive", "clean")
-    step = ssh.run_step(ctx, ctx.environment.connection, "clean", clean_body(ctx), archive_dir, try_number)
+    step = ssh.run_step(
+        ctx, ctx.environment.transport.connection, "clean", clean_body(ctx), archive_dir, try_number
+    )
     ssh.raise_if_failed("clean", step)
     facts = step_facts(step.text("stdout.log"))
     return {"archive": str(step.directory), **facts}
@@ -387,7 +391,7 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
             + " >/dev/null 2>&1\n"
         )
     step = ssh.run_step(
-        ctx, ctx.environment.connection, "generate", remove_old + ssh.commands_body(commands), archive_dir,
+        ctx, ctx.environment.transport.connection, "generate", remove_old + ssh.commands_body(commands), archive_dir,
         try_number, tools=workload.tools(ctx),
     )  # fmt: skip
     ssh.raise_if_failed("generate", step)
@@ -475,13 +479,13 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         if hive_statements:
             from benchcamp.transport import hive
 
-            connection = ctx.environment.hive_connection or ""
+            connection = ctx.environment.hive.connection or ""
             step = hive.run_statements(connection, hive_statements, execute_dir)
         else:
             # The repetition's data is removed after the timed job, in the same session (untimed).
             after = remove_data_script(ctx, verify=False, what="remove") if remove_data else ""
             step = ssh.run_step(
-                ctx, ctx.environment.connection, "execute", ssh.commands_body(workload.execute(ctx)),
+                ctx, ctx.environment.transport.connection, "execute", ssh.commands_body(workload.execute(ctx)),
                 execute_dir, try_number, after=after,
             )  # fmt: skip
     except Exception:
@@ -491,7 +495,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         raise
     try:
         records = workload.parse(ctx, step)
-        if step.exit_code == 0 and ctx.environment.jobhistory_url and not hive_statements:
+        if step.exit_code == 0 and ctx.environment.jobhistory.url and not hive_statements:
             records += _job_history_records(ctx, workload, step, rep_dir, try_number)
     except Exception:
         # ParseError names the archived file; any other error still marks the repetition failed.
@@ -509,7 +513,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         # HiveServer2 ran the query: the repetition's data goes in a short session of its own
         # (a failure is archived; the campaign's cleanup checks nothing is left)
         ssh.run_step(
-            ctx, ctx.environment.connection, "remove_data", "set -u\n" + remove_data_script(ctx, False, "remove"),
+            ctx, ctx.environment.transport.connection, "remove_data", "set -u\n" + remove_data_script(ctx, False, "remove"),
             archive.step_dir(rep_dir, "remove_data", try_number), try_number,
         )  # fmt: skip
     ssh.raise_if_failed("execute", step)
@@ -528,10 +532,10 @@ def _job_history_records(
     job_ids = [report.job_id for report in parse_job_reports(log) if report.job_id]
     if not job_ids:
         raise ParseError(f"{step.directory / 'stderr.log'}: no MapReduce job id to fetch the history of")
-    url = ctx.environment.jobhistory_url or ""
+    url = ctx.environment.jobhistory.url or ""
     history = ssh.run_step(
-        ctx, ctx.environment.connection, "jobhistory",
-        fetch_script(url, job_ids[-1], ctx.environment.jobhistory_via.split()),
+        ctx, ctx.environment.transport.connection, "jobhistory",
+        fetch_script(url, job_ids[-1], ctx.environment.jobhistory.via.split()),
         archive.step_dir(rep_dir, "jobhistory", try_number), try_number,
     )  # fmt: skip
     source = history.directory / "stdout.log"
@@ -573,7 +577,7 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
         archive.campaign_dir(ctx.spec.study, ctx.campaign) / "environment" / slug(ctx.environment.name)
     )
     cached_file = cache_dir / archive.ENVIRONMENT_FILE
-    wants_hive = bool(ctx.environment.hive_connection) and get_workload(ctx.workload).uses_hive
+    wants_hive = bool(ctx.environment.hive.connection) and get_workload(ctx.workload).uses_hive
     snapshot: EnvironmentSnapshot | None = None
     if try_number == 1 and cached_file.exists():
         snapshot = EnvironmentSnapshot.model_validate_json(cached_file.read_text(encoding="utf-8"))
@@ -582,13 +586,15 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
     if snapshot is None:
         step = ssh.run_step(
             ctx,
-            ctx.environment.connection,
+            ctx.environment.transport.connection,
             "environment",
             env_facts.facts_script(ctx),
             capture_dir,
             try_number,
         )
-        where = f"target '{ctx.environment.name}' ({ssh.target_address(ctx.environment.connection)})"
+        where = (
+            f"target '{ctx.environment.name}' ({ssh.target_address(ctx.environment.transport.connection)})"
+        )
         if step.exit_code != 0:
             raise EnvironmentCaptureFailed(
                 f"environment capture on {where} exited {step.exit_code}; raw output archived in "
@@ -609,12 +615,12 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
 
         hive_dir = capture_dir / "hive"
         hive_step = hive.run_statements(
-            ctx.environment.hive_connection or "", env_facts.hive_fact_statements(), hive_dir
+            ctx.environment.hive.connection or "", env_facts.hive_fact_statements(), hive_dir
         )
         if hive_step.exit_code != 0:
             raise EnvironmentCaptureFailed(
                 f"HiveServer2's facts (version, effective settings) could not be read through "
-                f"'{ctx.environment.hive_connection}' (exit {hive_step.exit_code}); raw output archived "
+                f"'{ctx.environment.hive.connection}' (exit {hive_step.exit_code}); raw output archived "
                 f"in {hive_step.directory}\n{ssh.stderr_tail(hive_step.text('stderr.log'))}"
             )
         facts = {**snapshot.facts, **env_facts.parse_hive_facts(json.loads(hive_step.text("results.json")))}
@@ -641,16 +647,16 @@ def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> 
     """
     hadoop = ctx.hadoop
     lines = ["set -u"]
-    if ctx.spec.reformat_storage and ctx.environment.reformat_command:
+    if ctx.spec.reformat_storage and ctx.environment.transport.reformat_command:
         # The study starts every campaign on freshly formatted storage (the command is the spec's).
         lines += [
-            f"( {ctx.environment.reformat_command}\n) || {{ rc=$?; echo \"preflight: the environment's "
+            f"( {ctx.environment.transport.reformat_command}\n) || {{ rc=$?; echo \"preflight: the environment's "
             'reformat_command failed (exit $rc)" >&2; exit 8; }',
             'echo "storage_reformatted_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
         ]
     if not data_fs:
         return "\n".join([*lines, 'mkdir -p "$WORK"', "echo data_fs=none"]) + "\n"
-    wait_s = ctx.environment.safemode_wait_s
+    wait_s = ctx.environment.hadoop.safemode_wait_s
     if wait_s:
         lines += [
             f"deadline=$(( $(date +%s) + {int(wait_s)} ))",
@@ -660,7 +666,11 @@ def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> 
             "done",
             "echo safemode=off",
         ]
-    root = Shell(shlex.quote(ctx.environment.data_root)) if ctx.environment.data_root else Shell('"$WORK"')
+    root = (
+        Shell(shlex.quote(ctx.environment.hadoop.data_root))
+        if ctx.environment.hadoop.data_root
+        else Shell('"$WORK"')
+    )
     lines += [
         f'mkdir -p "$WORK"; {render([*hadoop, "fs", "-mkdir", "-p", root])} 2>/dev/null || true',
         f"available=$({render([*hadoop, 'fs', '-df', root])} 2>/dev/null | awk 'NR==2 {{print $4}}')",
@@ -703,7 +713,7 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     archive_dir = archive.step_dir(_preflight_root(ctx), slug(ctx.environment.name), try_number)
     _forget_shared_inputs(ctx)  # a re-run campaign (same name) generates its cells' input anew
     step = ssh.run_step(
-        ctx, ctx.environment.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
+        ctx, ctx.environment.transport.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
         archive_dir, try_number,
     )  # fmt: skip
     ssh.raise_if_failed("preflight", step)
@@ -723,8 +733,8 @@ def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
     staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
     if not data_fs:  # the stores' tables are emptied by the next run's execute step
         return "\n".join(["set -u", f"rm -rf {staging}", "echo cleanup_verified=yes", ""])
-    if ctx.environment.data_root:
-        pattern = Shell(shlex.quote(f"{ctx.environment.data_root.rstrip('/')}/{campaign_part}"))
+    if ctx.environment.hadoop.data_root:
+        pattern = Shell(shlex.quote(f"{ctx.environment.hadoop.data_root.rstrip('/')}/{campaign_part}"))
     else:  # the repetitions' data and, with regenerate_data: false, the cells' shared input
         pattern = Shell(
             f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/data "$WORK"/{shlex.quote(campaign_part)}/*/input'
@@ -766,7 +776,7 @@ def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, s
         _run_hive(ctx, statements, archive_dir / "hive", "cleanup")
     _forget_shared_inputs(ctx)
     step = ssh.run_step(
-        ctx, ctx.environment.connection, "cleanup",
+        ctx, ctx.environment.transport.connection, "cleanup",
         cleanup_body(ctx, _uses_data_fs(units)),
         archive_dir, try_number,
     )  # fmt: skip

@@ -61,7 +61,7 @@ EFFECTIVE_SETTINGS = (
 
 
 def facts_script(ctx: RunContext) -> str:
-    hadoop = " ".join(ctx.environment.hadoop_command.split())
+    hadoop = " ".join(ctx.environment.hadoop.command.split())
     return FACTS_SCRIPT.replace("HADOOP_VERSION_CMD", f"{hadoop} version 2>&1 | head -n 1")
 
 

@@ -38,8 +38,8 @@ class StepFailed(RuntimeError):
 
 
 def _work_dir_expression(ctx: RunContext) -> str:
-    if ctx.environment.work_dir:
-        return shlex.quote(ctx.environment.work_dir)
+    if ctx.environment.transport.work_dir:
+        return shlex.quote(ctx.environment.transport.work_dir)
     return '"${BENCHCAMP_WORK_DIR:-$HOME/benchcamp}"'
 
 
@@ -51,7 +51,9 @@ def _input_expression(ctx: RunContext) -> str:
     env = ctx.environment
     cell = shlex.quote(ctx.cell_path)
     return (
-        f"{shlex.quote(env.data_root.rstrip('/'))}/{cell}/input" if env.data_root else f'"$WORK"/{cell}/input'
+        f"{shlex.quote(env.hadoop.data_root.rstrip('/'))}/{cell}/input"
+        if env.hadoop.data_root
+        else f'"$WORK"/{cell}/input'
     )
 
 
@@ -59,7 +61,9 @@ def prologue(ctx: RunContext, step: str, try_number: int) -> str:
     """Shell lines defining WORK, UNIT, DATA, INPUT, JOB and the Hadoop jar locations."""
     env = ctx.environment
     unit = shlex.quote(ctx.unit_path)
-    data = f"{shlex.quote(env.data_root.rstrip('/'))}/{unit}" if env.data_root else '"$UNIT"/data'
+    data = (
+        f"{shlex.quote(env.hadoop.data_root.rstrip('/'))}/{unit}" if env.hadoop.data_root else '"$UNIT"/data'
+    )
     lines = [
         f"export WORK={_work_dir_expression(ctx)}",
         f'export UNIT="$WORK"/{unit}',
@@ -68,8 +72,8 @@ def prologue(ctx: RunContext, step: str, try_number: int) -> str:
         f'export JOB="$UNIT"/jobs/{shlex.quote(step)}-try{int(try_number)}',
     ]
     for variable, configured, pattern in (
-        (EXAMPLES_JAR, env.examples_jar, "hadoop-mapreduce-examples-*.jar"),
-        (TESTS_JAR, env.tests_jar, "hadoop-mapreduce-client-jobclient-*-tests.jar"),
+        (EXAMPLES_JAR, env.hadoop.examples_jar, "hadoop-mapreduce-examples-*.jar"),
+        (TESTS_JAR, env.hadoop.tests_jar, "hadoop-mapreduce-client-jobclient-*-tests.jar"),
     ):
         if configured:
             lines.append(f"export {variable}={shlex.quote(configured)}")

@@ -213,7 +213,7 @@ class _HiveBench(Workload):
         ]  # fmt: skip
         # In local mode every job shares the HiveServer2 JVM's file-system statistics, so Hive's
         # "HDFS Read" there is cumulative over the server's life: kept only for real clusters.
-        if timing.hdfs_read_bytes is not None and not ctx.environment.mapreduce_local:
+        if timing.hdfs_read_bytes is not None and not ctx.environment.hadoop.mapreduce_local:
             records.append(
                 self.record(
                     ctx, step, "hdfs_read_bytes", float(timing.hdfs_read_bytes), "B", artifact=log_path

@@ -36,7 +36,7 @@ def task_counts(ctx: RunContext) -> tuple[int, int]:
     """(maps, reduces) for the whole cluster: per-node values from the cell × nodes."""
     maps = int(ctx.params.get("maps", DEFAULT_MAPS_PER_NODE))
     reduces = int(ctx.params.get("reduces", DEFAULT_REDUCES_PER_NODE))
-    return maps * ctx.environment.nodes, reduces * ctx.environment.nodes
+    return maps * ctx.environment.transport.nodes, reduces * ctx.environment.transport.nodes
 
 
 @register
@@ -50,7 +50,7 @@ class WordCount(Workload):
     def generate(self, ctx: RunContext) -> list[Command]:
         size = total_bytes(float(ctx.param("data_size_gb")))
         maps, _ = task_counts(ctx)
-        if ctx.environment.mapreduce_local:
+        if ctx.environment.hadoop.mapreduce_local:
             maps = 1  # LocalJobRunner runs one writer map whatever we ask: let it write everything
         return [
             [

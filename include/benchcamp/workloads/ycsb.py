@@ -378,7 +378,7 @@ def _property_value(value: object) -> str:
 
 def store_properties(ctx: RunContext) -> dict[str, str]:
     """Where the target's stores listen (the environment's `ycsb_properties`), for client and reset alike."""
-    return {name: _property_value(value) for name, value in ctx.environment.ycsb_properties.items()}
+    return {name: _property_value(value) for name, value in ctx.environment.ycsb.properties.items()}
 
 
 def ycsb_properties(ctx: RunContext) -> dict[str, str]:

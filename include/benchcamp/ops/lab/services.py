@@ -1,4 +1,5 @@
-"""The lab's services: started and stopped by their own PIDs, health-checked, measured.
+"""The lab's services: started and stopped by the project's process supervisor
+(`benchcamp.ops.supervisor`, as the Airflow stack is), health-checked, measured.
 
 Order matters on the way up (sshd, NameNode, DataNode, HiveServer2) and is
 reversed on the way down. A service whose PID file names a dead process is
@@ -13,11 +14,9 @@ import getpass
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,15 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from tenacity import (
-    RetryCallState,
     Retrying,
     retry_if_result,
     stop_after_attempt,
-    stop_after_delay,
     wait_fixed,
 )
 
-from benchcamp.core.waiting import wait_while
+from benchcamp.core.waiting import wait_until
 from benchcamp.ops.lab.config import (
     LOOPBACK,
     java17_options,
@@ -57,6 +54,7 @@ from benchcamp.ops.lab.layout import (
     yarn_conf_dir,
     yarn_home,
 )
+from benchcamp.ops.supervisor import Supervised, rss_mb
 
 MEMORY_BUDGET_MB = 3072
 
@@ -117,38 +115,13 @@ def log_file(name: str) -> Path:
     return lab_dir() / "logs" / f"{name}.log"
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")
-    try:
-        return stat.read_text().split(") ")[-1].split()[0] != "Z"
-    except OSError:
-        return False
+def supervised(name: str) -> Supervised:
+    """A lab service's process as the supervisor knows it: run/<name>.pid, logs/<name>.log."""
+    return Supervised(name, pid_file(name), log_file(name))
 
 
 def read_pid(name: str) -> int | None:
-    try:
-        pid = int(pid_file(name).read_text().strip())
-    except (OSError, ValueError):
-        return None
-    return pid if alive(pid) else None
-
-
-def rss_mb(pid: int | None) -> float:
-    if pid is None:
-        return 0.0
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    return supervised(name).pid()
 
 
 def _start_java(
@@ -162,13 +135,10 @@ def _start_java(
     conf_dir: Path | None = None,
     prefix: tuple[str, ...] = (),
 ) -> int:
-    """Start a JVM detached from our session; its own PID goes to run/<name>.pid.
+    """Start a JVM under the supervisor; its own PID goes to run/<name>.pid.
 
     `prefix` (e.g. `ip netns exec NS`) execs the JVM, so the PID is still the JVM's.
     """
-    log = log_file(name)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    pid_file(name).parent.mkdir(parents=True, exist_ok=True)
     workdir = lab_dir() / "run" / name
     workdir.mkdir(parents=True, exist_ok=True)
     command = [
@@ -187,43 +157,13 @@ def _start_java(
         "JAVA_HOME": str(java_home()),
         "HADOOP_CONF_DIR": str(conf_dir or hadoop_conf_dir()),
     }
-    with log.open("ab") as handle:
-        handle.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n".encode())
-        handle.flush()
-        process = subprocess.Popen(
-            command,
-            cwd=workdir,
-            stdin=subprocess.DEVNULL,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env=environment,
-        )
-    pid_file(name).write_text(f"{process.pid}\n")
-    return process.pid
+    return supervised(name).start(command, env=environment, cwd=workdir)
 
 
 def _stop(name: str, timeout_s: float, request_stop: Callable[[], bool] | None = None) -> None:
     """SIGTERM (or the service's own stop request, if it has one and it gets through), then
-    SIGKILL after timeout_s."""
-    pid = read_pid(name)
-    if pid is not None:
-        if request_stop is None or not request_stop():
-            os.kill(pid, signal.SIGTERM)
-        wait_while(lambda: alive(pid), timeout_s, 0.1)
-        if alive(pid):
-            os.kill(pid, signal.SIGKILL)
-            wait_while(lambda: alive(pid), None, 0.05)
-        reap(pid)
-    pid_file(name).unlink(missing_ok=True)
-
-
-def reap(pid: int) -> None:
-    """Collect the exit status when this process started the service, so no zombie remains."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass  # started by another process (e.g. an earlier `lab up`): init reaps it
+    SIGKILL after timeout_s: the supervisor's stop."""
+    supervised(name).stop(timeout_s, request_stop)
 
 
 def _http_json(url: str, timeout_s: float = 3.0) -> dict[str, object]:
@@ -264,10 +204,11 @@ class Service:
         return port(self.port_name)
 
     def status(self) -> ServiceStatus:
-        pid = read_pid(self.name)
+        process = supervised(self.name)
+        pid = process.pid()
         if pid is None:
             detail = "not running"
-            if pid_file(self.name).exists():
+            if process.stale:
                 detail = f"crashed or killed (stale PID file); see {log_file(self.name)}"
             return ServiceStatus(self.name, self.port, None, False, False, 0.0, detail)
         try:
@@ -795,17 +736,9 @@ def lab_up(timeout_s: float = 420.0) -> LabStatus:
             raise not_up(f"{dead[0].name} exited", dead, status)
         return status, up
 
-    def timed_out(state: RetryCallState) -> tuple[LabStatus, bool]:
-        assert state.outcome is not None
-        status = state.outcome.result()[0]
+    (status, _), up = wait_until(settled, lambda answer: answer[1], timeout_s, 1.0)
+    if not up:
         raise not_up(f"not healthy after {timeout_s:.0f} s", status.services, status)
-
-    status, _ = Retrying(
-        retry=retry_if_result(lambda answer: not answer[1]),
-        stop=stop_after_delay(timeout_s),
-        wait=wait_fixed(1.0),
-        retry_error_callback=timed_out,
-    )(settled)
     return status
 
 
