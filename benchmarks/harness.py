@@ -130,7 +130,7 @@ def fixed_jobs_perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, d
                 if mode == "pipeline":
                     step = ssh.run_step(
                         ctx,
-                        ctx.environment.connection,
+                        ctx.environment.transport.connection,
                         "execute",
                         body,
                         archive.step_dir(rep_dir, "execute", 1),
