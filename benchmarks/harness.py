@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -101,10 +102,12 @@ def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
     }
 
 
-# Fixed work: 2.5 million chained SHA-256 digests (about 2-3 s on one core here), a line of output
-# every 2,500 digests (1,000 lines), as a job's log would be.
+# Fixed work: 2.5 million chained SHA-256 digests (about 1 s on one core here), a line of output
+# every 2,500 digests (1,000 lines), as a job's log would be. The interpreter is named by its path:
+# `python3` over SSH is the login shell's (a pyenv shim here, 0.2 s slower to start), which would
+# time the two shells' PATHs, not the harness.
 FIXED_CPU_JOB = (
-    "python3 -c 'import hashlib\n"
+    f"{shlex.quote(sys.executable)} -c 'import hashlib\n"
     "digest = bytes(32)\n"
     "for step in range(2_500_000):\n"
     "    digest = hashlib.sha256(digest).digest()\n"
