@@ -1,1 +1,1 @@
-"""The ycsb_hbase_cassandra study: spec.yaml."""
+"""The ycsb_hbase_cassandra study: spec.yaml, and its presentation in plugin.py."""
