@@ -20,6 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcamp.core.records import ResultRecord
+
 if TYPE_CHECKING:  # the figure type only; the contract itself needs nothing above core
     from benchcamp.presentation.figures import Figure
 
@@ -33,6 +35,7 @@ Tables = dict[str, Rows]  # mart name → one campaign's rows, as `presentation.
 ReportSection = Callable[[Tables], list[str]]  # lines of the text report (each block starts with "")
 FigureMaker = Callable[[Tables], list["Figure"]]
 PageSection = Callable[[Tables], str]  # an HTML fragment for the results page and the static report
+CellProblems = dict[tuple[str, str, str], list[str]]  # (environment, workload, cell_key) → messages
 
 
 @dataclass(frozen=True)
@@ -44,12 +47,32 @@ class Mart:
 
 
 @dataclass(frozen=True)
+class CellCheck:
+    """An expectation a study adds to the campaign suite: no cell has a problem `find` reports.
+
+    The suite is one (exported to expectations/campaign_suite.json), so a study's checks run on
+    every campaign's cells, after the generic expectations. `find` reads one campaign's measured
+    records; per cell, `count_column` is how many problems it found (0 expected) and
+    `details_column` their messages. `records_sql`, a DuckDB condition on the imported records
+    (study, campaign, environment, workload, params as JSON, metric, value, unit, status), is
+    what `benchcamp import` hands `find`: the few records the check can use.
+    """
+
+    id: str
+    notes: str
+    count_column: str
+    details_column: str
+    find: Callable[[list[ResultRecord]], CellProblems]
+    records_sql: str = "status = 'ok'"
+
+
+@dataclass(frozen=True)
 class Study:
     """What one study adds beyond its spec, its workloads and its marts.
 
     The text report prints the generic sections, then `report_sections` (in order, before the
     validation verdicts); the results page shows the generic figures, then `figures`, then
-    `page_sections`; `lab_services` are the lab's optional services a campaign of the study needs
+    `page_sections`; `checks` join the validation suite; `lab_services` are the lab's optional services a campaign of the study needs
     (`benchcamp run` starts them); `build_dags` makes the study's DAGs from its id, when the one
     DAG the factory builds from the spec (once the spec has implemented workloads) is not it.
     """
@@ -59,6 +82,7 @@ class Study:
     report_sections: tuple[ReportSection, ...] = ()
     figures: tuple[FigureMaker, ...] = ()
     page_sections: tuple[PageSection, ...] = ()
+    checks: tuple[CellCheck, ...] = ()
     lab_services: frozenset[str] = frozenset()
     build_dags: Callable[[str], list[Any]] | None = None  # airflow DAGs; None: the factory's one
 
@@ -100,6 +124,11 @@ def study_plugin(study: str) -> Study:
 def study_plugins() -> list[Study]:
     """Every study's plugin (defaults for those without one), by study id."""
     return [study_plugin(study) for study in study_folders()]
+
+
+def cell_checks() -> list[CellCheck]:
+    """Every study's extra expectations, in study order (the suite's order after the generic ones)."""
+    return [check for plugin in study_plugins() for check in plugin.checks]
 
 
 def study_workload_modules() -> list[str]:

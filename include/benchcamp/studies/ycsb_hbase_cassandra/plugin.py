@@ -11,6 +11,7 @@ from typing import Any
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.report import grid, left_align, number, warmup_note
+from benchcamp.studies.ycsb_hbase_cassandra.validation import LATENCY_ANOMALY
 
 
 def p_value(value: Any) -> str:
@@ -179,5 +180,6 @@ STUDY = Study(
     ),
     report_sections=(summary, comparison),
     figures=(latency_throughput_figures,),
+    checks=(LATENCY_ANOMALY,),
     lab_services=frozenset({"hbase", "cassandra"}),  # the data stores YCSB measures
 )
