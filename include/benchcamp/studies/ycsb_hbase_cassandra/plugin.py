@@ -1,7 +1,8 @@
-"""The ycsb_hbase_cassandra study's presentation: HBase vs Cassandra as the YCSB study shows them.
+"""The ycsb_hbase_cassandra study's plugin: HBase vs Cassandra as the YCSB study shows them.
 
-Its marts (dbt_project/models/marts/ycsb_*.sql) are read by the generic report only through this
-plugin: their sections, the latency-throughput curves, and the data stores its campaigns run on.
+Its marts (dbt_project/models/marts/ycsb_*.sql) reach the generic report only through this
+plugin: their sections, the latency-throughput curves; plus its latency-anomaly check
+(validation.py) and the lab's data stores its campaigns run on.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from benchcamp.studies.ycsb_hbase_cassandra.validation import LATENCY_ANOMALY
 
 
 def p_value(value: Any) -> str:
+    """Welch's p as the study prints it: three decimals, or `< 0.001`."""
     return "-" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
 
 
@@ -155,7 +157,7 @@ def latency_throughput_figures(tables: Tables) -> list[figures.Figure]:
     anomalies = {
         row["cell_key"]: row["details"]
         for row in tables.get("validation", [])
-        if row.get("expectation") == "latency_anomaly" and row.get("cell_key")
+        if row.get("expectation") == LATENCY_ANOMALY.id and row.get("cell_key")
     }
     return [
         latency_throughput(workload, [row for row in curves if row["workload"] == workload], anomalies)
@@ -164,10 +166,12 @@ def latency_throughput_figures(tables: Tables) -> list[figures.Figure]:
 
 
 def summary(tables: Tables) -> list[str]:
+    """The report's results per store (ycsb_summary)."""
     return summary_section(tables.get("ycsb_summary", []))
 
 
 def comparison(tables: Tables) -> list[str]:
+    """The report's HBase vs Cassandra comparison (ycsb_comparison), after the results per store."""
     return comparison_section(tables.get("ycsb_comparison", []))
 
 
