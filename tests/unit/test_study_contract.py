@@ -193,3 +193,19 @@ def test_the_sleep_parser_reads_the_recorded_output(installed: Path) -> None:
     assert parse_slept((EXAMPLE / "recorded" / "execute" / "stdout.log").read_text(), "stdout.log") == 0.1
     with pytest.raises(ValueError, match="stdout.log: expected one 'slept_s=<seconds>' line, found 0"):
         parse_slept("", "stdout.log")
+
+
+def test_no_generic_module_names_a_study() -> None:
+    """What is a study's is in its folder: the package outside studies/, the DAG files and the
+    Airflow plugins never name a study (so adding one edits none of them)."""
+    generic = [
+        path
+        for folder in (ROOT / "include" / "benchcamp", ROOT / "dags", ROOT / "plugins")
+        for path in folder.rglob("*.py")
+        if "studies" not in path.relative_to(ROOT).parts
+    ]
+    assert len(generic) > 40
+    for path in generic:
+        text = path.read_text(encoding="utf-8")
+        named = [study for study in STUDIES if study in text]
+        assert not named, f"{path.relative_to(ROOT)} names {named}"
