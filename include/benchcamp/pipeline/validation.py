@@ -4,7 +4,8 @@ Per-cell statistics are computed first with pandas (one row per cell), then one
 expectation suite runs on that frame in an ephemeral GX context (the pandas route:
 GX's SQL route on DuckDB does not work, see LAB.md). Failures are built from GX's
 own results (unexpected row indices and values, resolved thresholds), so the suite
-is the single source of truth. Nothing is removed: failures are only reported.
+is the single source of truth. Nothing is removed: failures are only reported. The suite is the
+generic expectations, then every study's own checks (`core.study.CellCheck`, from its plugin).
 GX and pandas are imported inside the functions: importing GX takes 5-8 s and must
 never happen at DAG parse time.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp.core.records import ResultRecord, ValidationFailure
-from benchcamp.core.study import cell_checks
+from benchcamp.core.study import CellCheck, cell_checks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -252,8 +253,11 @@ def _observed(frame: pd.DataFrame, index: int, kwargs: dict[str, Any]) -> Any:
     return frame.at[index, kwargs["column"]]
 
 
-def _describe(expectation_id: str, observed: Any, kwargs: dict[str, Any], row: Any) -> tuple[str, Any, Any]:
-    """Details, observed and threshold of one failed row, from GX's unexpected value and kwargs."""
+def _describe(
+    expectation_id: str, observed: Any, kwargs: dict[str, Any], row: Any, checks: dict[str, CellCheck]
+) -> tuple[str, Any, Any]:
+    """Details, observed and threshold of one failed row, from GX's unexpected value and kwargs
+    (a study's check: its details column)."""
     if expectation_id == "repetitions_complete":
         present, wanted = observed
         return (
@@ -288,9 +292,8 @@ def _describe(expectation_id: str, observed: Any, kwargs: dict[str, Any], row: A
         )
     if expectation_id == "no_error_returns":
         return f"{observed:g} error returns ({row['error_list']})", observed, kwargs["max_value"]
-    for check in cell_checks():
-        if expectation_id == check.id:
-            return row[check.details_column], observed, kwargs["max_value"]
+    if expectation_id in checks:
+        return row[checks[expectation_id].details_column], observed, kwargs["max_value"]
     return (
         f"{row['duration_records']} duration records for {row['expected_reps']} planned repetitions "
         f"({observed:g} too many: duplicates or unplanned repetition numbers)",
@@ -361,6 +364,7 @@ def validate_cells(
     )
     per_row = "study" in frame.columns and "campaign" in frame.columns
     order = expectation_ids()
+    checks = {check.id: check for check in cell_checks()}
     found: list[tuple[int, int, ValidationFailure]] = []
     for outcome in result.results:
         if outcome.success:
@@ -374,7 +378,7 @@ def validate_cells(
         for index in indices:
             observed = _observed(frame, index, config.kwargs)
             row = frame.loc[index]
-            details, value, threshold = _describe(expectation_id, observed, config.kwargs, row)
+            details, value, threshold = _describe(expectation_id, observed, config.kwargs, row, checks)
             failure = ValidationFailure(
                 study=str(row["study"]) if per_row else str(study),
                 campaign=str(row["campaign"]) if per_row else str(campaign),
