@@ -125,7 +125,7 @@ def _latest_campaign(con: Any, study: str) -> str:
 
 
 def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tables:
-    """The rows of the scaling, dfsio_read_write, phase_times and validation marts for one campaign.
+    """The rows of the generic marts, and of the study's own marts that have any, for one campaign.
 
     `campaign` None means the study's latest campaign. Rows keep the marts' column names.
     """
@@ -256,6 +256,7 @@ def _plain(value: Any) -> Any:
 
 
 def number(value: Any) -> str:
+    """A table's number: two decimals, `-` for none (public: study plugins print with it too)."""
     return "-" if value is None else f"{value:.2f}"
 
 
