@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from benchcamp.core.records import ResultRecord, cell_key
-from benchcamp.pipeline.validation import latency_anomalies, validate_campaign
+from benchcamp.pipeline.validation import validate_campaign
+from benchcamp.studies.ycsb_hbase_cassandra.validation import latency_anomalies
 
 STUDY = "ycsb_hbase_cassandra"
 

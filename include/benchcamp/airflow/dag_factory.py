@@ -27,6 +27,7 @@ from airflow.sdk import (
 )
 
 from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, StudySpec, load_spec
+from benchcamp.core.study import study_plugins
 from benchcamp.pipeline.campaign import (
     CAMPAIGN_PATTERN,
     MAX_REPETITIONS,
@@ -180,6 +181,20 @@ def schedule_for(spec: StudySpec) -> str | None:
     still runs one); a test or demo stack that only wants manual runs turns schedules off.
     """
     return None if os.environ.get("BENCHCAMP_SCHEDULES", "on").lower() == "off" else spec.schedule
+
+
+def study_dags() -> list[DAG]:
+    """Every registered study's DAGs (`core.study`): its plugin's, or the factory's one from its spec.
+
+    A study whose spec has no implemented workload yet has none (it cannot run).
+    """
+    dags: list[DAG] = []
+    for plugin in study_plugins():
+        if plugin.build_dags is not None:
+            dags += plugin.build_dags(plugin.id)
+        elif implemented_workloads(load_spec(plugin.id)):
+            dags.append(build_study_dag(plugin.id))
+    return dags
 
 
 def build_study_dag(study: str) -> DAG:

@@ -16,7 +16,6 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
@@ -37,6 +36,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from benchcamp.core.records import cell_key
+from benchcamp.core.study import SPEC_FILE, study_folders
 
 Ladder = Literal["tiny", "small", "paper"]
 LADDERS: tuple[Ladder, ...] = ("tiny", "small", "paper")
@@ -902,20 +902,11 @@ def parse_spec(text: str, source: str = "<spec>", study: str | None = None) -> S
     return spec
 
 
-SPEC_FILE = "spec.yaml"
-
-
-def _studies_dir() -> Path:
-    """The bundled studies, one folder each (`benchcamp/studies/<study>/spec.yaml`).
-
-    Found as package data of `benchcamp`, not by importing `benchcamp.studies` (generic code never does).
-    """
-    return Path(str(resources.files("benchcamp") / "studies"))
-
-
 def study_id(path: Path) -> str:
     """A spec file's study id: a bundled spec's folder name, any other file's name without `.yaml`."""
-    if path.name == SPEC_FILE and path.resolve().parent.parent == _studies_dir().resolve():
+    if path.name == SPEC_FILE and path.resolve().parent in {
+        folder.resolve() for folder in study_folders().values()
+    }:
         return path.parent.name
     return path.stem
 
@@ -930,14 +921,13 @@ def load_spec_file(path: Path) -> StudySpec:
 
 
 def spec_files() -> Iterator[Path]:
-    """Every bundled spec, by study id: `studies/<study>/spec.yaml`."""
-    for entry in sorted(_studies_dir().iterdir(), key=lambda item: item.name):
-        if (entry / SPEC_FILE).is_file():
-            yield entry / SPEC_FILE
+    """Every study's spec, by study id: `studies/<study>/spec.yaml` (see `core.study`)."""
+    for folder in study_folders().values():
+        yield folder / SPEC_FILE
 
 
 def study_names() -> list[str]:
-    return [study_id(path) for path in spec_files()]
+    return list(study_folders())
 
 
 @cache

@@ -263,10 +263,11 @@ def cmd_airflow_init(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab."""
     from benchcamp.core.spec import load_spec
+    from benchcamp.core.study import study_plugin
     from benchcamp.ops import lab
+    from benchcamp.ops.lab.services import STORE_SERVICES
     from benchcamp.pipeline import archive
-    from benchcamp.pipeline.campaign import CampaignConfError, implemented_workloads, resolve_campaign
-    from benchcamp.workloads import get_workload
+    from benchcamp.pipeline.campaign import CampaignConfError, resolve_campaign
 
     spec = load_spec(args.study)
     try:  # a bad name is refused before the lab starts
@@ -274,8 +275,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except CampaignConfError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if not all(get_workload(name).uses_data_fs for name in implemented_workloads(spec)):
-        os.environ["BENCHCAMP_LAB_STORES"] = "1"  # YCSB measures the lab's data stores
+    if study_plugin(spec.study).lab_services & {service.name for service in STORE_SERVICES}:
+        os.environ["BENCHCAMP_LAB_STORES"] = "1"  # the study measures the lab's data stores
     print(lab.lab_up().format())
     try:
         env = airflow_environment(lab.airflow_connection_env())

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from benchcamp.core.records import (
     PARAM_COLUMN_PREFIX,
@@ -33,6 +33,7 @@ from benchcamp.core.records import (
     csv_columns,
     parse_jsonl_line,
 )
+from benchcamp.core.study import CellCheck, cell_checks
 from benchcamp.pipeline.warehouse import (
     FAILURE_COLUMNS,
     RESULT_COLUMNS,
@@ -456,12 +457,7 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """
     import pandas as pd
 
-    from benchcamp.pipeline.validation import (
-        DURATION_METRIC,
-        ERROR_RETURNS_METRIC,
-        latency_anomalies,
-        stddev_metric_of,
-    )
+    from benchcamp.pipeline.validation import DURATION_METRIC, ERROR_RETURNS_METRIC, stddev_metric_of
 
     # warm-ups are in no expectation (validation.validate_campaign leaves them out the same way)
     con.execute(
@@ -555,7 +551,6 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         """
     ).fetchall():
         errors.setdefault(tuple(cell), []).append(f"repetition {repetition}: {value:g}")
-    anomalies = _anomalies(con, latency_anomalies)
     keys = list(
         zip(
             frame["study"],
@@ -567,24 +562,22 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         )
     )
     frame["error_list"] = [", ".join(errors.get(key, [])) for key in keys]
-    frame["latency_anomalies"] = [len(anomalies.get(key, [])) for key in keys]
-    frame["anomaly_list"] = ["; ".join(anomalies.get(key, [])) for key in keys]
+    for check in cell_checks():
+        problems = _cell_problems(con, check)
+        frame[check.count_column] = [len(problems.get(key, [])) for key in keys]
+        frame[check.details_column] = ["; ".join(problems.get(key, [])) for key in keys]
     return frame
 
 
-def _anomalies(
-    con: duckdb.DuckDBPyConnection, detect: Any
+def _cell_problems(
+    con: duckdb.DuckDBPyConnection, check: CellCheck
 ) -> dict[tuple[str, str, str, str, str], list[str]]:
-    """`validation.latency_anomalies` per campaign, over the few records of offered-load sweeps."""
-    from benchcamp.pipeline.validation import AVG_LATENCY_SUFFIX, OFFERED_LOAD_AXIS, THROUGHPUT_METRIC
-
+    """A study's check (`core.study.CellCheck`) per campaign, over the records it reads (`records_sql`)."""
     rows = con.execute(
         f"""
         select study, campaign, environment, workload, params, repetition, metric, value, unit, status
         from incoming
-        where status = 'ok'
-            and json_type(params, '$.{OFFERED_LOAD_AXIS}') in ('UBIGINT', 'BIGINT', 'DOUBLE')
-            and (metric = '{THROUGHPUT_METRIC}' or ends_with(metric, '{AVG_LATENCY_SUFFIX}'))
+        where {check.records_sql}
         order by line_no
         """
     ).fetchall()
@@ -609,7 +602,7 @@ def _anomalies(
         )
     found: dict[tuple[str, str, str, str, str], list[str]] = {}
     for (study, campaign), records in per_campaign.items():
-        for (environment, workload, key), lines in detect(records).items():
+        for (environment, workload, key), lines in check.find(records).items():
             found[(study, campaign, environment, workload, key)] = lines
     return found
 

@@ -4,7 +4,8 @@ Per-cell statistics are computed first with pandas (one row per cell), then one
 expectation suite runs on that frame in an ephemeral GX context (the pandas route:
 GX's SQL route on DuckDB does not work, see LAB.md). Failures are built from GX's
 own results (unexpected row indices and values, resolved thresholds), so the suite
-is the single source of truth. Nothing is removed: failures are only reported.
+is the single source of truth. Nothing is removed: failures are only reported. The suite is the
+generic expectations, then every study's own checks (`core.study.CellCheck`, from its plugin).
 GX and pandas are imported inside the functions: importing GX takes 5-8 s and must
 never happen at DAG parse time.
 """
@@ -12,14 +13,12 @@ never happen at DAG parse time.
 from __future__ import annotations
 
 import json
-import math
-import statistics
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp.core.records import ResultRecord, ValidationFailure
+from benchcamp.core.study import CellCheck, cell_checks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,7 +28,8 @@ SUITE_NAME = "benchcamp_campaign"
 DURATION_METRIC = "duration_s"
 THRESHOLD_PARAMETER = "max_stddev_pct"
 ID_KEY = "benchcamp_id"  # the expectation id carried in each expectation's meta
-EXPECTATION_IDS: tuple[str, ...] = (
+# The generic expectations, in report order; the studies' own (`core.study.CellCheck`) follow.
+GENERIC_EXPECTATION_IDS: tuple[str, ...] = (
     "repetitions_complete",
     "repetitions_ok",
     "duration_positive",
@@ -37,19 +37,25 @@ EXPECTATION_IDS: tuple[str, ...] = (
     "stddev_uncheckable",
     "record_count",
     "no_error_returns",
-    "latency_anomaly",
 )
-# Metrics with a meaning across workloads (YCSB records them): calls the store answered with a
-# not-ok status, and within an offered-load sweep (cells differing only in OFFERED_LOAD_AXIS)
-# the achieved throughput and each operation type's average latency.
+# A metric with a meaning across workloads (YCSB records it): calls the store answered with a
+# not-ok status.
 ERROR_RETURNS_METRIC = "error_returns"
-OFFERED_LOAD_AXIS = "target_ops"
-THROUGHPUT_METRIC = "throughput_ops_s"
-AVG_LATENCY_SUFFIX = "_avg_latency_us"
-NOISE_SIGMAS = 2.0
 _CELL = ["environment", "workload", "cell_key"]
 
 ExpectedCells = list[tuple[str, str, str, int]]
+
+
+def expectation_ids() -> tuple[str, ...]:
+    """The suite's expectation ids in report order: the generic ones, then the studies' checks."""
+    return GENERIC_EXPECTATION_IDS + tuple(check.id for check in cell_checks())
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """`EXPECTATION_IDS`: computed when asked, since the studies' checks are found at run time."""
+    if name == "EXPECTATION_IDS":
+        return expectation_ids()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def cell_statistics(
@@ -145,9 +151,10 @@ def cell_statistics(
         ", ".join(f"repetition {rep}: {value:g}" for rep, value in sorted(errors.get(cell, [])))
         for cell in stats.index
     ]
-    anomalies = latency_anomalies(records)
-    stats["latency_anomalies"] = [len(anomalies.get(cell, [])) for cell in stats.index]
-    stats["anomaly_list"] = ["; ".join(anomalies.get(cell, [])) for cell in stats.index]
+    for check in cell_checks():
+        problems = check.find(records)
+        stats[check.count_column] = [len(problems.get(cell, [])) for cell in stats.index]
+        stats[check.details_column] = ["; ".join(problems.get(cell, [])) for cell in stats.index]
     return stats.reset_index()
 
 
@@ -159,82 +166,6 @@ def stddev_metric_of(workload: str, default: str = DURATION_METRIC) -> str:
         return default
     metric = get_workload(workload).stddev_metric
     return default if metric == DURATION_METRIC else metric
-
-
-@dataclass(frozen=True)
-class _LoadPoint:
-    cell_key: str
-    offered: float
-    throughput: float
-    throughput_sigma: float
-    latency: float
-    latency_sigma: float
-
-
-def _mean_sigma(values: list[float]) -> tuple[float, float]:
-    """Mean and sample σ; σ is 0 for one value (noise unknown: any change then counts)."""
-    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
-
-
-def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str], list[str]]:
-    """Points of an offered-load sweep where average latency fell while throughput rose, beyond noise.
-
-    A sweep is the cells of one environment and workload whose params differ only in
-    OFFERED_LOAD_AXIS (so: one store and thread count), per operation type. Over the ok
-    repetitions, point j is anomalous against point i when its achieved throughput is higher
-    by more than NOISE_SIGMAS × √(σT_i² + σT_j²) and its average latency lower by more than
-    NOISE_SIGMAS × √(σL_i² + σL_j²): past that margin the fall is not repetition noise, and
-    latency falling as load rises contradicts queueing (the YCSB study's published caveat).
-    Returns, per (environment, workload, cell_key) of each point j, one line per violation.
-    Unthrottled sweeps (operationcount) are not checked: one closed-loop client thread's
-    throughput is the inverse of its latency there, so a fall is warm-up, not an anomaly.
-    """
-    values: dict[tuple[str, str, str], dict[str, list[float]]] = {}
-    sweep_of: dict[tuple[str, str, str], tuple[str, str, str, float]] = {}
-    for record in records:
-        offered = record.params.get(OFFERED_LOAD_AXIS)
-        if record.status != "ok" or not isinstance(offered, int | float) or isinstance(offered, bool):
-            continue
-        is_latency = record.metric.endswith(AVG_LATENCY_SUFFIX)
-        op = record.metric.removesuffix(AVG_LATENCY_SUFFIX)
-        if record.metric != THROUGHPUT_METRIC and (
-            not is_latency or op == "cleanup" or op.endswith("_failed")
-        ):
-            continue
-        cell = (record.environment, record.workload, record.cell_key)
-        others = "|".join(f"{k}={v}" for k, v in sorted(record.params.items()) if k != OFFERED_LOAD_AXIS)
-        sweep_of[cell] = (record.environment, record.workload, others, float(offered))
-        values.setdefault(cell, {}).setdefault(record.metric, []).append(record.value)
-    sweeps: dict[tuple[str, str, str, str], list[_LoadPoint]] = {}
-    for cell, metrics in values.items():
-        if THROUGHPUT_METRIC not in metrics:
-            continue
-        throughput, throughput_sigma = _mean_sigma(metrics[THROUGHPUT_METRIC])
-        environment, workload, others, offered = sweep_of[cell]
-        for metric, latencies in metrics.items():
-            if metric == THROUGHPUT_METRIC:
-                continue
-            latency, latency_sigma = _mean_sigma(latencies)
-            point = _LoadPoint(cell[2], offered, throughput, throughput_sigma, latency, latency_sigma)
-            op = metric.removesuffix(AVG_LATENCY_SUFFIX)
-            sweeps.setdefault((environment, workload, others, op), []).append(point)
-    found: dict[tuple[str, str, str], list[str]] = {}
-    for (environment, workload, _, op), points in sorted(sweeps.items()):
-        points.sort(key=lambda point: point.throughput)
-        for j, high in enumerate(points):
-            for low in points[:j]:
-                rise = high.throughput - low.throughput
-                fall = low.latency - high.latency
-                if rise > NOISE_SIGMAS * math.hypot(low.throughput_sigma, high.throughput_sigma) and (
-                    fall > NOISE_SIGMAS * math.hypot(low.latency_sigma, high.latency_sigma)
-                ):
-                    found.setdefault((environment, workload, high.cell_key), []).append(
-                        f"{op} average latency fell from {low.latency:.1f} ± {low.latency_sigma:.1f} µs at "
-                        f"{low.throughput:.1f} ops/s ({OFFERED_LOAD_AXIS}={low.offered:g}) to "
-                        f"{high.latency:.1f} ± {high.latency_sigma:.1f} µs at {high.throughput:.1f} ops/s "
-                        f"({OFFERED_LOAD_AXIS}={high.offered:g})"
-                    )
-    return found
 
 
 def _expectations() -> list[Expectation]:
@@ -289,12 +220,13 @@ def _expectations() -> list[Expectation]:
             e.ExpectColumnValuesToBeBetween(column="error_returns", min_value=0, max_value=0),
             "no call was answered with a not-ok status (error_returns records, e.g. YCSB's Return=ERROR)",
         ),
+    ] + [
         tagged(
-            "latency_anomaly",
-            e.ExpectColumnValuesToBeBetween(column="latency_anomalies", min_value=0, max_value=0),
-            "within an offered-load sweep, average latency does not fall as achieved throughput rises "
-            f"(each beyond {NOISE_SIGMAS:g} × the combined σ of the repetitions)",
-        ),
+            check.id,
+            e.ExpectColumnValuesToBeBetween(column=check.count_column, min_value=0, max_value=0),
+            check.notes,
+        )
+        for check in cell_checks()
     ]
 
 
@@ -321,8 +253,11 @@ def _observed(frame: pd.DataFrame, index: int, kwargs: dict[str, Any]) -> Any:
     return frame.at[index, kwargs["column"]]
 
 
-def _describe(expectation_id: str, observed: Any, kwargs: dict[str, Any], row: Any) -> tuple[str, Any, Any]:
-    """Details, observed and threshold of one failed row, from GX's unexpected value and kwargs."""
+def _describe(
+    expectation_id: str, observed: Any, kwargs: dict[str, Any], row: Any, checks: dict[str, CellCheck]
+) -> tuple[str, Any, Any]:
+    """Details, observed and threshold of one failed row, from GX's unexpected value and kwargs
+    (a study's check: its details column)."""
     if expectation_id == "repetitions_complete":
         present, wanted = observed
         return (
@@ -357,8 +292,8 @@ def _describe(expectation_id: str, observed: Any, kwargs: dict[str, Any], row: A
         )
     if expectation_id == "no_error_returns":
         return f"{observed:g} error returns ({row['error_list']})", observed, kwargs["max_value"]
-    if expectation_id == "latency_anomaly":
-        return row["anomaly_list"], observed, kwargs["max_value"]
+    if expectation_id in checks:
+        return row[checks[expectation_id].details_column], observed, kwargs["max_value"]
     return (
         f"{row['duration_records']} duration records for {row['expected_reps']} planned repetitions "
         f"({observed:g} too many: duplicates or unplanned repetition numbers)",
@@ -428,6 +363,8 @@ def validate_cells(
         expectation_parameters={THRESHOLD_PARAMETER: max_stddev_pct},
     )
     per_row = "study" in frame.columns and "campaign" in frame.columns
+    order = expectation_ids()
+    checks = {check.id: check for check in cell_checks()}
     found: list[tuple[int, int, ValidationFailure]] = []
     for outcome in result.results:
         if outcome.success:
@@ -441,7 +378,7 @@ def validate_cells(
         for index in indices:
             observed = _observed(frame, index, config.kwargs)
             row = frame.loc[index]
-            details, value, threshold = _describe(expectation_id, observed, config.kwargs, row)
+            details, value, threshold = _describe(expectation_id, observed, config.kwargs, row, checks)
             failure = ValidationFailure(
                 study=str(row["study"]) if per_row else str(study),
                 campaign=str(row["campaign"]) if per_row else str(campaign),
@@ -453,7 +390,7 @@ def validate_cells(
                 observed=_number(value),
                 threshold=_number(threshold),
             )
-            found.append((int(index), EXPECTATION_IDS.index(expectation_id), failure))
+            found.append((int(index), order.index(expectation_id), failure))
     return [(index, failure) for index, _, failure in sorted(found, key=lambda item: item[:2])]
 
 

@@ -40,11 +40,11 @@ class Figure:
         return bytes(vl_convert.vegalite_to_png(self.spec, scale=scale))
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "all"
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """JSON-safe values for the embedded data (timestamps as ISO strings)."""
     if isinstance(value, datetime | date):
         return value.isoformat()
@@ -60,7 +60,7 @@ def _series_label(row: dict[str, Any]) -> str:
 
 def _data(rows: Rows, fields: tuple[str, ...], **extra: Any) -> list[dict[str, Any]]:
     return [
-        {**{name: _plain(row.get(name)) for name in fields}, **extra, "series": _series_label(row)}
+        {**{name: plain(row.get(name)) for name in fields}, **extra, "series": _series_label(row)}
         for row in rows
     ]
 
@@ -92,7 +92,7 @@ def time_vs_size(workload: str, rows: Rows) -> Figure:
     )
     title = f"{workload}: time vs data size (dashed: linear projection from the smallest size)"
     chart = alt.layer(projection, spread, measured).properties(title=title, width=WIDTH, height=HEIGHT)
-    return Figure(f"time-vs-size-{_slug(workload)}", title, chart.to_dict())
+    return Figure(f"time-vs-size-{slug(workload)}", title, chart.to_dict())
 
 
 def throughput_per_size(rows: Rows) -> Figure:
@@ -127,7 +127,7 @@ def dfsio_read_write(rows: Rows) -> Figure:
 
     values = [
         {
-            "data_size_gb": _plain(row["data_size_gb"]),
+            "data_size_gb": plain(row["data_size_gb"]),
             "environment": row["environment"],
             "phase": phase,
             "seconds": row[column],
@@ -172,7 +172,7 @@ def time_series(history: Rows, changes: Rows) -> Figure:
     ]
     markers = [
         {
-            "marker_at": _plain(change["marker_at"]),
+            "marker_at": plain(change["marker_at"]),
             "label": f"hardware change on {change['environment']}",
             "campaign": change["campaign"],
             "from": change["previous_fingerprint"],
@@ -204,52 +204,17 @@ def time_series(history: Rows, changes: Rows) -> Figure:
     return Figure("time-series", title, chart.to_dict())
 
 
-def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> Figure:
-    """Average latency against achieved throughput over the offered-load sweep, per store and
-    operation type; points the anomaly check refused are drawn as red crosses with its message."""
-    import altair as alt
-
-    values = [
-        {
-            **{name: _plain(row.get(name)) for name in ("store", "op_type", "target_ops", "threads", "n")},
-            "throughput_ops_s": _plain(row["throughput_ops_s"]),
-            "avg_latency_ms": _plain(row["avg_latency_us"] / 1000),
-            "line": f"{row['store']} · {row['op_type']} · {row['threads']} threads",
-            "anomaly": anomalies.get(row["cell_key"], ""),
-        }
-        for row in rows
-        if row.get("throughput_ops_s") is not None and row.get("avg_latency_us") is not None
-    ]
-    base = alt.Chart(alt.Data(values=values)).encode(
-        x=alt.X("throughput_ops_s:Q", title="Achieved throughput (ops/s)"),
-        y=alt.Y("avg_latency_ms:Q", title="Average latency (ms)"),
-    )
-    lines = base.mark_line(point=True).encode(
-        color=alt.Color("line:N", title="Store · operation · threads"),
-        order="target_ops:Q",
-        tooltip=["line:N", "target_ops:Q", "throughput_ops_s:Q", "avg_latency_ms:Q", "n:Q"],
-    )
-    flagged = (
-        base.transform_filter("datum.anomaly != ''")
-        .mark_point(shape="cross", color="#c0392b", size=220, strokeWidth=3)
-        .encode(tooltip=["line:N", "target_ops:Q", "anomaly:N"])
-    )
-    title = f"{workload}: latency vs throughput over the offered-load sweep (red ×: anomaly)"
-    chart = alt.layer(lines, flagged).properties(title=title, width=WIDTH, height=HEIGHT)
-    notes = tuple(
-        dict.fromkeys(
-            f"anomaly, {row['cell_key']}: {anomalies[row['cell_key']]}"
-            for row in rows
-            if row["cell_key"] in anomalies
-        )
-    )
-    return Figure(f"latency-throughput-{_slug(workload)}", title, chart.to_dict(), notes)
-
-
 def study_figures(
-    tables: dict[str, Rows], history: Rows | None = None, changes: Rows | None = None
+    tables: dict[str, Rows],
+    history: Rows | None = None,
+    changes: Rows | None = None,
+    study: str | None = None,
 ) -> list[Figure]:
-    """Every figure the campaign's marts support, in page order (none for an empty mart)."""
+    """Every figure the campaign's marts support, in page order (none for an empty mart): the
+    generic ones, the study plugin's (`study` None: the study the rows name), the time series."""
+    from benchcamp.core.study import study_plugin
+    from benchcamp.presentation.report import study_of
+
     figures: list[Figure] = []
     scaling = tables.get("scaling", [])
     for workload in dict.fromkeys(row["workload"] for row in scaling):
@@ -258,16 +223,9 @@ def study_figures(
         figures.append(throughput_per_size(scaling))
     if tables.get("dfsio_read_write"):
         figures.append(dfsio_read_write(tables["dfsio_read_write"]))
-    curves = tables.get("ycsb_latency_throughput", [])
-    anomalies = {
-        row["cell_key"]: row["details"]
-        for row in tables.get("validation", [])
-        if row.get("expectation") == "latency_anomaly" and row.get("cell_key")
-    }
-    for workload in dict.fromkeys(row["workload"] for row in curves):
-        figures.append(
-            latency_throughput(workload, [row for row in curves if row["workload"] == workload], anomalies)
-        )
+    owner = study or study_of(tables)
+    for make in study_plugin(owner).figures if owner else ():
+        figures += make(tables)
     if any(row.get("data_size_gb") is not None for row in history or []):
         figures.append(time_series(history or [], changes or []))
     return figures

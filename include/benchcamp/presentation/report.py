@@ -21,20 +21,14 @@ from typing import Any, Literal
 
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
 
-MARTS = (
-    "scaling",
-    "dfsio_read_write",
-    "phase_times",
-    "hardware_changes",
-    "validation",
-    "ycsb_summary",
-    "ycsb_latency_throughput",
-    "ycsb_comparison",
-)
-# Study-specific marts: in a report (all formats) only when the campaign has rows in them.
-_ONLY_WITH_ROWS = frozenset({"ycsb_summary", "ycsb_latency_throughput", "ycsb_comparison"})
-# What the results page and the HTML report read, copied into the read snapshot after each build.
-SNAPSHOT_TABLES = (*MARTS, "campaigns", "campaign_history", "int_environment_fingerprints")
+from benchcamp.core.study import Mart, study_plugin, study_plugins
+
+# The generic marts, in every study's report; a study's own marts come from its plugin
+# (`core.study`), in its report (all formats) only when the campaign has rows in them.
+MARTS = ("scaling", "dfsio_read_write", "phase_times", "hardware_changes", "validation")
+# Besides the marts, what the results page and the HTML report read, copied into the read
+# snapshot after each build.
+_SNAPSHOT_EXTRAS = ("campaigns", "campaign_history", "int_environment_fingerprints")
 HISTORY_CAMPAIGNS = 60  # the time series shows a study's latest campaigns
 Format = Literal["table", "csv", "json"]
 Tables = dict[str, list[dict[str, Any]]]
@@ -45,9 +39,6 @@ _ORDER = {
     "phase_times": "environment, workload, series_params, data_size_gb",
     "hardware_changes": "environment",
     "validation": "environment, workload, cell_key, expectation",
-    "ycsb_summary": "environment, workload, store, operationcount, target_ops, threads, op_type",
-    "ycsb_latency_throughput": "environment, workload, store, threads, op_type, target_ops",
-    "ycsb_comparison": "environment, workload, operationcount, target_ops, threads, op_type",
 }
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
 
@@ -92,14 +83,19 @@ def _rows(con: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def _check_marts(con: Any, warehouse: Path) -> None:
-    built = {
+def _built(con: Any) -> set[str]:
+    return {
         name
         for (name,) in con.execute(
             "select table_name from information_schema.tables where table_schema = 'main'"
         ).fetchall()
     }
-    missing = [name for name in (*MARTS, "campaigns") if name not in built]
+
+
+def _check_marts(con: Any, warehouse: Path, study_marts: tuple[Mart, ...] = ()) -> None:
+    built = _built(con)
+    wanted = (*MARTS, *(mart.name for mart in study_marts), "campaigns")
+    missing = [name for name in wanted if name not in built]
     if missing:
         raise ReportError(
             f"the marts {', '.join(missing)} are not built in {warehouse} (run dbt: `benchcamp import` "
@@ -129,24 +125,26 @@ def _latest_campaign(con: Any, study: str) -> str:
 
 
 def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tables:
-    """The rows of the scaling, dfsio_read_write, phase_times and validation marts for one campaign.
+    """The rows of the generic marts, and of the study's own marts that have any, for one campaign.
 
     `campaign` None means the study's latest campaign. Rows keep the marts' column names.
     """
+    study_marts = study_plugin(study).marts
+    order = {**_ORDER, **{mart.name: mart.order_by for mart in study_marts}}
     with _read_only(warehouse) as con:
-        _check_marts(con, warehouse)
+        _check_marts(con, warehouse, study_marts)
         chosen = campaign or _latest_campaign(con, study)
         tables = {
             mart: _rows(
                 con,
-                f"select * from main.{mart} where study = ? and campaign = ? order by {_ORDER[mart]}",
+                f"select * from main.{mart} where study = ? and campaign = ? order by {order[mart]}",
                 [study, chosen],
             )
-            for mart in MARTS
+            for mart in order
         }
     if not any(tables.values()):
         raise ReportError(f"no rows for campaign '{chosen}' of study '{study}' in the marts")
-    return {mart: rows for mart, rows in tables.items() if rows or mart not in _ONLY_WITH_ROWS}
+    return {mart: rows for mart, rows in tables.items() if rows or mart in MARTS}
 
 
 def read_history(warehouse: Path, study: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -210,7 +208,7 @@ def export_snapshot(warehouse: Path) -> Path:
             # Copied inside DuckDB (a mart holds a row per cell: hundreds of thousands after a big import).
             source.execute(f"attach '{str(scratch).replace(chr(39), chr(39) * 2)}' as snapshot (read_write)")
             try:
-                for name in SNAPSHOT_TABLES:
+                for name in _snapshot_tables(_built(source)):
                     source.execute(f"create table snapshot.main.{name} as select * from main.{name}")
             finally:
                 source.execute("detach snapshot")
@@ -220,12 +218,29 @@ def export_snapshot(warehouse: Path) -> Path:
     return target
 
 
+def _snapshot_tables(built: set[str]) -> list[str]:
+    """The generic marts and extras, and every study's marts that are built (all studies share the page)."""
+    study_marts = [mart.name for plugin in study_plugins() for mart in plugin.marts if mart.name in built]
+    return [*MARTS, *dict.fromkeys(study_marts), *_SNAPSHOT_EXTRAS]
+
+
+def _first_row(tables: Tables) -> dict[str, Any] | None:
+    for mart in dict.fromkeys([*MARTS, *tables]):
+        for row in tables.get(mart, []):
+            return row
+    return None
+
+
 def campaign_of(tables: Tables) -> str | None:
     """The campaign the rows belong to (read_tables returns one campaign's rows)."""
-    for mart in MARTS:
-        for row in tables.get(mart, []):
-            return str(row["campaign"])
-    return None
+    row = _first_row(tables)
+    return None if row is None else str(row["campaign"])
+
+
+def study_of(tables: Tables) -> str | None:
+    """The study the rows belong to (every mart row names it)."""
+    row = _first_row(tables)
+    return None if row is None else str(row["study"])
 
 
 # -- rendering -------------------------------------------------------------------------
@@ -240,7 +255,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _number(value: Any) -> str:
+def number(value: Any) -> str:
+    """A table's number: two decimals, `-` for none (public: study plugins print with it too)."""
     return "-" if value is None else f"{value:.2f}"
 
 
@@ -275,7 +291,7 @@ def _verdict(row: dict[str, Any]) -> str:
     return "no: " + ", ".join(reasons) if reasons else "yes"
 
 
-def _grid(headers: list[str], body: list[list[str]], text_columns: int = 0) -> str:
+def grid(headers: list[str], body: list[list[str]], text_columns: int = 0) -> str:
     """A pipe table, numbers right-aligned; the last `text_columns` columns are left-aligned text."""
     widths = [max([len(header), *(len(row[i]) for row in body)]) for i, header in enumerate(headers)]
     first_text = len(headers) - text_columns
@@ -292,7 +308,7 @@ def _grid(headers: list[str], body: list[list[str]], text_columns: int = 0) -> s
     return "\n".join(lines)
 
 
-def _warmup_note(cells: list[dict[str, Any]]) -> list[str]:
+def warmup_note(cells: list[dict[str, Any]]) -> list[str]:
     """How many warm-up repetitions ran before the measured ones (in no figure above)."""
     counts = sorted({int(cell.get("n_warmup") or 0) for cell in cells} - {0})
     if not counts:
@@ -319,20 +335,20 @@ def _scaling_section(rows: list[dict[str, Any]]) -> list[str]:
             baseline = cell["data_delta_pct"] is None
             line = [
                 _size(cell["data_size_gb"]),
-                _number(cell["mean_s"]),
-                _number(cell["stddev_s"]),
-                _number(cell["stddev_pct"]),
+                number(cell["mean_s"]),
+                number(cell["stddev_s"]),
+                number(cell["stddev_pct"]),
                 _delta(cell["data_delta_pct"], baseline),
                 _delta(cell["time_delta_pct"], baseline),
-                _number(cell["throughput_mb_s"]),
-                _number(cell["linear_projection_s"]),
+                number(cell["throughput_mb_s"]),
+                number(cell["linear_projection_s"]),
                 _verdict(cell),
             ]
             if processed:
                 line.insert(1, _processed(cell.get("processed_gb")))
             body.append(line)
         title = f"{workload} on {environment}" + (f" ({series.replace('|', ', ')})" if series else "")
-        out += ["", title, _grid(headers, body, text_columns=1), *_warmup_note(cells)]
+        out += ["", title, grid(headers, body, text_columns=1), *warmup_note(cells)]
     return out
 
 
@@ -346,18 +362,18 @@ def _dfsio_section(rows: list[dict[str, Any]]) -> list[str]:
         body = [
             [
                 _size(row["data_size_gb"]),
-                _number(row["read_s"]),
-                _number(row["write_s"]),
+                number(row["read_s"]),
+                number(row["write_s"]),
                 _delta(row["read_write_delta_pct"], baseline=False),
-                _number(row["read_throughput_mb_s"]),
-                _number(row["write_throughput_mb_s"]),
-                _number(row["read_avg_io_rate_mb_s"]),
-                _number(row["write_avg_io_rate_mb_s"]),
+                number(row["read_throughput_mb_s"]),
+                number(row["write_throughput_mb_s"]),
+                number(row["read_avg_io_rate_mb_s"]),
+                number(row["write_avg_io_rate_mb_s"]),
             ]
             for row in rows
             if row["environment"] == environment
         ]
-        out += ["", f"TestDFSIO read vs write on {environment}", _grid(headers, body)]
+        out += ["", f"TestDFSIO read vs write on {environment}", grid(headers, body)]
     return out
 
 
@@ -374,9 +390,9 @@ def _phase_section(rows: list[dict[str, Any]]) -> list[str]:
             [
                 _size(cell["data_size_gb"]),
                 str(cell["n"] or 0),
-                _number(cell["job_elapsed_s"]),
+                number(cell["job_elapsed_s"]),
                 *(
-                    _number(cell[column])
+                    number(cell[column])
                     for phase in ("map", "shuffle", "merge", "reduce")
                     for column in (f"{phase}_s", f"{phase}_stddev_s")
                 ),
@@ -386,7 +402,7 @@ def _phase_section(rows: list[dict[str, Any]]) -> list[str]:
         ]
         title = f"{workload} task phases (JobHistory) on {environment}"
         title += f" ({series.replace('|', ', ')})" if series else ""
-        out += ["", title, _grid(headers, body)]
+        out += ["", title, grid(headers, body)]
     return out
 
 
@@ -413,102 +429,12 @@ def _validation_section(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _p_value(value: Any) -> str:
-    return "-" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
-
-
-def _left_align(headers: list[str], body: list[list[str]], columns: int) -> None:
+def left_align(headers: list[str], body: list[list[str]], columns: int) -> None:
     """Pad the first `columns` cells of every row to their column's width (text, not numbers)."""
     for column in range(columns):
         width = max(len(headers[column]), *(len(line[column]) for line in body))
         for line in body:
             line[column] = line[column].ljust(width)
-
-
-def _ycsb_section(rows: list[dict[str, Any]]) -> list[str]:
-    """HBase vs Cassandra per workload, as the YCSB study compares them: throughput once per test
-    condition, then each operation type's average, 95th and 99th percentile latency."""
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in rows:
-        groups.setdefault((row["workload"], row["environment"]), []).append(row)
-    headers = ["Op", "Condition", "Figure", "n (H/C)", "HBase", "Cassandra", "HBase/Cassandra", "p"]
-    headers.append("Verdict (α = 0.05)")
-    figures = [("avg", "avg latency (µs)"), ("p95", "p95 latency (µs)"), ("p99", "p99 latency (µs)")]
-    out = []
-    for (workload, environment), cells in groups.items():
-        body: list[list[str]] = []
-        seen_conditions: set[str] = set()
-        for cell in cells:
-            condition = cell["pair_params"].replace("|", ", ")
-            n = f"{cell['hbase_n'] or 0}/{cell['cassandra_n'] or 0}"
-            lines = []
-            if condition not in seen_conditions:
-                seen_conditions.add(condition)
-                lines.append(("all", "throughput (ops/s)", "throughput_ops_s", "throughput"))
-            lines += [
-                (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency")
-                for key, label in figures
-                if cell[f"hbase_{key}_latency_us"] is not None
-                or cell[f"cassandra_{key}_latency_us"] is not None
-            ]
-            for op, label, value, figure in lines:
-                verdict = cell[f"{figure}_verdict"]
-                body.append(
-                    [
-                        op, condition, label, n,
-                        _number(cell[f"hbase_{value}"]), _number(cell[f"cassandra_{value}"]),
-                        _number(cell[f"{figure}_ratio"]), _p_value(cell[f"{figure}_p_value"]),
-                        verdict or "no test (n < 2)",
-                    ]
-                )  # fmt: skip
-        _left_align(headers, body, columns=3)  # operation, condition and figure read as text
-        title = f"{workload}: HBase vs Cassandra on {environment} (Welch's t-test over repetitions)"
-        out += ["", title, _grid(headers, body, text_columns=1)]
-    return out
-
-
-def _ycsb_summary_section(rows: list[dict[str, Any]]) -> list[str]:
-    """Per workload, as the YCSB study tabulates it: each store and test condition's throughput,
-    then per operation type the average, 95th and 99th percentile latency (means over the
-    repetitions; σ% of throughput is what validation gates)."""
-    headers = ["Store", "Condition", "Op", "n", "Throughput (ops/s)", "σ%", "Avg (µs)", "p95 (µs)"]
-    headers += ["p99 (µs)", "Passed"]
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in rows:
-        groups.setdefault((row["workload"], row["environment"]), []).append(row)
-    out = []
-    for (workload, environment), cells in groups.items():
-        cells = sorted(
-            cells,
-            key=lambda r: (
-                r["store"], r["target_ops"] is not None, r["operationcount"] or 0, r["target_ops"] or 0,
-                r["threads"] or 0, r["op_type"] or "",
-            ),
-        )  # fmt: skip
-        body = [
-            [
-                cell["store"], (cell["pair_params"] or "").replace("|", ", "), cell["op_type"] or "-",
-                f"{cell['n']}" + (f" ({cell['n_failed']} failed)" if cell["n_failed"] else ""),
-                _number(cell["throughput_ops_s"]), _number(cell["throughput_stddev_pct"]),
-                _number(cell["avg_latency_us"]), _number(cell["p95_latency_us"]), _number(cell["p99_latency_us"]),
-                "yes" if cell["passed_validation"] else "no",
-            ]
-            for cell in cells
-        ]  # fmt: skip
-        shown: set[tuple[str, str]] = set()  # a condition's store, throughput and n once
-        for line in body:
-            condition = (line[0], line[1])
-            if condition in shown:
-                line[0] = line[1] = line[3] = line[4] = line[5] = ""
-            shown.add(condition)
-        _left_align(headers, body, columns=3)  # store, condition and operation read as text
-        out += [
-            "",
-            f"{workload} on {environment}: YCSB results per store",
-            _grid(headers, body, text_columns=1),
-            *_warmup_note(cells),
-        ]
-    return out
 
 
 def render_table(tables: Tables, study: str) -> str:
@@ -517,14 +443,15 @@ def render_table(tables: Tables, study: str) -> str:
     lines += _dfsio_section(tables.get("dfsio_read_write", []))
     lines += _phase_section(tables.get("phase_times", []))
     lines += _hardware_section(tables.get("hardware_changes", []))
-    lines += _ycsb_summary_section(tables.get("ycsb_summary", []))
-    lines += _ycsb_section(tables.get("ycsb_comparison", []))
+    for section in study_plugin(study).report_sections:
+        lines += section(tables)
     lines += _validation_section(tables.get("validation", []))
     return "\n".join(lines)
 
 
 def _shown(tables: Tables) -> list[str]:
-    return [mart for mart in MARTS if mart not in _ONLY_WITH_ROWS or tables.get(mart)]
+    """The generic marts always, a study's own only with rows (as `read_tables` keeps them)."""
+    return [*MARTS, *(mart for mart in tables if mart not in MARTS and tables[mart])]
 
 
 def render_csv(tables: Tables) -> str:

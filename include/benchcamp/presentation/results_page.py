@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.spec import SpecError, load_spec, study_names
+from benchcamp.core.study import study_plugin
 from benchcamp.presentation import figures, report
 
 STYLE = """
@@ -92,7 +93,7 @@ def _campaign_param(campaign: str | None) -> str | None:
 def campaign_figures(warehouse: Path, study: str, tables: report.Tables) -> list[figures.Figure]:
     """The figures of one campaign, plus the study's time series (with hardware-change markers)."""
     history, changes = report.read_history(warehouse, study)
-    return figures.study_figures(tables, history, changes)
+    return figures.study_figures(tables, history, changes, study)
 
 
 def study_body(warehouse: Path, study: str, tables: report.Tables, downloads: str | None) -> str:
@@ -125,6 +126,7 @@ def study_body(warehouse: Path, study: str, tables: report.Tables, downloads: st
         notes = "".join(f"<li>{html.escape(note)}</li>" for note in figure.notes)
         caption = f"<figcaption class='anomalies'><ul>{notes}</ul></figcaption>" if notes else ""
         parts.append(f"<figure id='{figure.id}'>{figure.svg()}{caption}{download}</figure>")
+    parts += [section(tables) for section in study_plugin(study).page_sections]
     return "\n".join(parts)
 
 

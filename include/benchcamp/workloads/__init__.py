@@ -1,4 +1,5 @@
-"""The workload registry: every module in this package registers its workloads.
+"""The workload registry: every module in this package, and every study folder's `workloads/`
+modules (`core.study.study_workload_modules`), register their workloads.
 
 Lookups go through :func:`get_workload`; nothing else in the project branches on
 workload names. Discovery is lazy, so importing the registry at DAG parse time is
@@ -11,6 +12,7 @@ import importlib
 import pkgutil
 from typing import TypeVar
 
+from benchcamp.core.study import study_workload_modules
 from benchcamp.workloads.base import Workload
 
 _REGISTRY: dict[str, Workload] = {}
@@ -41,6 +43,8 @@ def _discover() -> None:
     for module in pkgutil.iter_modules(__path__):
         if module.name != "base" and not module.name.startswith("_"):
             importlib.import_module(f"{__name__}.{module.name}")
+    for name in study_workload_modules():  # a new study's workloads live in its own folder
+        importlib.import_module(name)
     _DISCOVERED = True
 
 

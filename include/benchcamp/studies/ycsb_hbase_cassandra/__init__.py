@@ -1,1 +1,2 @@
-"""The ycsb_hbase_cassandra study: spec.yaml."""
+"""The ycsb_hbase_cassandra study: spec.yaml; plugin.py (its report sections, figures, marts,
+stores) and validation.py (its latency-anomaly check)."""

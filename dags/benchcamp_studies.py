@@ -1,0 +1,13 @@
+"""The Airflow DAGs of every registered study: each study folder's, found at parse time.
+
+A study folder (include/benchcamp/studies/<study>/) declares its campaign in spec.yaml; the factory
+builds clean → generate → execute → validate → load → dbt → report from it (for YCSB the execute
+step resets usertable, loads it and runs the timed phase, see include/benchcamp/workloads/ycsb.py),
+unless the study's plugin module builds its own DAGs. Adding a study adds no file here.
+(Airflow's DAG discovery only parses files that mention both "airflow" and "dag".)
+"""
+
+from benchcamp.airflow.dag_factory import study_dags
+
+for study_dag in study_dags():
+    globals()[study_dag.dag_id] = study_dag

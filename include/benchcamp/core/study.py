@@ -1,0 +1,154 @@
+"""The study plugin contract: what a study folder adds to the generic pipeline, found at run time.
+
+A study is a folder of the `benchcamp.studies` package: `spec.yaml` (what to run), and optionally
+`plugin.py` defining `STUDY = Study(...)` with the hooks below (how to show and run it beyond the
+generic marts), `workloads/` (its own workload modules, see `benchcamp.workloads`) and `marts/`
+(its dbt models, built by the one `dbt build`: dbt_project.yml lists the studies folder). Every
+hook defaults to nothing, so a folder with only a spec is a study too.
+
+Generic layers never import `benchcamp.studies` by name (an import-linter contract): they ask this
+registry, which imports each study's plugin module by its dotted name when first asked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchcamp.core.records import ResultRecord
+
+if TYPE_CHECKING:  # the figure type only; the contract itself needs nothing above core
+    from benchcamp.presentation.figures import Figure
+
+STUDIES_PACKAGE = "benchcamp.studies"
+PLUGIN_MODULE = "plugin"
+WORKLOADS_PACKAGE = "workloads"
+SPEC_FILE = "spec.yaml"
+
+Rows = list[dict[str, Any]]
+Tables = dict[str, Rows]  # mart name → one campaign's rows, as `presentation.report.read_tables` gives
+ReportSection = Callable[[Tables], list[str]]  # lines of the text report (each block starts with "")
+FigureMaker = Callable[[Tables], list["Figure"]]
+PageSection = Callable[[Tables], str]  # an HTML fragment for the results page and the static report
+CellProblems = dict[tuple[str, str, str], list[str]]  # (environment, workload, cell_key) → messages
+
+
+@dataclass(frozen=True)
+class Mart:
+    """A mart the study's report reads, in the report only when the campaign has rows in it."""
+
+    name: str
+    order_by: str  # the columns its rows are listed by (the report's row order)
+
+
+@dataclass(frozen=True)
+class CellCheck:
+    """An expectation a study adds to the campaign suite: no cell has a problem `find` reports.
+
+    The suite is one (exported to expectations/campaign_suite.json), so a study's checks run on
+    every campaign's cells, after the generic expectations. `find` reads one campaign's measured
+    records; per cell, `count_column` is how many problems it found (0 expected) and
+    `details_column` their messages. `records_sql`, a DuckDB condition on the imported records
+    (study, campaign, environment, workload, params as JSON, metric, value, unit, status), is
+    what `benchcamp import` hands `find`: the few records the check can use.
+    """
+
+    id: str
+    notes: str
+    count_column: str
+    details_column: str
+    find: Callable[[list[ResultRecord]], CellProblems]
+    records_sql: str = "status = 'ok'"
+
+
+@dataclass(frozen=True)
+class Study:
+    """What one study adds beyond its spec, its workloads and its marts.
+
+    The text report prints the generic sections, then `report_sections` (in order, before the
+    validation verdicts); the results page shows the generic figures, then `figures`, then
+    `page_sections`; `checks` join the validation suite; `lab_services` are the lab's optional services a campaign of the study needs
+    (`benchcamp run` starts them); `build_dags` makes the study's DAGs from its id, when the one
+    DAG the factory builds from the spec (once the spec has implemented workloads) is not it.
+    """
+
+    id: str
+    marts: tuple[Mart, ...] = ()
+    report_sections: tuple[ReportSection, ...] = ()
+    figures: tuple[FigureMaker, ...] = ()
+    page_sections: tuple[PageSection, ...] = ()
+    checks: tuple[CellCheck, ...] = ()
+    lab_services: frozenset[str] = frozenset()
+    build_dags: Callable[[str], list[Any]] | None = None  # airflow DAGs; None: the factory's one
+
+
+def _studies_package() -> Any:
+    return importlib.import_module(STUDIES_PACKAGE)
+
+
+def study_folders() -> dict[str, Path]:
+    """Every study folder by id (sorted): a subpackage of `benchcamp.studies` holding a spec.yaml."""
+    package = _studies_package()
+    found = {
+        module.name: Path(str(module.module_finder.path)) / module.name  # type: ignore[union-attr]
+        for module in pkgutil.iter_modules(package.__path__)
+        if module.ispkg
+    }
+    return {name: found[name] for name in sorted(found) if (found[name] / SPEC_FILE).is_file()}
+
+
+def _has_module(study: str, name: str) -> bool:
+    folder = study_folders().get(study)
+    return folder is not None and (
+        (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
+    )
+
+
+@cache
+def study_plugin(study: str) -> Study:
+    """The study's `plugin.STUDY`, or the defaults when its folder has no plugin module."""
+    if not _has_module(study, PLUGIN_MODULE):
+        return Study(study)
+    module = importlib.import_module(f"{STUDIES_PACKAGE}.{study}.{PLUGIN_MODULE}")
+    plugin = getattr(module, "STUDY", None)
+    if not isinstance(plugin, Study) or plugin.id != study:
+        raise TypeError(f"{module.__name__}.STUDY must be Study({study!r}, ...), got {plugin!r}")
+    return plugin
+
+
+def study_plugins() -> list[Study]:
+    """Every study's plugin (defaults for those without one), by study id."""
+    return [study_plugin(study) for study in study_folders()]
+
+
+def cell_checks() -> list[CellCheck]:
+    """Every study's extra expectations, in study order (the suite's order after the generic ones)."""
+    return [check for plugin in study_plugins() for check in plugin.checks]
+
+
+def study_workload_modules() -> list[str]:
+    """The dotted names of the workload modules study folders bring (`<study>/workloads/*.py`)."""
+    names = []
+    for study, folder in study_folders().items():
+        if not _has_module(study, WORKLOADS_PACKAGE):
+            continue
+        package = f"{STUDIES_PACKAGE}.{study}.{WORKLOADS_PACKAGE}"
+        names += [
+            f"{package}.{module.name}"
+            for module in pkgutil.iter_modules([str(folder / WORKLOADS_PACKAGE)])
+            if not module.name.startswith("_")
+        ]
+    return names
+
+
+def forget_studies() -> None:
+    """Drop what was discovered (tests that install a study into `benchcamp.studies.__path__`)."""
+    from benchcamp.core.spec import load_spec
+
+    study_plugin.cache_clear()
+    load_spec.cache_clear()

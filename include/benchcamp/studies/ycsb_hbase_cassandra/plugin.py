@@ -1,0 +1,189 @@
+"""The ycsb_hbase_cassandra study's plugin: HBase vs Cassandra as the YCSB study shows them.
+
+Its marts (dbt_project/models/marts/ycsb_*.sql) reach the generic report only through this
+plugin: their sections, the latency-throughput curves; plus its latency-anomaly check
+(validation.py) and the lab's data stores its campaigns run on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchcamp.core.study import Mart, Rows, Study, Tables
+from benchcamp.presentation import figures
+from benchcamp.presentation.report import grid, left_align, number, warmup_note
+from benchcamp.studies.ycsb_hbase_cassandra.validation import LATENCY_ANOMALY
+
+
+def p_value(value: Any) -> str:
+    """Welch's p as the study prints it: three decimals, or `< 0.001`."""
+    return "-" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
+
+
+def comparison_section(rows: list[dict[str, Any]]) -> list[str]:
+    """HBase vs Cassandra per workload, as the YCSB study compares them: throughput once per test
+    condition, then each operation type's average, 95th and 99th percentile latency."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["workload"], row["environment"]), []).append(row)
+    headers = ["Op", "Condition", "Figure", "n (H/C)", "HBase", "Cassandra", "HBase/Cassandra", "p"]
+    headers.append("Verdict (α = 0.05)")
+    figures = [("avg", "avg latency (µs)"), ("p95", "p95 latency (µs)"), ("p99", "p99 latency (µs)")]
+    out = []
+    for (workload, environment), cells in groups.items():
+        body: list[list[str]] = []
+        seen_conditions: set[str] = set()
+        for cell in cells:
+            condition = cell["pair_params"].replace("|", ", ")
+            n = f"{cell['hbase_n'] or 0}/{cell['cassandra_n'] or 0}"
+            lines = []
+            if condition not in seen_conditions:
+                seen_conditions.add(condition)
+                lines.append(("all", "throughput (ops/s)", "throughput_ops_s", "throughput"))
+            lines += [
+                (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency")
+                for key, label in figures
+                if cell[f"hbase_{key}_latency_us"] is not None
+                or cell[f"cassandra_{key}_latency_us"] is not None
+            ]
+            for op, label, value, figure in lines:
+                verdict = cell[f"{figure}_verdict"]
+                body.append(
+                    [
+                        op, condition, label, n,
+                        number(cell[f"hbase_{value}"]), number(cell[f"cassandra_{value}"]),
+                        number(cell[f"{figure}_ratio"]), p_value(cell[f"{figure}_p_value"]),
+                        verdict or "no test (n < 2)",
+                    ]
+                )  # fmt: skip
+        left_align(headers, body, columns=3)  # operation, condition and figure read as text
+        title = f"{workload}: HBase vs Cassandra on {environment} (Welch's t-test over repetitions)"
+        out += ["", title, grid(headers, body, text_columns=1)]
+    return out
+
+
+def summary_section(rows: list[dict[str, Any]]) -> list[str]:
+    """Per workload, as the YCSB study tabulates it: each store and test condition's throughput,
+    then per operation type the average, 95th and 99th percentile latency (means over the
+    repetitions; σ% of throughput is what validation gates)."""
+    headers = ["Store", "Condition", "Op", "n", "Throughput (ops/s)", "σ%", "Avg (µs)", "p95 (µs)"]
+    headers += ["p99 (µs)", "Passed"]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["workload"], row["environment"]), []).append(row)
+    out = []
+    for (workload, environment), cells in groups.items():
+        cells = sorted(
+            cells,
+            key=lambda r: (
+                r["store"], r["target_ops"] is not None, r["operationcount"] or 0, r["target_ops"] or 0,
+                r["threads"] or 0, r["op_type"] or "",
+            ),
+        )  # fmt: skip
+        body = [
+            [
+                cell["store"], (cell["pair_params"] or "").replace("|", ", "), cell["op_type"] or "-",
+                f"{cell['n']}" + (f" ({cell['n_failed']} failed)" if cell["n_failed"] else ""),
+                number(cell["throughput_ops_s"]), number(cell["throughput_stddev_pct"]),
+                number(cell["avg_latency_us"]), number(cell["p95_latency_us"]), number(cell["p99_latency_us"]),
+                "yes" if cell["passed_validation"] else "no",
+            ]
+            for cell in cells
+        ]  # fmt: skip
+        shown: set[tuple[str, str]] = set()  # a condition's store, throughput and n once
+        for line in body:
+            condition = (line[0], line[1])
+            if condition in shown:
+                line[0] = line[1] = line[3] = line[4] = line[5] = ""
+            shown.add(condition)
+        left_align(headers, body, columns=3)  # store, condition and operation read as text
+        out += [
+            "",
+            f"{workload} on {environment}: YCSB results per store",
+            grid(headers, body, text_columns=1),
+            *warmup_note(cells),
+        ]
+    return out
+
+
+def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> figures.Figure:
+    """Average latency against achieved throughput over the offered-load sweep, per store and
+    operation type; points the anomaly check refused are drawn as red crosses with its message."""
+    import altair as alt
+
+    values = [
+        {
+            **{
+                name: figures.plain(row.get(name))
+                for name in ("store", "op_type", "target_ops", "threads", "n")
+            },
+            "throughput_ops_s": figures.plain(row["throughput_ops_s"]),
+            "avg_latency_ms": figures.plain(row["avg_latency_us"] / 1000),
+            "line": f"{row['store']} · {row['op_type']} · {row['threads']} threads",
+            "anomaly": anomalies.get(row["cell_key"], ""),
+        }
+        for row in rows
+        if row.get("throughput_ops_s") is not None and row.get("avg_latency_us") is not None
+    ]
+    base = alt.Chart(alt.Data(values=values)).encode(
+        x=alt.X("throughput_ops_s:Q", title="Achieved throughput (ops/s)"),
+        y=alt.Y("avg_latency_ms:Q", title="Average latency (ms)"),
+    )
+    lines = base.mark_line(point=True).encode(
+        color=alt.Color("line:N", title="Store · operation · threads"),
+        order="target_ops:Q",
+        tooltip=["line:N", "target_ops:Q", "throughput_ops_s:Q", "avg_latency_ms:Q", "n:Q"],
+    )
+    flagged = (
+        base.transform_filter("datum.anomaly != ''")
+        .mark_point(shape="cross", color="#c0392b", size=220, strokeWidth=3)
+        .encode(tooltip=["line:N", "target_ops:Q", "anomaly:N"])
+    )
+    title = f"{workload}: latency vs throughput over the offered-load sweep (red ×: anomaly)"
+    chart = alt.layer(lines, flagged).properties(title=title, width=figures.WIDTH, height=figures.HEIGHT)
+    notes = tuple(
+        dict.fromkeys(
+            f"anomaly, {row['cell_key']}: {anomalies[row['cell_key']]}"
+            for row in rows
+            if row["cell_key"] in anomalies
+        )
+    )
+    return figures.Figure(f"latency-throughput-{figures.slug(workload)}", title, chart.to_dict(), notes)
+
+
+def latency_throughput_figures(tables: Tables) -> list[figures.Figure]:
+    """One latency-throughput curve per workload, marking the points validation refused as anomalies."""
+    curves = tables.get("ycsb_latency_throughput", [])
+    anomalies = {
+        row["cell_key"]: row["details"]
+        for row in tables.get("validation", [])
+        if row.get("expectation") == LATENCY_ANOMALY.id and row.get("cell_key")
+    }
+    return [
+        latency_throughput(workload, [row for row in curves if row["workload"] == workload], anomalies)
+        for workload in dict.fromkeys(row["workload"] for row in curves)
+    ]
+
+
+def summary(tables: Tables) -> list[str]:
+    """The report's results per store (ycsb_summary)."""
+    return summary_section(tables.get("ycsb_summary", []))
+
+
+def comparison(tables: Tables) -> list[str]:
+    """The report's HBase vs Cassandra comparison (ycsb_comparison), after the results per store."""
+    return comparison_section(tables.get("ycsb_comparison", []))
+
+
+STUDY = Study(
+    "ycsb_hbase_cassandra",
+    marts=(
+        Mart("ycsb_summary", "environment, workload, store, operationcount, target_ops, threads, op_type"),
+        Mart("ycsb_latency_throughput", "environment, workload, store, threads, op_type, target_ops"),
+        Mart("ycsb_comparison", "environment, workload, operationcount, target_ops, threads, op_type"),
+    ),
+    report_sections=(summary, comparison),
+    figures=(latency_throughput_figures,),
+    checks=(LATENCY_ANOMALY,),
+    lab_services=frozenset({"hbase", "cassandra"}),  # the data stores YCSB measures
+)

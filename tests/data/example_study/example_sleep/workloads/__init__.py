@@ -1,0 +1,1 @@
+"""The example_sleep study's own workloads (discovered by benchcamp.workloads)."""

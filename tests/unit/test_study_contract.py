@@ -1,0 +1,211 @@
+"""The study plugin contract (benchcamp.core.study), over every registered study.
+
+The five bundled studies and the example study of tests/data/example_study/ (a `sleep` workload,
+its own report and page sections, its own dbt mart), installed here the way a new study is added:
+its folder copied next to the studies, nothing else. For each study: its spec validates, its DAG
+builds without a connection, its report and its results page render on an empty warehouse and on
+a warehouse of recorded results (the golden HiBench and YCSB records, the example's recorded run).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp.core.spec import load_spec, study_names
+from benchcamp.core.study import Study, forget_studies, study_folders, study_plugin
+from benchcamp.ops.cli import EXIT_OK, main
+from benchcamp.pipeline import transform
+from benchcamp.pipeline import warehouse as wh
+from benchcamp.presentation import report
+from benchcamp.workloads.base import ArchivedStep, RunContext
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "tests" / "data" / "example_study" / "example_sleep"
+EXAMPLE_ID = EXAMPLE.name
+STUDIES = [*study_names(), EXAMPLE_ID]
+CAMPAIGN = "recorded"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Add the example study as a new study is added: its folder in a studies folder on
+    `benchcamp.studies`' path, and the dbt project's `studies` link pointing there (a copy of the
+    project: the repository's link points at include/benchcamp/studies). Yields the project copy."""
+    import benchcamp.studies
+    from benchcamp import workloads
+
+    tmp = tmp_path_factory.mktemp("installed")
+    studies = tmp / "studies"
+    shutil.copytree(EXAMPLE, studies / EXAMPLE_ID, ignore=shutil.ignore_patterns("__pycache__"))
+    project = tmp / "dbt_project"
+    shutil.copytree(
+        transform.project_dir(), project, symlinks=True, ignore=shutil.ignore_patterns("target", "logs")
+    )
+    (project / "studies").unlink()
+    (project / "studies").symlink_to(studies, target_is_directory=True)
+    workloads.registered()  # the bundled workloads found before the registry is swapped
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(workloads, "_REGISTRY", dict(workloads._REGISTRY))
+        patch.setattr(workloads, "_DISCOVERED", False)
+        patch.setattr(benchcamp.studies, "__path__", [*benchcamp.studies.__path__, str(studies)])
+        patch.setattr(transform, "project_dir", lambda: project)
+        forget_studies()
+        yield project
+    forget_studies()
+    for name in [name for name in sys.modules if name.startswith(f"benchcamp.studies.{EXAMPLE_ID}")]:
+        del sys.modules[name]
+
+
+def example_records() -> list[Any]:
+    """The example's recorded run (recorded/execute/stdout.log), parsed by its workload, twice."""
+    from benchcamp.workloads import get_workload
+
+    spec = load_spec(EXAMPLE_ID)
+    recorded = EXAMPLE / "recorded" / "execute"
+    records = []
+    for repetition, seconds in ((1, 0.14), (2, 0.16)):
+        started = datetime(2026, 11, 24, 7, repetition, tzinfo=UTC)
+        step = ArchivedStep(
+            directory=recorded,
+            exit_code=0,
+            started_at=started,
+            finished_at=started + timedelta(seconds=seconds),
+            files={"stdout.log": recorded / "stdout.log"},
+        )
+        ctx = RunContext(
+            spec, spec.environment("local_lab"), CAMPAIGN, "sleep", {"seconds": 0.1}, repetition, "tiny"
+        )
+        records += get_workload("sleep").parse(ctx, step)
+    return records
+
+
+@pytest.fixture(scope="module")
+def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One warehouse with recorded results of the implemented studies, built by one dbt build."""
+    from test_marts_golden import published_records
+    from test_ycsb_marts import parsed_recording, records
+
+    tmp = tmp_path_factory.mktemp("recorded")
+    target = tmp / "warehouse.duckdb"
+    wh.load_records(target, records() + parsed_recording() + example_records())
+    for study in ("ycsb_hbase_cassandra", EXAMPLE_ID):
+        wh.upsert_study_thresholds(target, study, load_spec(study).thresholds.max_stddev_pct)
+    source = tmp / "published.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))
+    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_OK  # and the dbt build
+    return target
+
+
+def _client(warehouse: Path) -> Any:
+    from test_marts_golden import _results_client
+
+    return _results_client(warehouse, signed_in=True)
+
+
+def test_the_example_is_registered_with_its_plugin_and_workload(installed: Path) -> None:
+    from benchcamp.workloads import get_workload
+
+    assert list(study_folders()) == sorted(STUDIES)
+    assert study_plugin(EXAMPLE_ID).report_sections and study_plugin(EXAMPLE_ID).page_sections
+    assert get_workload("sleep").family == EXAMPLE_ID  # found in the study's own workloads/ folder
+    # a study without a plugin module is a study with every hook at its default
+    assert study_plugin("bigbench_containers") == Study("bigbench_containers")
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_the_spec_validates(installed: Path, study: str) -> None:
+    spec = load_spec(study)
+    assert spec.study == study and spec.cells(spec.default_ladder)
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_the_dag_builds_without_a_connection(
+    installed: Path, study: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchcamp.airflow.dag_factory import study_dags
+    from benchcamp.pipeline.campaign import implemented_workloads
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a connection was opened at DAG parse time: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    dags = {dag.dag_id: dag for dag in study_dags()}
+    if not implemented_workloads(load_spec(study)):
+        assert study not in dags  # nothing it could run yet
+        return
+    assert {"plan", "validate", "load", "dbt_build", "report", "publish"} <= set(dags[study].task_dict)
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_report_and_page_render_on_an_empty_warehouse(installed: Path, study: str, tmp_path: Path) -> None:
+    for fmt in ("table", "csv", "json"):
+        assert report.render({}, fmt, study)  # type: ignore[arg-type]
+    page = _client(tmp_path / "none.duckdb").get(f"/{study}")
+    assert page.status_code == 200 and "Nothing to show yet" in page.text
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_report_and_page_render_on_a_recorded_warehouse(recorded: Path, study: str) -> None:
+    """A study with recorded results shows them, its plugin's sections included; one without
+    gets the page's explanation."""
+    page = _client(recorded).get(f"/{study}")
+    assert page.status_code == 200
+    try:
+        tables = report.read_tables(recorded, study)
+    except report.ReportError as exc:
+        assert "Nothing to show yet" in page.text and str(exc).startswith("no campaign")
+        return
+    text = report.render(tables, "table", study)
+    assert text.startswith(f"Study {study}, campaign ")
+    assert json.loads(report.render(tables, "json", study))["study"] == study
+    assert report.render(tables, "csv", study).startswith("# scaling")
+    plugin = study_plugin(study)
+    for section in plugin.report_sections:
+        lines = section(tables)
+        assert lines and "\n".join(lines) in text
+    for mart in plugin.marts:
+        assert tables[mart.name], mart.name  # each recorded study has rows in its own marts
+    for page_section in plugin.page_sections:
+        assert page_section(tables) in page.text
+
+
+def test_the_example_mart_is_built_by_the_one_dbt_build(recorded: Path) -> None:
+    (row,) = report.read_tables(recorded, EXAMPLE_ID, CAMPAIGN)["example_sleep_overhead"]
+    assert (row["n"], row["slept_s"]) == (2, 0.1)
+    assert row["duration_s"] == pytest.approx(0.15) and row["overhead_s"] == pytest.approx(0.05)
+    text = report.render(report.read_tables(recorded, EXAMPLE_ID, CAMPAIGN), "table", EXAMPLE_ID)
+    assert "Sleep overhead on local_lab" in text and "| sleep|seconds=0.1 | 2 |" in text
+
+
+def test_the_sleep_parser_reads_the_recorded_output(installed: Path) -> None:
+    import importlib
+
+    parse_slept = importlib.import_module(f"benchcamp.studies.{EXAMPLE_ID}.workloads.sleep").parse_slept
+    assert parse_slept((EXAMPLE / "recorded" / "execute" / "stdout.log").read_text(), "stdout.log") == 0.1
+    with pytest.raises(ValueError, match="stdout.log: expected one 'slept_s=<seconds>' line, found 0"):
+        parse_slept("", "stdout.log")
+
+
+def test_no_generic_module_names_a_study() -> None:
+    """What is a study's is in its folder: the package outside studies/, the DAG files and the
+    Airflow plugins never name a study (so adding one edits none of them)."""
+    generic = [
+        path
+        for folder in (ROOT / "include" / "benchcamp", ROOT / "dags", ROOT / "plugins")
+        for path in folder.rglob("*.py")
+        if "studies" not in path.relative_to(ROOT).parts
+    ]
+    assert len(generic) > 40
+    for path in generic:
+        text = path.read_text(encoding="utf-8")
+        named = [study for study in STUDIES if study in text]
+        assert not named, f"{path.relative_to(ROOT)} names {named}"
