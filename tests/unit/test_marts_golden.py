@@ -377,6 +377,24 @@ def test_a_failing_build_names_the_failed_node_and_releases_the_file(tmp_path: P
         assert con.execute("select count(*) from raw.results").fetchone() == (1,)
 
 
+def test_column_rules_fail_and_name_the_broken_rule(tmp_path: Path) -> None:
+    """The grouped column rules (one dbt test per model) fail the build, and their rows say which
+    rule of which column broke, with how many rows."""
+    target = tmp_path / "broken.duckdb"
+    wh.load_records(target, scenario_records()[:2])
+    with duckdb.connect(str(target)) as con:  # a size no ResultRecord of a real campaign has
+        con.execute(
+            """update raw.results set params = json_object('data_size_gb', -1, 'maps', 4, 'reduces', 2)"""
+        )
+    with pytest.raises(DbtBuildError) as failure:
+        build_marts(target, select="stg_results")
+    (node,) = [node for node in failure.value.failed_nodes if "column_rules_stg_results" in node]
+    assert ": fail" in node
+    (compiled,) = (tmp_path / ".dbt" / "broken" / "compiled").rglob("column_rules_stg_results*.sql")
+    with duckdb.connect(str(target), read_only=True) as con:
+        assert con.execute(compiled.read_text()).fetchall() == [("positive(data_size_gb)", 2)]
+
+
 def _results_client(warehouse: Path, signed_in: bool) -> Any:
     from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
     from benchcamp.presentation.results_page import create_app, require_login
