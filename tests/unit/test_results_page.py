@@ -108,9 +108,9 @@ def test_two_campaigns_side_by_side_with_the_difference_of_each_figure(client: A
     left, right = wordcount.split(f"<h4>{SECOND}</h4>", 1)
     # the published 240 GB WordCount on the left; on the right 10% slower, with its difference
     assert "<td>4068.22</td>" in left and "class='delta" not in left
-    assert "<td>4475.04<span class='delta up'>+10.0%</span></td>" in right
+    assert "<td>4475.04<span class='delta moved'>+10.0%</span></td>" in right
     # a figure that did not change shows +0.0%; the data size is the same on both sides
-    assert "<td>240<span class='delta '>+0.0%</span></td>" in right
+    assert "<td>240<span class='delta'>±0.0%</span></td>" in right
     # the 240 GB Hive join is in the published campaign only: its row is marked on the left
     join = text.split("<h3>hive_join on dse_cluster</h3>", 1)[1].split("</section>", 1)[0]
     join_left, join_right = join.split(f"<h4>{SECOND}</h4>", 1)

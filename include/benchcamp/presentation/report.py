@@ -377,7 +377,14 @@ def _scaling_blocks(rows: list[dict[str, Any]]) -> list[Block]:
 
 def _dfsio_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """Per environment, TestDFSIO's read and write side by side at each data size."""
-    headers = ("Data (GB)", "Read (s)", "Write (s)", "Read/Write Δ (%)", "Read (MB/s)", "Write (MB/s)")
+    headers: tuple[str, ...] = (
+        "Data (GB)",
+        "Read (s)",
+        "Write (s)",
+        "Read/Write Δ (%)",
+        "Read (MB/s)",
+        "Write (MB/s)",
+    )
     headers += ("Read avg IO (MB/s)", "Write avg IO (MB/s)")
     out = []
     for environment in dict.fromkeys(row["environment"] for row in rows):
@@ -407,7 +414,17 @@ def _phase_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["workload"], row["environment"], row["series_params"] or ""), []).append(row)
-    headers = ("Data (GB)", "n", "Job (s)", "Map (s)", "σ", "Shuffle (s)", "σ", "Merge (s)", "σ")
+    headers: tuple[str, ...] = (
+        "Data (GB)",
+        "n",
+        "Job (s)",
+        "Map (s)",
+        "σ",
+        "Shuffle (s)",
+        "σ",
+        "Merge (s)",
+        "σ",
+    )
     headers += ("Reduce (s)", "σ", "Failed attempts")
     out = []
     for (workload, environment, series), cells in groups.items():

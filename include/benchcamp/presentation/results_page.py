@@ -33,6 +33,11 @@ STATIC_PREFIX = "_static"  # under the app's prefix; no study id starts with "_"
 VEGA_BUNDLE = "vega-bundle.js"  # vega, vega-lite and vega-embed, from vl-convert
 # What the page loads, relative to the app's root: the bundle, then our own embedding script.
 SCRIPTS = (VEGA_BUNDLE, "figures.js")
+ICON = "icon.svg"  # the navigation entry's icon in Airflow's UI (plugins/benchcamp_results.py)
+
+
+# The bundle's entry: the three libraries as globals, which figures.js (a separate file) uses.
+_GLOBALS = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
 
 
 @cache
@@ -45,7 +50,7 @@ def vega_bundle() -> str:
     """
     import vl_convert
 
-    return str(vl_convert.javascript_bundle())
+    return str(vl_convert.javascript_bundle(_GLOBALS))
 
 
 def _page(title: str, body: str, scripts: tuple[str, ...] = ()) -> HTMLResponse:
@@ -230,12 +235,14 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
 
     @app.get(f"/{STATIC_PREFIX}/{{name}}")
     def static(name: str) -> Response:
-        """The page's scripts: the Vega bundle (from vl-convert) and our own figures.js."""
+        """The page's scripts (the Vega bundle from vl-convert, our own figures.js) and its icon."""
         headers = {"Cache-Control": "private, max-age=86400"}
         if name == VEGA_BUNDLE:
             return Response(vega_bundle(), media_type="text/javascript", headers=headers)
         if name in SCRIPTS:
             return Response((STATIC / name).read_text(), media_type="text/javascript", headers=headers)
+        if name == ICON:
+            return Response((STATIC / name).read_text(), media_type="image/svg+xml", headers=headers)
         return PlainTextResponse(f"no file '{name}'\n", status_code=404)
 
     @app.get("/", response_class=HTMLResponse)

@@ -23,8 +23,10 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 
 def _percent(value: float | None) -> str:
-    """A % difference as the comparison shows it: signed, one decimal."""
-    return "" if value is None else f"{value:+.1f}%"
+    """A % difference as the comparison shows it: signed, one decimal (no `-0.0%` for a rounding)."""
+    if value is None:
+        return ""
+    return "±0.0%" if abs(value) < 0.05 else f"{value:+.1f}%"
 
 
 @cache

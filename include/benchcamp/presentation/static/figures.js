@@ -10,7 +10,12 @@ for (const chart of document.querySelectorAll(".chart[data-spec]")) {
   const spec = JSON.parse(source.textContent);
   const target = document.createElement("div");
   window
-    .vegaEmbed(target, spec, { renderer: "svg", actions: false, theme: dark ? "dark" : undefined })
+    .vegaEmbed(target, spec, {
+      renderer: "svg",
+      actions: false,
+      theme: dark ? "dark" : undefined,
+      config: { background: "transparent" },  // the page's own background, light or dark
+    })
     .then(() => {
       chart.replaceChildren(target);
       chart.classList.add("interactive");

@@ -27,7 +27,16 @@ def comparison_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["workload"], row["environment"]), []).append(row)
-    headers = ("Op", "Condition", "Figure", "n (H/C)", "HBase", "Cassandra", "HBase/Cassandra", "p")
+    headers: tuple[str, ...] = (
+        "Op",
+        "Condition",
+        "Figure",
+        "n (H/C)",
+        "HBase",
+        "Cassandra",
+        "HBase/Cassandra",
+        "p",
+    )
     headers += ("Verdict (α = 0.05)",)
     figures = [("avg", "avg latency (µs)"), ("p95", "p95 latency (µs)"), ("p99", "p99 latency (µs)")]
     out = []
@@ -79,7 +88,16 @@ def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """Per workload, as the YCSB study tabulates it: each store and test condition's throughput,
     then per operation type the average, 95th and 99th percentile latency (means over the
     repetitions; σ% of throughput is what validation gates)."""
-    headers = ("Store", "Condition", "Op", "n", "Throughput (ops/s)", "σ%", "Avg (µs)", "p95 (µs)")
+    headers: tuple[str, ...] = (
+        "Store",
+        "Condition",
+        "Op",
+        "n",
+        "Throughput (ops/s)",
+        "σ%",
+        "Avg (µs)",
+        "p95 (µs)",
+    )
     headers += ("p99 (µs)", "Passed")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
