@@ -118,6 +118,15 @@ def test_two_campaigns_side_by_side_with_the_difference_of_each_figure(client: A
         f"only in {CAMPAIGN}", ""
     )
     assert join_left.count("class='only-here'") == 1
+    # each campaign's figures side by side, interactive, their downloads naming their campaign
+    figures = text.split("<h2>Figures</h2>", 1)[1]
+    assert "<figure id='time-vs-size-wordcount-a'><div class='chart'" in figures
+    assert "<figure id='time-vs-size-wordcount-b'><div class='chart'" in figures
+    assert f"figures/time-vs-size-wordcount.svg?campaign={SECOND}" in figures
+    assert re.findall(r"<script[^>]*\bsrc='([^']+)'", text) == [
+        "_static/vega-bundle.js",
+        "_static/figures.js",
+    ]
 
 
 def test_the_comparison_marks_a_block_in_one_campaign_only() -> None:

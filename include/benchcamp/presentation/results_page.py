@@ -85,6 +85,25 @@ def _studies() -> list[dict[str, str]]:
     return [{"id": name, "title": load_spec(name).title} for name in study_names()]
 
 
+def _shown_figures(
+    warehouse: Path, study: str, tables: report.Tables, suffix: str = ""
+) -> list[dict[str, Any]]:
+    """What the templates show of each figure: the SVG, its notes, the interactive specification.
+
+    `suffix` keeps element ids unique when two campaigns' figures share a page.
+    """
+    return [
+        {
+            "id": figure.id,
+            "element": figure.id + suffix,
+            "svg": figure.svg(),
+            "notes": figure.notes,
+            "spec": figures.interactive(figure.spec),
+        }
+        for figure in campaign_figures(warehouse, study, tables)
+    ]
+
+
 def study_body(
     warehouse: Path,
     study: str,
@@ -99,15 +118,7 @@ def study_body(
     interactive (None in the static report, which embeds the SVG, links nothing, runs no script).
     """
     chosen = report.campaign_of(tables) or ""
-    shown = [
-        {
-            "id": figure.id,
-            "svg": figure.svg(),
-            "notes": figure.notes,
-            "spec": figures.interactive(figure.spec),
-        }
-        for figure in campaign_figures(warehouse, study, tables)
-    ]
+    shown = _shown_figures(warehouse, study, tables)
     return templating.render(
         "study.html.j2",
         study=study,
@@ -159,6 +170,12 @@ def compare_body(
         notices=notices,
         comparison=comparison,
         legacy=legacy,
+        downloads=quote(study),
+        interactive=True,
+        figures=[
+            {"campaign": names[0], "figures": _shown_figures(warehouse, study, baseline, "-a")},
+            {"campaign": names[1], "figures": _shown_figures(warehouse, study, compared, "-b")},
+        ],
         fingerprints=[
             {"campaign": name, "rows": report.fingerprints(warehouse, study, name)} for name in names
         ],
@@ -220,9 +237,15 @@ def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str 
         except report.ReportError as exc:
             notices.append(f"Cannot compare with '{compare}': {exc}.")
         else:
-            return _page(title, compare_body(warehouse, study, tables, other, picker, tuple(notices)))
+            body = compare_body(warehouse, study, tables, other, picker, tuple(notices))
+            return _page(title, body, scripts=_scripts())
     body = study_body(warehouse, study, tables, quote(study), picker, tuple(notices))
-    return _page(title, body, scripts=tuple(f"{STATIC_PREFIX}/{name}" for name in SCRIPTS))
+    return _page(title, body, scripts=_scripts())
+
+
+def _scripts() -> tuple[str, ...]:
+    """The script URLs a page with interactive figures loads, relative to the app's root."""
+    return tuple(f"{STATIC_PREFIX}/{name}" for name in SCRIPTS)
 
 
 def create_app(warehouse: Path | None = None) -> FastAPI:
