@@ -1,4 +1,11 @@
-"""The results page under Browse → Benchmark results (logic in benchcamp.presentation.results_page)."""
+"""The results page inside Airflow's UI (logic in benchcamp.presentation.results_page).
+
+`fastapi_apps` mounts the page's app on the API server under /benchcamp. The `external_views`
+entry puts it in the navigation (Browse → Benchmark results); its `url_route` is what makes
+Airflow 3's UI show the page inside its own frame, at `/plugin/benchcamp_results` (the UI embeds
+`href` in an iframe beside its navigation), rather than leave the UI for a bare page. The icon
+is served by the page's app, like its scripts.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +20,7 @@ class BenchcampResultsPlugin(AirflowPlugin):
         {
             "name": "Benchmark results",
             "href": "/benchcamp/",
+            "icon": "/benchcamp/_static/icon.svg",
             "destination": "nav",
             "category": "browse",
             "url_route": "benchcamp_results",

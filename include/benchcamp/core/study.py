@@ -32,9 +32,16 @@ SPEC_FILE = "spec.yaml"
 
 Rows = list[dict[str, Any]]
 Tables = dict[str, Rows]  # mart name → one campaign's rows, as `presentation.report.read_tables` gives
-ReportSection = Callable[[Tables], list[str]]  # lines of the text report (each block starts with "")
+# Lines of the text report (each block starts with ""). Prefer `presentation.blocks.TableSection`,
+# a report section given as data: called it gives these lines; its `blocks(tables)` gives the rows
+# the results page and the HTML report render through their templates and compare across
+# campaigns. A plain function's lines are shown on the page as preformatted text.
+ReportSection = Callable[[Tables], list[str]]
 FigureMaker = Callable[[Tables], list["Figure"]]
-PageSection = Callable[[Tables], str]  # an HTML fragment for the results page and the static report
+# An HTML fragment for the results page and the static report. Prefer
+# `presentation.templating.TemplateSection(template, context)`: a Jinja2 fragment in the study's
+# folder and a function of the tables giving its (autoescaped) variables; called, it renders.
+PageSection = Callable[[Tables], str]
 CellProblems = dict[tuple[str, str, str], list[str]]  # (environment, workload, cell_key) → messages
 
 
@@ -71,8 +78,9 @@ class Study:
     """What one study adds beyond its spec, its workloads and its marts.
 
     The text report prints the generic sections, then `report_sections` (in order, before the
-    validation verdicts); the results page shows the generic figures, then `figures`, then
-    `page_sections`; `checks` join the validation suite; `lab_services` are the lab's optional services a campaign of the study needs
+    validation verdicts); the results page and the HTML report render the same sections from
+    their rows (those given as `TableSection`s) through templates; the page shows the generic
+    figures, then `figures` (interactive on the page), then `page_sections`; `checks` join the validation suite; `lab_services` are the lab's optional services a campaign of the study needs
     (`benchcamp run` starts them); `build_dags` makes the study's DAGs from its id, when the one
     DAG the factory builds from the spec (once the spec has implemented workloads) is not it.
     """

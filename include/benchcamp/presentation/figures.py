@@ -3,12 +3,15 @@
 Figures plot mart columns only: every point is a number a table of the report also shows
 (or, for the time series, a row of the `campaign_history` mart), so a figure never says
 something the tables do not. Rendering needs no browser, no JavaScript and no network:
-the results page embeds the SVG, the downloads are the same SVG or a PNG, and the static
-HTML report is one self-contained file.
+the downloads are the SVG or a PNG, the static HTML report embeds the SVG and is one
+self-contained file. The results page shows the SVG first and then, in the browser, the same
+specification through vega-embed (`interactive`: tooltips, and zoom/pan on the continuous
+axes), with the Vega JavaScript the page's own app serves (`results_page`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -38,6 +41,46 @@ class Figure:
         import vl_convert
 
         return bytes(vl_convert.vegalite_to_png(self.spec, scale=scale))
+
+
+ZOOM = "zoom"  # the interval selection bound to the scales: drag to pan, wheel to zoom
+
+
+def _first_unit(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The first single-mark view of a (possibly layered) specification: where a selection may live."""
+    if "mark" in spec:
+        return spec
+    for layer in spec.get("layer", []):
+        found = _first_unit(layer) if isinstance(layer, dict) else None
+        if found is not None:
+            return found
+    return None
+
+
+def interactive(spec: dict[str, Any]) -> dict[str, Any]:
+    """The specification with zoom and pan on its continuous axes, for the page's embedded view.
+
+    An interval selection bound to the scales is Vega-Lite's own zoom/pan; it is added to the
+    first unit view (a layered chart shares its scales, so every layer follows) and limited to
+    the quantitative or temporal x/y encodings (a band of categories does not zoom). The SVG
+    and PNG downloads keep the plain specification: a static picture has nothing to zoom.
+    """
+    copy = json.loads(json.dumps(spec))
+    unit = _first_unit(copy)
+    if unit is None:
+        return copy
+    encoding = unit.get("encoding", {})
+    top = copy.get("encoding", {})
+    channels = [
+        channel
+        for channel in ("x", "y")
+        if str((encoding.get(channel) or top.get(channel) or {}).get("type", ""))
+        in ("quantitative", "temporal")
+    ]
+    if channels:
+        zoom = {"name": ZOOM, "select": {"type": "interval", "encodings": channels}, "bind": "scales"}
+        unit["params"] = [*unit.get("params", []), zoom]
+    return copy
 
 
 def slug(text: str) -> str:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
 
 from benchcamp.core.study import Mart, study_plugin, study_plugins
+from benchcamp.presentation.blocks import Block, Cell, Row, num
 
 # The generic marts, in every study's report; a study's own marts come from its plugin
 # (`core.study`), in its report (all formats) only when the campaign has rows in them.
@@ -122,6 +123,18 @@ def _latest_campaign(con: Any, study: str) -> str:
     if row is None:
         raise ReportError(f"no campaign of study '{study}' in the marts")
     return str(row[0])
+
+
+def campaigns(warehouse: Path, study: str) -> list[dict[str, Any]]:
+    """The study's campaigns, latest first (the picker's choices): name and last finished time."""
+    with _read_only(warehouse) as con:
+        _check_marts(con, warehouse)
+        return _rows(
+            con,
+            "select campaign, last_finished_at from main.campaigns where study = ? "
+            "order by last_finished_at desc nulls last, campaign desc",
+            [study],
+        )
 
 
 def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tables:
@@ -319,7 +332,8 @@ def warmup_note(cells: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def _scaling_section(rows: list[dict[str, Any]]) -> list[str]:
+def _scaling_blocks(rows: list[dict[str, Any]]) -> list[Block]:
+    """Per workload, environment and series: each data size's time, spread, deltas and verdict."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["workload"], row["environment"], row["series_params"]), []).append(row)
@@ -334,99 +348,137 @@ def _scaling_section(rows: list[dict[str, Any]]) -> list[str]:
         for cell in cells:
             baseline = cell["data_delta_pct"] is None
             line = [
-                _size(cell["data_size_gb"]),
-                number(cell["mean_s"]),
-                number(cell["stddev_s"]),
-                number(cell["stddev_pct"]),
-                _delta(cell["data_delta_pct"], baseline),
-                _delta(cell["time_delta_pct"], baseline),
-                number(cell["throughput_mb_s"]),
-                number(cell["linear_projection_s"]),
-                _verdict(cell),
+                num(_size(cell["data_size_gb"]), cell["data_size_gb"]),
+                num(number(cell["mean_s"]), cell["mean_s"]),
+                num(number(cell["stddev_s"]), cell["stddev_s"]),
+                num(number(cell["stddev_pct"]), cell["stddev_pct"]),
+                num(_delta(cell["data_delta_pct"], baseline), cell["data_delta_pct"]),
+                num(_delta(cell["time_delta_pct"], baseline), cell["time_delta_pct"]),
+                num(number(cell["throughput_mb_s"]), cell["throughput_mb_s"]),
+                num(number(cell["linear_projection_s"]), cell["linear_projection_s"]),
+                Cell(_verdict(cell)),
             ]
             if processed:
-                line.insert(1, _processed(cell.get("processed_gb")))
-            body.append(line)
+                line.insert(1, num(_processed(cell.get("processed_gb")), cell.get("processed_gb")))
+            body.append(Row((_size(cell["data_size_gb"]),), tuple(line)))
         title = f"{workload} on {environment}" + (f" ({series.replace('|', ', ')})" if series else "")
-        out += ["", title, grid(headers, body, text_columns=1), *warmup_note(cells)]
+        out.append(
+            Block(
+                title,
+                tuple(headers),
+                tuple(body),
+                text_columns=1,
+                notes=tuple(warmup_note(cells)),
+                kind="scaling",
+            )
+        )
     return out
 
 
-def _dfsio_section(rows: list[dict[str, Any]]) -> list[str]:
-    if not rows:
-        return []
-    headers = ["Data (GB)", "Read (s)", "Write (s)", "Read/Write Δ (%)", "Read (MB/s)", "Write (MB/s)"]
-    headers += ["Read avg IO (MB/s)", "Write avg IO (MB/s)"]
+def _dfsio_blocks(rows: list[dict[str, Any]]) -> list[Block]:
+    """Per environment, TestDFSIO's read and write side by side at each data size."""
+    headers: tuple[str, ...] = (
+        "Data (GB)",
+        "Read (s)",
+        "Write (s)",
+        "Read/Write Δ (%)",
+        "Read (MB/s)",
+        "Write (MB/s)",
+    )
+    headers += ("Read avg IO (MB/s)", "Write avg IO (MB/s)")
     out = []
     for environment in dict.fromkeys(row["environment"] for row in rows):
         body = [
-            [
-                _size(row["data_size_gb"]),
-                number(row["read_s"]),
-                number(row["write_s"]),
-                _delta(row["read_write_delta_pct"], baseline=False),
-                number(row["read_throughput_mb_s"]),
-                number(row["write_throughput_mb_s"]),
-                number(row["read_avg_io_rate_mb_s"]),
-                number(row["write_avg_io_rate_mb_s"]),
-            ]
+            Row(
+                (_size(row["data_size_gb"]),),
+                (
+                    num(_size(row["data_size_gb"]), row["data_size_gb"]),
+                    num(number(row["read_s"]), row["read_s"]),
+                    num(number(row["write_s"]), row["write_s"]),
+                    num(_delta(row["read_write_delta_pct"], baseline=False), row["read_write_delta_pct"]),
+                    num(number(row["read_throughput_mb_s"]), row["read_throughput_mb_s"]),
+                    num(number(row["write_throughput_mb_s"]), row["write_throughput_mb_s"]),
+                    num(number(row["read_avg_io_rate_mb_s"]), row["read_avg_io_rate_mb_s"]),
+                    num(number(row["write_avg_io_rate_mb_s"]), row["write_avg_io_rate_mb_s"]),
+                ),
+            )
             for row in rows
             if row["environment"] == environment
         ]
-        out += ["", f"TestDFSIO read vs write on {environment}", grid(headers, body)]
+        out.append(Block(f"TestDFSIO read vs write on {environment}", headers, tuple(body), kind="dfsio"))
     return out
 
 
-def _phase_section(rows: list[dict[str, Any]]) -> list[str]:
+def _phase_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """Per job, the mean task phase times (JobHistory), as the SSD/HDD study tabulates them."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["workload"], row["environment"], row["series_params"] or ""), []).append(row)
-    headers = ["Data (GB)", "n", "Job (s)", "Map (s)", "σ", "Shuffle (s)", "σ", "Merge (s)", "σ"]
-    headers += ["Reduce (s)", "σ", "Failed attempts"]
+    headers: tuple[str, ...] = (
+        "Data (GB)",
+        "n",
+        "Job (s)",
+        "Map (s)",
+        "σ",
+        "Shuffle (s)",
+        "σ",
+        "Merge (s)",
+        "σ",
+    )
+    headers += ("Reduce (s)", "σ", "Failed attempts")
     out = []
     for (workload, environment, series), cells in groups.items():
         body = [
-            [
-                _size(cell["data_size_gb"]),
-                str(cell["n"] or 0),
-                number(cell["job_elapsed_s"]),
-                *(
-                    number(cell[column])
-                    for phase in ("map", "shuffle", "merge", "reduce")
-                    for column in (f"{phase}_s", f"{phase}_stddev_s")
+            Row(
+                (_size(cell["data_size_gb"]),),
+                (
+                    num(_size(cell["data_size_gb"]), cell["data_size_gb"]),
+                    num(str(cell["n"] or 0), cell["n"] or 0),
+                    num(number(cell["job_elapsed_s"]), cell["job_elapsed_s"]),
+                    *(
+                        num(number(cell[column]), cell[column])
+                        for phase in ("map", "shuffle", "merge", "reduce")
+                        for column in (f"{phase}_s", f"{phase}_stddev_s")
+                    ),
+                    num(
+                        "-"
+                        if cell["failed_task_attempts"] is None
+                        else f"{cell['failed_task_attempts']:.0f}",
+                        cell["failed_task_attempts"],
+                    ),
                 ),
-                "-" if cell["failed_task_attempts"] is None else f"{cell['failed_task_attempts']:.0f}",
-            ]
+            )
             for cell in cells
         ]
         title = f"{workload} task phases (JobHistory) on {environment}"
         title += f" ({series.replace('|', ', ')})" if series else ""
-        out += ["", title, grid(headers, body)]
+        out.append(Block(title, headers, tuple(body), kind="phases"))
     return out
 
 
-def _hardware_section(rows: list[dict[str, Any]]) -> list[str]:
+def _hardware_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """A campaign that first ran on new hardware says so: it is not comparable with the one before."""
-    out = []
-    for row in rows:
-        out += [
-            "",
+    return [
+        Block(
             f"Hardware change on {row['environment']}: this campaign is the first on {row['fingerprint']} "
             f"(before: {row['previous_fingerprint']}, campaign {row['previous_campaign']}); "
             f"changed: {row['changed_facts']}",
-        ]
-    return out
+            kind="hardware",
+        )
+        for row in rows
+    ]
 
 
-def _validation_section(rows: list[dict[str, Any]]) -> list[str]:
+def _validation_blocks(rows: list[dict[str, Any]]) -> list[Block]:
+    """The validation verdicts: all passed, or each failed expectation."""
     if not rows:
-        return ["", "Validation: all expectations passed"]
-    out = ["", f"Validation: {len(rows)} failed expectation(s); the results are kept and marked ok = no"]
-    for row in rows:
-        where = row["cell_key"] or "whole campaign"
-        out.append(f"- {row['environment']} {where}: {row['expectation']}: {row['details']}")
-    return out
+        return [Block("Validation: all expectations passed", kind="validation")]
+    items = tuple(
+        f"{row['environment']} {row['cell_key'] or 'whole campaign'}: {row['expectation']}: {row['details']}"
+        for row in rows
+    )
+    title = f"Validation: {len(rows)} failed expectation(s); the results are kept and marked ok = no"
+    return [Block(title, items=items, kind="validation")]
 
 
 def left_align(headers: list[str], body: list[list[str]], columns: int) -> None:
@@ -437,15 +489,33 @@ def left_align(headers: list[str], body: list[list[str]], columns: int) -> None:
             line[column] = line[column].ljust(width)
 
 
-def render_table(tables: Tables, study: str) -> str:
-    lines = [f"Study {study}, campaign {campaign_of(tables)}"]
-    lines += _scaling_section(tables.get("scaling", []))
-    lines += _dfsio_section(tables.get("dfsio_read_write", []))
-    lines += _phase_section(tables.get("phase_times", []))
-    lines += _hardware_section(tables.get("hardware_changes", []))
+def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
+    """The report's parts in order: generic blocks, the study's sections, the validation verdicts.
+
+    A study section given as data (`blocks.TableSection`) contributes its blocks; one that only
+    prints lines contributes those lines (the page shows them as preformatted text).
+    """
+    parts: list[Block | list[str]] = [
+        *_scaling_blocks(tables.get("scaling", [])),
+        *_dfsio_blocks(tables.get("dfsio_read_write", [])),
+        *_phase_blocks(tables.get("phase_times", [])),
+        *_hardware_blocks(tables.get("hardware_changes", [])),
+    ]
     for section in study_plugin(study).report_sections:
-        lines += section(tables)
-    lines += _validation_section(tables.get("validation", []))
+        blocks = getattr(section, "blocks", None)
+        if callable(blocks):
+            parts += blocks(tables)
+        else:
+            parts.append(section(tables))
+    parts += _validation_blocks(tables.get("validation", []))
+    return parts
+
+
+def render_table(tables: Tables, study: str) -> str:
+    """The report as the study prints it: a title line, then every section's lines."""
+    lines = [f"Study {study}, campaign {campaign_of(tables)}"]
+    for part in study_sections(tables, study):
+        lines += part.lines() if isinstance(part, Block) else part
     return "\n".join(lines)
 
 

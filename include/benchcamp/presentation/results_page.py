@@ -1,15 +1,21 @@
-"""The results page: a FastAPI app Airflow serves as a plugin (Browse → Benchmark results).
+"""The results page: a FastAPI app Airflow serves as a plugin, shown inside its UI (Browse →
+Benchmark results).
 
 Every route requires an Airflow login (the UI's session cookie or a Bearer token from
-`POST /auth/token`): without one the answer is 401. Pages show a study's campaign exactly
-as `benchcamp report` prints it (the same marts, never recomputed), as HTML tables, plus
-the hardware fingerprints, with a CSV download. An empty or missing warehouse gives an
-explanatory page, not a stack trace.
+`POST /auth/token`): without one the answer is 401. A page shows one campaign of a study (the
+latest unless the picker chose another) from the marts' rows, the same rows the text report
+prints (`report.study_sections`), rendered by the Jinja2 templates in `templates/`; or two
+campaigns side by side with each number's % difference (`?compare=`). Its figures are the
+server's SVG, made interactive in the browser by vega-embed; the Vega JavaScript comes from
+vl-convert (the package that renders the SVG and PNG downloads, so the browser and the server
+draw with the same Vega-Lite) and is served by this app, never from a CDN. An empty or missing
+warehouse gives an explanatory page, not a stack trace.
 """
 
 from __future__ import annotations
 
-import html
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -20,69 +26,39 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.spec import SpecError, load_spec, study_names
 from benchcamp.core.study import study_plugin
-from benchcamp.presentation import figures, report
+from benchcamp.presentation import blocks, figures, report, templating
 
-STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1b1b1b; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #c8c8c8; padding: 0.25rem 0.6rem; }
-td { text-align: right; } td:last-child { text-align: left; }
-th { background: #f0f0f0; } .empty { color: #555; max-width: 50rem; }
-figure { margin: 0 0 2rem; } .anomalies { color: #c0392b; } .downloads { margin: 0.2rem 0; font-size: 0.9rem; }
-"""
+STATIC = Path(__file__).with_name("static")
+STATIC_PREFIX = "_static"  # under the app's prefix; no study id starts with "_"
+VEGA_BUNDLE = "vega-bundle.js"  # vega, vega-lite and vega-embed, from vl-convert
+# What the page loads, relative to the app's root: the bundle, then our own embedding script.
+SCRIPTS = (VEGA_BUNDLE, "figures.js")
+ICON = "icon.svg"  # the navigation entry's icon in Airflow's UI (plugins/benchcamp_results.py)
 
 
-def _page(title: str, body: str) -> HTMLResponse:
-    return HTMLResponse(
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>"
-    )
+# The bundle's entry: the three libraries as globals, which figures.js (a separate file) uses.
+_GLOBALS = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
 
 
-def report_html(text: str) -> str:
-    """The text report's pipe tables and lists as HTML (same cells, same order)."""
-    out: list[str] = []
-    rows: list[list[str]] = []
+@cache
+def vega_bundle() -> str:
+    """vega, vega-lite and vega-embed as one script assigning `window.vegaEmbed` (about 0.9 MB).
 
-    def flush() -> None:
-        if rows:
-            head, *body = rows
-            out.append(
-                "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr></thead>"
-            )
-            out.append(
-                "<tbody>"
-                + "".join(
-                    "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body
-                )
-                + "</tbody></table>"
-            )
-            rows.clear()
+    vl-convert ships these libraries for its own rendering and bundles them on request: no
+    npm toolchain, no second copy to keep in step, and the page's Vega-Lite is the one the
+    SVG/PNG downloads were drawn with. Built once per process (about a second).
+    """
+    import vl_convert
 
-    for line in text.splitlines()[1:]:  # the first line is the title
-        if line.startswith("|-"):
-            continue
-        if line.startswith("|"):
-            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
-            continue
-        flush()
-        if line.startswith("- "):
-            out.append(f"<li>{html.escape(line[2:])}</li>")
-        elif line.strip():
-            out.append(f"<h3>{html.escape(line)}</h3>")
-    flush()
-    return "\n".join(out)
+    return str(vl_convert.javascript_bundle(_GLOBALS))
 
 
-def _empty(study: str, why: str) -> HTMLResponse:
-    return _page(f"Benchmark results: {study}", _empty_body(study, why))
+def _page(title: str, body: str, scripts: tuple[str, ...] = ()) -> HTMLResponse:
+    return HTMLResponse(_page_html(title, body, scripts))
 
 
-def _empty_body(study: str, why: str) -> str:
-    return (
-        f"<p class='empty'>Nothing to show yet: {html.escape(why)}. Trigger the <code>{html.escape(study)}</code> "
-        "DAG (or run <code>make run</code>); its report task builds what this page shows.</p>"
-    )
+def _page_html(title: str, body: str, scripts: tuple[str, ...] = ()) -> str:
+    return templating.render("page.html.j2", title=title, body=body, scripts=scripts)
 
 
 def _campaign_param(campaign: str | None) -> str | None:
@@ -96,45 +72,121 @@ def campaign_figures(warehouse: Path, study: str, tables: report.Tables) -> list
     return figures.study_figures(tables, history, changes, study)
 
 
-def study_body(warehouse: Path, study: str, tables: report.Tables, downloads: str | None) -> str:
-    """The page's content for one campaign: tables as the report prints them, fingerprints, figures.
+@dataclass(frozen=True)
+class Picker:
+    """What the picker offers and has chosen (None: the static report, which has no picker)."""
 
-    `downloads` is the URL prefix of the CSV and figure downloads (None in the static report,
-    which embeds everything and links nothing).
+    studies: list[dict[str, str]]
+    campaigns: list[dict[str, Any]]
+    compare: str | None = None
+
+
+def _studies() -> list[dict[str, str]]:
+    return [{"id": name, "title": load_spec(name).title} for name in study_names()]
+
+
+def _shown_figures(
+    warehouse: Path, study: str, tables: report.Tables, suffix: str = ""
+) -> list[dict[str, Any]]:
+    """What the templates show of each figure: the SVG, its notes, the interactive specification.
+
+    `suffix` keeps element ids unique when two campaigns' figures share a page.
+    """
+    return [
+        {
+            "id": figure.id,
+            "element": figure.id + suffix,
+            "svg": figure.svg(),
+            "notes": figure.notes,
+            "spec": figures.interactive(figure.spec),
+        }
+        for figure in campaign_figures(warehouse, study, tables)
+    ]
+
+
+def study_body(
+    warehouse: Path,
+    study: str,
+    tables: report.Tables,
+    downloads: str | None,
+    picker: Picker | None = None,
+    notices: tuple[str, ...] = (),
+) -> str:
+    """The content for one campaign: its blocks, fingerprints, figures and the study's page sections.
+
+    `downloads` is the URL prefix of the CSV and figure downloads, and makes the figures
+    interactive (None in the static report, which embeds the SVG, links nothing, runs no script).
     """
     chosen = report.campaign_of(tables) or ""
-    hardware = "".join(
-        f"<li>{html.escape(row['environment'])}: <code>{html.escape(str(row['fingerprint']))}</code> "
-        f"({row['hosts']} host(s))</li>"
-        for row in report.fingerprints(warehouse, study, chosen)
+    shown = _shown_figures(warehouse, study, tables)
+    return templating.render(
+        "study.html.j2",
+        study=study,
+        campaign=chosen,
+        compare=picker.compare if picker else None,
+        studies=picker.studies if picker else [],
+        campaigns=picker.campaigns if picker else [],
+        notices=notices,
+        downloads=downloads,
+        interactive=downloads is not None,
+        fingerprints=report.fingerprints(warehouse, study, chosen),
+        sections=report.study_sections(tables, study),
+        figures=shown,
+        page_sections=[section(tables) for section in study_plugin(study).page_sections],
     )
-    query = f"?campaign={quote(chosen)}"
-    links = f" · <a href='{downloads}/csv{query}'>tables as CSV</a>" if downloads is not None else ""
-    parts = [
-        f"<p>Campaign <b>{html.escape(chosen)}</b>{links}</p>",
-        f"<h2>Hardware fingerprints</h2><ul>{hardware or '<li>none captured</li>'}</ul>",
-        report_html(report.render(tables, "table", study)),
-        "<h2>Figures</h2>",
-    ]
-    for figure in campaign_figures(warehouse, study, tables):
-        download = (
-            f"<p class='downloads'><a href='{downloads}/figures/{figure.id}.svg{query}'>SVG</a> · "
-            f"<a href='{downloads}/figures/{figure.id}.png{query}'>PNG</a></p>"
-            if downloads is not None
-            else ""
+
+
+def compare_body(
+    warehouse: Path,
+    study: str,
+    baseline: report.Tables,
+    compared: report.Tables,
+    picker: Picker,
+    notices: tuple[str, ...] = (),
+) -> str:
+    """Two campaigns side by side: the same blocks, the second's numbers with their % difference."""
+    names = (report.campaign_of(baseline) or "", report.campaign_of(compared) or "")
+    parts = (report.study_sections(baseline, study), report.study_sections(compared, study))
+    comparison = blocks.compare(
+        (names[0], [part for part in parts[0] if isinstance(part, blocks.Block)]),
+        (names[1], [part for part in parts[1] if isinstance(part, blocks.Block)]),
+    )
+    # sections a study prints only as text lines: shown side by side, not compared cell by cell
+    legacy = [
+        ("Report section", ["\n".join(a).strip("\n"), "\n".join(b).strip("\n")])
+        for a, b in zip(
+            [part for part in parts[0] if not isinstance(part, blocks.Block)],
+            [part for part in parts[1] if not isinstance(part, blocks.Block)],
+            strict=False,
         )
-        notes = "".join(f"<li>{html.escape(note)}</li>" for note in figure.notes)
-        caption = f"<figcaption class='anomalies'><ul>{notes}</ul></figcaption>" if notes else ""
-        parts.append(f"<figure id='{figure.id}'>{figure.svg()}{caption}{download}</figure>")
-    parts += [section(tables) for section in study_plugin(study).page_sections]
-    return "\n".join(parts)
+    ]
+    return templating.render(
+        "compare.html.j2",
+        study=study,
+        campaign=names[0],
+        compare=names[1],
+        studies=picker.studies,
+        campaigns=picker.campaigns,
+        notices=notices,
+        comparison=comparison,
+        legacy=legacy,
+        downloads=quote(study),
+        interactive=True,
+        figures=[
+            {"campaign": names[0], "figures": _shown_figures(warehouse, study, baseline, "-a")},
+            {"campaign": names[1], "figures": _shown_figures(warehouse, study, compared, "-b")},
+        ],
+        fingerprints=[
+            {"campaign": name, "rows": report.fingerprints(warehouse, study, name)} for name in names
+        ],
+    )
 
 
 def static_report(warehouse: Path, study: str, campaign: str | None = None) -> str:
     """`benchcamp report --format html`: the page's content as one self-contained HTML file."""
     tables = report.read_tables(warehouse, study, campaign)
     body = study_body(warehouse, study, tables, downloads=None)
-    return bytes(_page(f"Benchmark results: {study}", body).body).decode()
+    return _page_html(f"Benchmark results: {study}", body)
 
 
 async def require_login(request: Request) -> Any:
@@ -148,38 +200,105 @@ async def require_login(request: Request) -> Any:
     return await get_user(request, None, await bearer_scheme(request))
 
 
+def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str | None) -> HTMLResponse:
+    """A study's page: the chosen campaign (latest by default), or the comparison of two."""
+    title = f"Benchmark results: {study}"
+    studies = _studies()
+    try:
+        known = report.campaigns(warehouse, study)
+    except report.ReportError as exc:
+        return _page(title, templating.render("empty.html.j2", study=study, why=str(exc), studies=[]))
+    names = {row["campaign"] for row in known}
+    notices = []
+    campaign, compare = _campaign_param(campaign), _campaign_param(compare)
+    if campaign and campaign not in names:
+        notices.append(f"No campaign '{campaign}' in study {study}: showing the latest.")
+        campaign = None
+    if compare and compare not in names:
+        notices.append(f"No campaign '{compare}' in study {study} to compare with.")
+        compare = None
+    picker = Picker(studies, known, compare)
+    try:
+        tables = report.read_tables(warehouse, study, campaign)
+    except report.ReportError as exc:
+        body = templating.render(
+            "empty.html.j2",
+            study=study,
+            why=str(exc),
+            studies=studies,
+            campaigns=known,
+            campaign=campaign or "",
+            compare=compare or "",
+        )
+        return _page(title, body)
+    if compare and compare != report.campaign_of(tables):
+        try:
+            other = report.read_tables(warehouse, study, compare)
+        except report.ReportError as exc:
+            notices.append(f"Cannot compare with '{compare}': {exc}.")
+        else:
+            body = compare_body(warehouse, study, tables, other, picker, tuple(notices))
+            return _page(title, body, scripts=_scripts())
+    body = study_body(warehouse, study, tables, quote(study), picker, tuple(notices))
+    return _page(title, body, scripts=_scripts())
+
+
+def _scripts() -> tuple[str, ...]:
+    """The script URLs a page with interactive figures loads, relative to the app's root."""
+    return tuple(f"{STATIC_PREFIX}/{name}" for name in SCRIPTS)
+
+
 def create_app(warehouse: Path | None = None) -> FastAPI:
+    """The page's app; `warehouse` None reads the default warehouse's snapshot per request."""
     app = FastAPI(title="benchcamp results", dependencies=[Depends(require_login)])
     target = warehouse
 
+    def path() -> Path:
+        return report.readable(target or default_warehouse())
+
+    @app.get(f"/{STATIC_PREFIX}/{{name}}")
+    def static(name: str) -> Response:
+        """The page's scripts (the Vega bundle from vl-convert, our own figures.js) and its icon."""
+        headers = {"Cache-Control": "private, max-age=86400"}
+        if name == VEGA_BUNDLE:
+            return Response(vega_bundle(), media_type="text/javascript", headers=headers)
+        if name in SCRIPTS:
+            return Response((STATIC / name).read_text(), media_type="text/javascript", headers=headers)
+        if name == ICON:
+            return Response((STATIC / name).read_text(), media_type="image/svg+xml", headers=headers)
+        return PlainTextResponse(f"no file '{name}'\n", status_code=404)
+
     @app.get("/", response_class=HTMLResponse)
-    def index() -> HTMLResponse:
-        items = "".join(
-            f"<li><a href='{html.escape(name)}'>{html.escape(load_spec(name).title)}</a> ({html.escape(name)})</li>"
-            for name in study_names()
-        )
-        return _page("Benchmark results", f"<ul>{items}</ul>")
+    def index(
+        study: str | None = Query(default=None),
+        campaign: str | None = Query(default=None),
+        compare: str | None = Query(default=None),
+    ) -> HTMLResponse:
+        """The list of studies, or (with `?study=`, what the picker sends) that study's page."""
+        if study:
+            return study_page(study, campaign, compare)
+        body = templating.render("index.html.j2", title="Benchmark results", studies=_studies())
+        return _page("Benchmark results", body)
 
     @app.get("/{study}", response_class=HTMLResponse)
-    def study_page(study: str, campaign: str | None = Query(default=None)) -> HTMLResponse:
+    def study_page(
+        study: str,
+        campaign: str | None = Query(default=None),
+        compare: str | None = Query(default=None),
+    ) -> HTMLResponse:
         try:
             load_spec(study)
         except SpecError as exc:
-            return _page("Benchmark results", f"<p class='empty'>{html.escape(str(exc))}</p>")
-        path = report.readable(target or default_warehouse())
-        try:
-            tables = report.read_tables(path, study, _campaign_param(campaign))
-        except report.ReportError as exc:
-            return _empty(study, str(exc))
-        return _page(f"Benchmark results: {study}", study_body(path, study, tables, downloads=quote(study)))
+            return _page(
+                "Benchmark results", templating.render("empty.html.j2", study=study, why=str(exc), studies=[])
+            )
+        return _study_page(path(), study, campaign, compare)
 
     @app.get("/{study}/csv", response_class=PlainTextResponse)
     def study_csv(study: str, campaign: str | None = Query(default=None)) -> PlainTextResponse:
         try:
             load_spec(study)
-            tables = report.read_tables(
-                report.readable(target or default_warehouse()), study, _campaign_param(campaign)
-            )
+            tables = report.read_tables(path(), study, _campaign_param(campaign))
         except (SpecError, report.ReportError) as exc:
             return PlainTextResponse(f"nothing to export: {exc}\n", status_code=404)
         return PlainTextResponse(
@@ -195,11 +314,11 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
             return PlainTextResponse(f"unknown figure format '{fmt}' (svg or png)\n", status_code=404)
         try:
             load_spec(study)
-            path = report.readable(target or default_warehouse())
-            tables = report.read_tables(path, study, _campaign_param(campaign))
+            source = path()
+            tables = report.read_tables(source, study, _campaign_param(campaign))
         except (SpecError, report.ReportError) as exc:
             return PlainTextResponse(f"no figure: {exc}\n", status_code=404)
-        chosen = {figure.id: figure for figure in campaign_figures(path, study, tables)}
+        chosen = {figure.id: figure for figure in campaign_figures(source, study, tables)}
         if figure_id not in chosen:
             known = ", ".join(chosen) or "none"
             return PlainTextResponse(

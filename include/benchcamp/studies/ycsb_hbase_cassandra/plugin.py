@@ -11,7 +11,8 @@ from typing import Any
 
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
-from benchcamp.presentation.report import grid, left_align, number, warmup_note
+from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, lines_of, num
+from benchcamp.presentation.report import number, warmup_note
 from benchcamp.studies.ycsb_hbase_cassandra.validation import LATENCY_ANOMALY
 
 
@@ -20,18 +21,27 @@ def p_value(value: Any) -> str:
     return "-" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
 
 
-def comparison_section(rows: list[dict[str, Any]]) -> list[str]:
+def comparison_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """HBase vs Cassandra per workload, as the YCSB study compares them: throughput once per test
     condition, then each operation type's average, 95th and 99th percentile latency."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["workload"], row["environment"]), []).append(row)
-    headers = ["Op", "Condition", "Figure", "n (H/C)", "HBase", "Cassandra", "HBase/Cassandra", "p"]
-    headers.append("Verdict (α = 0.05)")
+    headers: tuple[str, ...] = (
+        "Op",
+        "Condition",
+        "Figure",
+        "n (H/C)",
+        "HBase",
+        "Cassandra",
+        "HBase/Cassandra",
+        "p",
+    )
+    headers += ("Verdict (α = 0.05)",)
     figures = [("avg", "avg latency (µs)"), ("p95", "p95 latency (µs)"), ("p99", "p99 latency (µs)")]
     out = []
     for (workload, environment), cells in groups.items():
-        body: list[list[str]] = []
+        body: list[Row] = []
         seen_conditions: set[str] = set()
         for cell in cells:
             condition = cell["pair_params"].replace("|", ", ")
@@ -49,25 +59,46 @@ def comparison_section(rows: list[dict[str, Any]]) -> list[str]:
             for op, label, value, figure in lines:
                 verdict = cell[f"{figure}_verdict"]
                 body.append(
-                    [
-                        op, condition, label, n,
-                        number(cell[f"hbase_{value}"]), number(cell[f"cassandra_{value}"]),
-                        number(cell[f"{figure}_ratio"]), p_value(cell[f"{figure}_p_value"]),
-                        verdict or "no test (n < 2)",
-                    ]
+                    Row(
+                        (op, condition, label),
+                        (
+                            Cell(op), Cell(condition), Cell(label), Cell(n),
+                            num(number(cell[f"hbase_{value}"]), cell[f"hbase_{value}"]),
+                            num(number(cell[f"cassandra_{value}"]), cell[f"cassandra_{value}"]),
+                            num(number(cell[f"{figure}_ratio"]), cell[f"{figure}_ratio"]),
+                            num(p_value(cell[f"{figure}_p_value"]), cell[f"{figure}_p_value"]),
+                            Cell(verdict or "no test (n < 2)"),
+                        ),
+                    )
                 )  # fmt: skip
-        left_align(headers, body, columns=3)  # operation, condition and figure read as text
         title = f"{workload}: HBase vs Cassandra on {environment} (Welch's t-test over repetitions)"
-        out += ["", title, grid(headers, body, text_columns=1)]
+        # operation, condition and figure read as text, as does the verdict
+        out.append(
+            Block(title, headers, tuple(body), text_columns=1, lead_text_columns=3, kind="ycsb-comparison")
+        )
     return out
 
 
-def summary_section(rows: list[dict[str, Any]]) -> list[str]:
+def comparison_section(rows: list[dict[str, Any]]) -> list[str]:
+    """The comparison's text report lines (`comparison_blocks` printed)."""
+    return lines_of(comparison_blocks(rows))
+
+
+def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """Per workload, as the YCSB study tabulates it: each store and test condition's throughput,
     then per operation type the average, 95th and 99th percentile latency (means over the
     repetitions; σ% of throughput is what validation gates)."""
-    headers = ["Store", "Condition", "Op", "n", "Throughput (ops/s)", "σ%", "Avg (µs)", "p95 (µs)"]
-    headers += ["p99 (µs)", "Passed"]
+    headers: tuple[str, ...] = (
+        "Store",
+        "Condition",
+        "Op",
+        "n",
+        "Throughput (ops/s)",
+        "σ%",
+        "Avg (µs)",
+        "p95 (µs)",
+    )
+    headers += ("p99 (µs)", "Passed")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["workload"], row["environment"]), []).append(row)
@@ -80,30 +111,43 @@ def summary_section(rows: list[dict[str, Any]]) -> list[str]:
                 r["threads"] or 0, r["op_type"] or "",
             ),
         )  # fmt: skip
-        body = [
-            [
-                cell["store"], (cell["pair_params"] or "").replace("|", ", "), cell["op_type"] or "-",
-                f"{cell['n']}" + (f" ({cell['n_failed']} failed)" if cell["n_failed"] else ""),
-                number(cell["throughput_ops_s"]), number(cell["throughput_stddev_pct"]),
-                number(cell["avg_latency_us"]), number(cell["p95_latency_us"]), number(cell["p99_latency_us"]),
-                "yes" if cell["passed_validation"] else "no",
-            ]
-            for cell in cells
-        ]  # fmt: skip
+        body: list[Row] = []
         shown: set[tuple[str, str]] = set()  # a condition's store, throughput and n once
-        for line in body:
-            condition = (line[0], line[1])
+        for cell in cells:
+            condition_text = (cell["pair_params"] or "").replace("|", ", ")
+            line = [
+                Cell(cell["store"]), Cell(condition_text), Cell(cell["op_type"] or "-"),
+                num(f"{cell['n']}" + (f" ({cell['n_failed']} failed)" if cell["n_failed"] else ""), cell["n"]),
+                num(number(cell["throughput_ops_s"]), cell["throughput_ops_s"]),
+                num(number(cell["throughput_stddev_pct"]), cell["throughput_stddev_pct"]),
+                num(number(cell["avg_latency_us"]), cell["avg_latency_us"]),
+                num(number(cell["p95_latency_us"]), cell["p95_latency_us"]),
+                num(number(cell["p99_latency_us"]), cell["p99_latency_us"]),
+                Cell("yes" if cell["passed_validation"] else "no"),
+            ]  # fmt: skip
+            condition = (cell["store"], condition_text)
             if condition in shown:
-                line[0] = line[1] = line[3] = line[4] = line[5] = ""
+                for index in (0, 1, 3, 4, 5):
+                    line[index] = Cell("")
             shown.add(condition)
-        left_align(headers, body, columns=3)  # store, condition and operation read as text
-        out += [
-            "",
-            f"{workload} on {environment}: YCSB results per store",
-            grid(headers, body, text_columns=1),
-            *warmup_note(cells),
-        ]
+            body.append(Row((cell["store"], condition_text, cell["op_type"] or "-"), tuple(line)))
+        out.append(
+            Block(
+                f"{workload} on {environment}: YCSB results per store",
+                headers,
+                tuple(body),
+                text_columns=1,
+                lead_text_columns=3,  # store, condition and operation read as text
+                notes=tuple(warmup_note(cells)),
+                kind="ycsb-summary",
+            )
+        )
     return out
+
+
+def summary_section(rows: list[dict[str, Any]]) -> list[str]:
+    """The results per store as text report lines (`summary_blocks` printed)."""
+    return lines_of(summary_blocks(rows))
 
 
 def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> figures.Figure:
@@ -165,14 +209,14 @@ def latency_throughput_figures(tables: Tables) -> list[figures.Figure]:
     ]
 
 
-def summary(tables: Tables) -> list[str]:
+def summary(tables: Tables) -> list[Block]:
     """The report's results per store (ycsb_summary)."""
-    return summary_section(tables.get("ycsb_summary", []))
+    return summary_blocks(tables.get("ycsb_summary", []))
 
 
-def comparison(tables: Tables) -> list[str]:
+def comparison(tables: Tables) -> list[Block]:
     """The report's HBase vs Cassandra comparison (ycsb_comparison), after the results per store."""
-    return comparison_section(tables.get("ycsb_comparison", []))
+    return comparison_blocks(tables.get("ycsb_comparison", []))
 
 
 STUDY = Study(
@@ -182,7 +226,7 @@ STUDY = Study(
         Mart("ycsb_latency_throughput", "environment, workload, store, threads, op_type, target_ops"),
         Mart("ycsb_comparison", "environment, workload, operationcount, target_ops, threads, op_type"),
     ),
-    report_sections=(summary, comparison),
+    report_sections=(TableSection(summary), TableSection(comparison)),
     figures=(latency_throughput_figures,),
     checks=(LATENCY_ANOMALY,),
     lab_services=frozenset({"hbase", "cassandra"}),  # the data stores YCSB measures

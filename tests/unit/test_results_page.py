@@ -1,0 +1,181 @@
+"""The results page's picker, its comparison of two campaigns and its interactive figures.
+
+One recorded warehouse: the published DSE tables (campaign `published_dse_2016`) and a second
+campaign of the same study whose WordCount is 10% slower and which lacks the largest Hive join.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp.ops.cli import EXIT_OK, main
+from benchcamp.presentation import report
+from test_marts_golden import CAMPAIGN, _results_client, published_records
+
+STUDY = "hibench_dse"
+SECOND = "rerun_2017"
+
+
+def _second_campaign() -> list[dict[str, object]]:
+    """The published records again as another campaign: WordCount ×1.1, no 240 GB Hive join."""
+    rows = []
+    for row in published_records():
+        params = row["params"]
+        assert isinstance(params, dict)
+        if row["workload"] == "hive_join" and params["data_size_gb"] == max(
+            r["params"]["data_size_gb"]  # type: ignore[index]
+            for r in published_records()
+            if r["workload"] == "hive_join"
+        ):
+            continue
+        value = row["value"]
+        if row["workload"] == "wordcount" and row["metric"] == "duration_s":
+            assert isinstance(value, float | int)
+            value = round(value * 1.1, 3)
+        rows.append({**row, "campaign": SECOND, "value": value})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("two_campaigns")
+    source = tmp / "two.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in published_records() + _second_campaign()))
+    target = tmp / "warehouse.duckdb"
+    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_OK
+    return target
+
+
+@pytest.fixture(scope="module")
+def client(warehouse: Path) -> Any:
+    return _results_client(warehouse, signed_in=True)
+
+
+def _options(page: str, name: str) -> list[tuple[str, bool]]:
+    """The picker's options of one <select>: (value, selected)."""
+    select = re.search(rf"<select name='{name}'.*?</select>", page, re.S)
+    assert select, name
+    return [
+        (value, bool(selected))
+        for value, selected in re.findall(r"<option value='([^']*)'( selected)?>", select.group(0))
+    ]
+
+
+def test_the_picker_lists_studies_and_campaigns_and_defaults_to_the_latest(
+    client: Any, warehouse: Path
+) -> None:
+    latest = report.latest_campaign(warehouse, STUDY)
+    page = client.get(f"/{STUDY}").text
+    assert (STUDY, True) in _options(page, "study") and ("ycsb_hbase_cassandra", False) in _options(
+        page, "study"
+    )
+    campaigns = _options(page, "campaign")
+    assert {value for value, _ in campaigns} == {"", CAMPAIGN, SECOND}
+    assert [value for value, selected in campaigns if selected] == [latest]
+    assert f"Campaign <b>{latest}</b>" in page
+    # what the picker's form sends (GET to the app's root) shows the same page
+    chosen = client.get("/", params={"study": STUDY, "campaign": CAMPAIGN}).text
+    assert f"Campaign <b>{CAMPAIGN}</b>" in chosen and "<td>4068.22</td>" in chosen
+    assert [value for value, selected in _options(chosen, "campaign") if selected] == [CAMPAIGN]
+    # a campaign of no such name falls back to the latest, and says so
+    unknown = client.get(f"/{STUDY}", params={"campaign": "nope"}).text
+    assert "No campaign &#39;nope&#39;" in unknown and f"Campaign <b>{latest}</b>" in unknown
+
+
+def test_the_page_renders_the_marts_rows_the_text_report_prints(client: Any, warehouse: Path) -> None:
+    page = client.get(f"/{STUDY}", params={"campaign": SECOND}).text
+    text = report.render(report.read_tables(warehouse, STUDY, SECOND), "table", STUDY)
+    for line in text.splitlines():
+        if line.startswith("|") and not line.startswith("|-"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            tag = "th" if cells[0] == "Data (GB)" else "td"
+            assert "".join(f"<{tag}>{cell}</{tag}>" for cell in cells) in page, line
+
+
+def test_two_campaigns_side_by_side_with_the_difference_of_each_figure(client: Any) -> None:
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN, "compare": SECOND})
+    assert page.status_code == 200
+    text = page.text
+    assert f"Campaign <b>{CAMPAIGN}</b> (left) compared with <b>{SECOND}</b> (right)" in text
+    assert [value for value, selected in _options(text, "compare") if selected] == [SECOND]
+    wordcount = text.split("<h3>wordcount on dse_cluster (maps=4, reduces=2)</h3>", 1)[1].split(
+        "</section>", 1
+    )[0]
+    left, right = wordcount.split(f"<h4>{SECOND}</h4>", 1)
+    # the published 240 GB WordCount on the left; on the right 10% slower, with its difference
+    assert "<td>4068.22</td>" in left and "class='delta" not in left
+    assert "<td>4475.04<span class='delta moved'>+10.0%</span></td>" in right
+    # a figure that did not change shows +0.0%; the data size is the same on both sides
+    assert "<td>240<span class='delta'>±0.0%</span></td>" in right
+    # the 240 GB Hive join is in the published campaign only: its row is marked on the left
+    join = text.split("<h3>hive_join on dse_cluster</h3>", 1)[1].split("</section>", 1)[0]
+    join_left, join_right = join.split(f"<h4>{SECOND}</h4>", 1)
+    assert f"only in {CAMPAIGN}" in join_left and "only in" not in join_right.replace(
+        f"only in {CAMPAIGN}", ""
+    )
+    assert join_left.count("class='only-here'") == 1
+    # each campaign's figures side by side, interactive, their downloads naming their campaign
+    figures = text.split("<h2>Figures</h2>", 1)[1]
+    assert "<figure id='time-vs-size-wordcount-a'><div class='chart'" in figures
+    assert "<figure id='time-vs-size-wordcount-b'><div class='chart'" in figures
+    assert f"figures/time-vs-size-wordcount.svg?campaign={SECOND}" in figures
+    assert re.findall(r"<script[^>]*\bsrc='([^']+)'", text) == [
+        "_static/vega-bundle.js",
+        "_static/figures.js",
+    ]
+
+
+def test_the_comparison_marks_a_block_in_one_campaign_only() -> None:
+    from benchcamp.presentation.blocks import Block, Cell, Row, compare, num
+
+    table = Block(
+        "t", ("Data (GB)", "Time (s)", "ok"), (Row(("1",), (num("1", 1), num("2.00", 2.0), Cell("yes"))),)
+    )
+    later = Block("t", table.headers, (Row(("1",), (num("1", 1), num("3.00", 3.0), Cell("no"))),))
+    result = compare(("a", [table, Block("only a", kind="hardware")]), ("b", [later]))
+    (row,) = result.blocks[0].compared
+    assert [cell.change_pct for cell in row.cells] == [0.0, 50.0, None]
+    assert row.cells[2].changed_text and row.only_in is None
+    assert result.blocks[1].only_in == "a" and result.blocks[1].compared == ()
+
+
+def test_figures_are_interactive_with_scripts_the_app_serves_itself(client: Any) -> None:
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN}).text
+    scripts = re.findall(r"<script[^>]*\bsrc='([^']+)'", page)
+    assert scripts, "the page loads the Vega scripts"
+    for src in scripts:
+        assert not re.match(r"^[a-z]+:|^//", src), f"{src}: only local scripts, never a CDN"
+        served = client.get(f"/{src}")
+        assert served.status_code == 200 and served.headers["content-type"].startswith("text/javascript")
+    assert "window.vegaEmbed" in client.get(f"/{scripts[0]}").text  # vl-convert's vega-embed bundle
+    assert "http" not in "".join(re.findall(r"<script[^>]*>", page))
+    # each figure: the server's SVG first, its Vega-Lite spec with tooltips and a zoom/pan binding
+    specs = dict(re.findall(r"<script type='application/json' id='spec-([^']+)'>(.*?)</script>", page, re.S))
+    assert "time-vs-size-wordcount" in specs and "time-series" in specs
+    spec = json.loads(specs["time-vs-size-wordcount"])
+    assert {
+        "name": "zoom",
+        "select": {"type": "interval", "encodings": ["x", "y"]},
+        "bind": "scales",
+    } in spec["layer"][0]["params"]
+    assert any("tooltip" in layer.get("encoding", {}) for layer in spec["layer"])
+    assert (
+        "<figure id='time-vs-size-wordcount'><div class='chart' data-spec='spec-time-vs-size-wordcount'><svg"
+        in page
+    )
+    # the downloads stay
+    svg = client.get(f"/{STUDY}/figures/time-vs-size-wordcount.svg", params={"campaign": CAMPAIGN})
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    assert f"{STUDY}/figures/time-vs-size-wordcount.png?campaign={CAMPAIGN}" in page
+    assert client.get("/_static/nope.js").status_code == 404
+
+
+def test_the_static_report_runs_no_script(warehouse: Path) -> None:
+    from benchcamp.presentation.results_page import static_report
+
+    page = static_report(warehouse, STUDY, CAMPAIGN)
+    assert "<script" not in page and "<select" not in page and "<td>4068.22</td>" in page
