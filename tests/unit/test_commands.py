@@ -80,23 +80,29 @@ def test_hostile_campaign_id_cannot_escape_the_quoting() -> None:
     assert "/tmp/pwned" not in text
 
 
-def test_wrapper_is_valid_bash_and_times_the_body(tmp_path: object) -> None:
-    ctx = context("wordcount", {"data_size_gb": 0.012, "maps": 4, "reduces": 2})
-    script = wrapper_script(ctx, "execute", 1, commands_body([["echo", "it's fine"]]))
+def _run_wrapper(script: str, work_dir: object) -> tuple[subprocess.CompletedProcess[str], list[str], str]:
+    """Run a step wrapper in bash as the target would: the result, its status lines, its job folder."""
     result = subprocess.run(
         ["bash", "-s"],
         input=script,
         capture_output=True,
         text=True,
-        env={"BENCHCAMP_WORK_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        env={"BENCHCAMP_WORK_DIR": str(work_dir), "PATH": "/usr/bin:/bin"},
+    )
+    lines = result.stdout.splitlines()
+    marks = [line for line in lines if line.startswith("BENCHCAMP_STATUS")]
+    job = next((line.split(" ", 1)[1] for line in lines if line.startswith("BENCHCAMP_JOB")), "")
+    return result, marks, job
+
+
+def test_wrapper_is_valid_bash_and_times_the_body(tmp_path: object) -> None:
+    ctx = context("wordcount", {"data_size_gb": 0.012, "maps": 4, "reduces": 2})
+    result, marks, job = _run_wrapper(
+        wrapper_script(ctx, "execute", 1, commands_body([["echo", "it's fine"]])), tmp_path
     )
     assert result.returncode == 0, result.stderr
-    marks = [line for line in result.stdout.splitlines() if line.startswith("BENCHCAMP_STATUS")]
     rc, start, end = marks[0].split()[1:]
     assert rc == "0" and float(end) >= float(start)
-    job = next(
-        line.split(" ", 1)[1] for line in result.stdout.splitlines() if line.startswith("BENCHCAMP_JOB")
-    )
     with open(f"{job}/stdout.log") as handle:
         assert handle.read() == "it's fine\n"
 
@@ -105,20 +111,11 @@ def test_a_body_and_an_after_script_without_a_final_newline_still_run(tmp_path: 
     """The heredoc delimiter must start its own line: a body ending without a newline once made the
     whole step "not start" (the delimiter was glued to the body's last line)."""
     ctx = context("wordcount", {"data_size_gb": 0.012, "maps": 4, "reduces": 2})
-    script = wrapper_script(ctx, "execute", 1, "echo body", after="echo after")
-    result = subprocess.run(
-        ["bash", "-s"],
-        input=script,
-        capture_output=True,
-        text=True,
-        env={"BENCHCAMP_WORK_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    result, marks, job = _run_wrapper(
+        wrapper_script(ctx, "execute", 1, "echo body", after="echo after"), tmp_path
     )
     assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
-    marks = [line for line in result.stdout.splitlines() if line.startswith("BENCHCAMP_STATUS")]
     assert marks and marks[0].split()[1] == "0"
-    job = next(
-        line.split(" ", 1)[1] for line in result.stdout.splitlines() if line.startswith("BENCHCAMP_JOB")
-    )
     with open(f"{job}/stdout.log") as out, open(f"{job}/after.log") as after:
         assert (out.read(), after.read()) == ("body\n", "after\n")
 
