@@ -34,7 +34,7 @@ from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign import clean_body, context_for, rep_dir_for
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
-from benchcamp.workloads.base import data_path, render
+from benchcamp.workloads.base import RunContext, data_path, render
 
 ROOT = repo_root()
 BIN = Path(sys.executable).parent
@@ -52,13 +52,49 @@ def _unit(campaign: str, repetition: int) -> dict[str, object]:
     }
 
 
+def _timed_pair(
+    ctx: RunContext,
+    pipeline_body: str,
+    direct_script: str,
+    lab_env: dict[str, str],
+    pipeline_first: bool,
+    between: str = "",
+) -> tuple[float, float]:
+    """One pair, in the given order: the body as the pipeline records it (an SSH step, timed on the
+    target) and the script timed directly on the host. `between` runs untimed after each."""
+    piped = direct = 0.0
+    for mode in ["pipeline", "direct"] if pipeline_first else ["direct", "pipeline"]:
+        if mode == "pipeline":
+            step = ssh.run_step(
+                ctx,
+                ctx.environment.transport.connection,
+                "execute",
+                pipeline_body,
+                archive.step_dir(rep_dir_for(ctx), "execute", 1),
+            )
+            ssh.raise_if_failed("execute", step)
+            piped = step.duration_s
+        else:
+            started = time.perf_counter()
+            subprocess.run(["bash", "-c", direct_script], env=lab_env, check=True, capture_output=True)
+            direct = time.perf_counter() - started
+        if between:
+            subprocess.run(["bash", "-c", between], env=lab_env, check=True, capture_output=True)
+    return piped, direct
+
+
+def _medians(pairs: list[tuple[float, float]]) -> dict[str, float]:
+    piped = statistics.median(pair[0] for pair in pairs)
+    direct = statistics.median(pair[1] for pair in pairs)
+    return {"pipeline_median_s": piped, "direct_median_s": direct, "ratio": piped / direct}
+
+
 def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
     """Pipeline-recorded vs directly timed WordCount on identical, freshly generated input."""
     os.environ.update(conn_env)
     lab_env = {**os.environ, **lab.target_shell_env()}
     workload = get_workload("wordcount")
-    piped: list[float] = []
-    direct: list[float] = []
+    timed: list[tuple[float, float]] = []
     for index in range(1, pairs + 1):
         ctx = context_for(_unit("bench_perturbation", index))
         rep_dir = rep_dir_for(ctx)
@@ -69,37 +105,21 @@ def perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, float]:
         ssh.raise_if_failed(
             "generate", ssh.run_step(ctx, conn, "generate", gen, archive.step_dir(rep_dir, "generate", 1))
         )
-        order = ["pipeline", "direct"] if index % 2 else ["direct", "pipeline"]
-        for mode in order:
-            if mode == "pipeline":
-                step = ssh.run_step(
-                    ctx,
-                    conn,
-                    "execute",
-                    ssh.commands_body(workload.execute(ctx)),
-                    archive.step_dir(rep_dir, "execute", 1),
-                )
-                ssh.raise_if_failed("execute", step)
-                piped.append(step.duration_s)
-            else:
-                command = " ".join(render(part) for part in [workload.execute(ctx)[0]])
-                script = f"{ssh.prologue(ctx, 'direct', 1)}\n" + command  # the same $DATA (HDFS)
-                started = time.perf_counter()
-                subprocess.run(["bash", "-c", script], env=lab_env, check=True, capture_output=True)
-                direct.append(time.perf_counter() - started)
-            # the job's output goes before the next run (untimed); the input stays
-            remove = render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", data_path("output")])
-            subprocess.run(
-                ["bash", "-c", f"{ssh.prologue(ctx, 'direct', 1)}\n{remove}"],
-                env=lab_env,
-                check=True,
-                capture_output=True,
+        prologue = ssh.prologue(ctx, "direct", 1)  # the same $DATA (HDFS)
+        command = " ".join(render(part) for part in [workload.execute(ctx)[0]])
+        # the job's output goes before the next run (untimed); the input stays
+        remove = render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", data_path("output")])
+        timed.append(
+            _timed_pair(
+                ctx,
+                ssh.commands_body(workload.execute(ctx)),
+                f"{prologue}\n{command}",
+                lab_env,
+                pipeline_first=bool(index % 2),
+                between=f"{prologue}\n{remove}",
             )
-    return {
-        "pipeline_median_s": statistics.median(piped),
-        "direct_median_s": statistics.median(direct),
-        "ratio": statistics.median(piped) / statistics.median(direct),
-    }
+        )
+    return _medians(timed)
 
 
 # Fixed work: 2.5 million chained SHA-256 digests (about 1 s on one core here), a line of output
@@ -124,32 +144,17 @@ def fixed_jobs_perturbation(pairs: int, conn_env: dict[str, str]) -> dict[str, d
     lab_env = {**os.environ, **lab.target_shell_env()}
     outcome: dict[str, dict[str, float]] = {}
     for name, body in (("cpu", FIXED_CPU_JOB), ("sleep", FIXED_SLEEP_JOB)):
-        piped: list[float] = []
-        direct: list[float] = []
-        for index in range(1, pairs + 1):
-            ctx = context_for(_unit(f"bench_fixed_{name}", index))
-            rep_dir = rep_dir_for(ctx)
-            for mode in ["pipeline", "direct"] if index % 2 else ["direct", "pipeline"]:
-                if mode == "pipeline":
-                    step = ssh.run_step(
-                        ctx,
-                        ctx.environment.transport.connection,
-                        "execute",
-                        body,
-                        archive.step_dir(rep_dir, "execute", 1),
-                    )
-                    ssh.raise_if_failed("execute", step)
-                    piped.append(step.duration_s)
-                else:
-                    started = time.perf_counter()
-                    subprocess.run(["bash", "-c", body], env=lab_env, check=True, capture_output=True)
-                    direct.append(time.perf_counter() - started)
-        outcome[name] = {
-            "pipeline_median_s": statistics.median(piped),
-            "direct_median_s": statistics.median(direct),
-            "ratio": statistics.median(piped) / statistics.median(direct),
-            "pairs": float(pairs),
-        }
+        timed = [
+            _timed_pair(
+                context_for(_unit(f"bench_fixed_{name}", index)),
+                body,
+                body,
+                lab_env,
+                pipeline_first=bool(index % 2),
+            )
+            for index in range(1, pairs + 1)
+        ]
+        outcome[name] = {**_medians(timed), "pairs": float(pairs)}
     return outcome
 
 
