@@ -29,6 +29,7 @@ from benchcamp.pipeline.campaign import (
     resolve_campaign,
 )
 from benchcamp.transport import ssh
+from benchcamp.transport.ssh import commands_body
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import RunContext, render
 
@@ -170,6 +171,7 @@ class _FakeWebHdfs(http.server.BaseHTTPRequestHandler):
     present: ClassVar[set[str]] = set()
     delete_status: ClassVar[int] = 200
     requests: ClassVar[list[str]] = []
+    uploaded: ClassVar[dict[str, bytes]] = {}
 
     def _path(self) -> str:
         parsed = urllib.parse.urlsplit(self.path)
@@ -189,6 +191,23 @@ class _FakeWebHdfs(http.server.BaseHTTPRequestHandler):
         self.send_response(200 if self._path() in self.present else 404)
         self.end_headers()
 
+    def do_PUT(self) -> None:  # noqa: N802
+        """MKDIRS, and CREATE as a NameNode answers it: a redirect to a DataNode, which takes the body."""
+        self.requests.append("PUT " + self.path)
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        if query["op"] == ["CREATE"] and "datanode" not in query:
+            self.send_response(307)
+            self.send_header("Location", self.path + "&datanode=true")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if query["op"] == ["CREATE"]:
+            self.uploaded[self._path()] = body
+        self.send_response(201 if query["op"] == ["CREATE"] else 200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def log_message(self, *args: object) -> None:
         pass
 
@@ -199,6 +218,7 @@ def webhdfs() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     _FakeWebHdfs.present, _FakeWebHdfs.delete_status, _FakeWebHdfs.requests = set(), 200, []
+    _FakeWebHdfs.uploaded = {}
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
@@ -245,6 +265,50 @@ def test_clean_through_webhdfs_fails_when_data_stays_or_the_namenode_errs(
     assert moved.returncode == 1 and "answered HTTP 403" in moved.stderr
     unreachable = _webhdfs_clean(tmp_path, "http://127.0.0.1:9")
     assert unreachable.returncode == 1 and "answered HTTP 000" in unreachable.stderr
+
+
+def _hive_generate_upload(tmp_path: Path, url: str) -> tuple[str, subprocess.CompletedProcess[str]]:
+    """The HiveBench generate step's upload lines, run by bash over generated-looking local files."""
+    spec = load_spec("hibench_dse")
+    target = spec.environment("local_lab").replace(webhdfs_url=url)
+    ctx = RunContext(spec, target, "c1", "hive_join", {"data_size_gb": 0.012}, 1, "tiny")
+    for table, parts in (("rankings", 2), ("uservisits", 1)):
+        folder = tmp_path / "unit" / "staging" / table
+        folder.mkdir(parents=True)
+        for number in range(parts):
+            (folder / f"part-0000{number}").write_bytes(f"{table} {number}\n".encode() * 1000)
+    commands = get_workload("hive_join").generate(ctx)
+    upload = [command for command in commands if command[0] not in ("rm", "java", "cp")]
+    body = commands_body(upload)
+    return body, _run_body(body, {"PATH": "/usr/bin:/bin", "UNIT": str(tmp_path / "unit")})
+
+
+def test_hive_generate_uploads_its_tables_through_webhdfs(tmp_path: Path, webhdfs: str) -> None:
+    body, result = _hive_generate_upload(tmp_path, webhdfs)
+    assert "hadoop" not in body  # no JVM: curl only
+    assert result.returncode == 0, result.stderr
+    data = "/benchcamp/hibench_dse/c1/hive_join_data_size_gb=0.012/rep1"
+    assert sorted(_FakeWebHdfs.uploaded) == [
+        f"{data}/rankings/part-00000",
+        f"{data}/rankings/part-00001",
+        f"{data}/uservisits/part-00000",
+    ]
+    assert _FakeWebHdfs.uploaded[f"{data}/rankings/part-00001"] == b"rankings 1\n" * 1000
+    assert _FakeWebHdfs.requests[0].startswith("PUT /webhdfs/v1/benchcamp/hibench_dse/c1/hive_join")
+    assert "op=MKDIRS&user.name=" in _FakeWebHdfs.requests[0]
+    assert all("overwrite=false" in r for r in _FakeWebHdfs.requests if "op=CREATE" in r)
+
+
+def test_hive_generate_upload_fails_naming_the_file_and_status(tmp_path: Path, webhdfs: str) -> None:
+    _, unreachable = _hive_generate_upload(tmp_path, "http://127.0.0.1:9")
+    assert unreachable.returncode == 1
+    assert "WebHDFS mkdir of /benchcamp/hibench_dse/c1/hive_join" in unreachable.stderr
+    assert "answered HTTP 000" in unreachable.stderr
+    # without webhdfs_url the step keeps `hadoop fs`
+    spec = load_spec("hibench_dse")
+    plain = spec.environment("local_lab").replace(webhdfs_url=None)
+    ctx = RunContext(spec, plain, "c1", "hive_join", {"data_size_gb": 0.012}, 1, "tiny")
+    assert "-put" in render(get_workload("hive_join").generate(ctx)[4])
 
 
 def test_warmups_run_first_numbered_from_zero_down_and_are_not_expected_by_validation() -> None:

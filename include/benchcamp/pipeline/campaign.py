@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import urllib.parse
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ from benchcamp.core.paths import check_component, default_warehouse
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.pipeline import archive
+from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hadoop import parse_job_reports
 from benchcamp.platforms.hive import HiveStatement
 from benchcamp.transport import environment as env_facts
@@ -271,29 +271,6 @@ def rep_dir_for(ctx: RunContext, results: Path | None = None) -> Path:
     )
 
 
-def _webhdfs_lines(base_url: str, path: str, verify: bool, what: str) -> list[str]:
-    """Delete `path` (recursively) through the NameNode's HTTP API, and check it is gone.
-
-    No JVM starts: `curl` talks to WebHDFS. An answer other than 200 fails the step naming the
-    path and the HTTP status, so a NameNode that cannot be read never passes for a clean one.
-    """
-    curl = "curl -sS --connect-timeout 10 --max-time 120"
-    user = "user.name=$(id -un)"
-    lines = [
-        # the target's own BENCHCAMP_WEBHDFS_URL (the lab's sshd sets it) wins over the spec's
-        f'base=${{BENCHCAMP_WEBHDFS_URL:-}}; [ -n "$base" ] || base={shlex.quote(base_url)}',
-        f'url="${{base%/}}"/webhdfs/v1{shlex.quote(urllib.parse.quote(path, safe="/"))}',
-        f'code=$({curl} -o /dev/null -w "%{{http_code}}" -X DELETE "$url?op=DELETE&recursive=true&{user}")',
-        f'if [ "$code" != 200 ]; then echo "{what}: WebHDFS delete of "{shlex.quote(path)}" answered HTTP $code" >&2; exit 1; fi',
-    ]
-    if verify:
-        lines += [
-            f'code=$({curl} -o /dev/null -w "%{{http_code}}" "$url?op=GETFILESTATUS&{user}")',
-            f'if [ "$code" != 404 ]; then echo "{what}: data still present (HTTP $code): "{shlex.quote(path)} >&2; exit 1; fi',
-        ]
-    return lines
-
-
 def _uses_webhdfs(ctx: RunContext) -> bool:
     return bool(ctx.environment.hadoop.webhdfs_url and ctx.environment.hadoop.data_root)
 
@@ -307,7 +284,9 @@ def remove_data_script(ctx: RunContext, verify: bool, what: str = "clean") -> st
     if _uses_webhdfs(ctx) and paths == [data_path()]:
         return (
             "\n".join(
-                _webhdfs_lines(ctx.environment.hadoop.webhdfs_url or "", ctx.data_location(), verify, what)
+                webhdfs.delete_lines(
+                    ctx.environment.hadoop.webhdfs_url or "", ctx.data_location(), verify, what
+                )
             )
             + "\n"
         )
