@@ -12,7 +12,6 @@ import json
 import os
 import shlex
 import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -53,39 +52,38 @@ def cmd_import(args: argparse.Namespace) -> int:
     from benchcamp.core.records import RecordError
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline import importer
-    from benchcamp.pipeline.transform import adopt_parse, parse_ahead
+    from benchcamp.pipeline.transform import parse_ahead
 
     path = Path(args.file)
     target = _warehouse(args)
-    with tempfile.TemporaryDirectory(prefix="benchcamp-dbt-parse-") as scratch:
-        # GX is imported while DuckDB reads the file; dbt parses while DuckDB loads it.
-        _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
-        with importer.staging() as con:
-            try:
-                count = importer.stage_file(con, path)
-                if not count:
-                    print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
-                    return EXIT_BAD_INPUT
-                importer.check_spec(con, path, args.strict_environment)
-                repeats = importer.check_repeats(con, path)
-            except (RecordError, importer.SpecMismatch) as exc:
-                print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
+    with importer.staging() as con:
+        try:
+            count = importer.stage_file(con, path)
+            # GX is imported and dbt's parse recalled while DuckDB computes the statistics and
+            # loads; beside the file's parse (DuckDB on both cores) they only slowed it down.
+            _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
+            if not count:
+                print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
                 return EXIT_BAD_INPUT
-            dbt = _in_background("dbt-parse", lambda: parse_ahead(target, Path(scratch)))
-            loads = importer.campaigns(con, repeats)
-            thresholds = {
-                study: load_spec(study).thresholds.max_stddev_pct
-                for study in dict.fromkeys(c.study for c in loads)
-            }
-            min_ok = {study: load_spec(study).thresholds.min_ok_repetitions for study in thresholds}
-            cells = importer.cell_statistics(con)
-            # The suite (Python) runs on the other core while DuckDB inserts the records.
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-validate") as pool:
-                validating = pool.submit(importer.validate, cells, thresholds, min_ok)
-                loads = importer.load(con, target, loads, validating.result, thresholds)
-                failures = validating.result()
-        dbt.join()
-        adopt_parse(target, Path(scratch))
+            importer.check_spec(con, path, args.strict_environment)
+            repeats = importer.check_repeats(con, path)
+        except (RecordError, importer.SpecMismatch) as exc:
+            print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        dbt = _in_background("dbt-parse", lambda: parse_ahead(target))
+        loads = importer.campaigns(con, repeats)
+        thresholds = {
+            study: load_spec(study).thresholds.max_stddev_pct
+            for study in dict.fromkeys(c.study for c in loads)
+        }
+        min_ok = {study: load_spec(study).thresholds.min_ok_repetitions for study in thresholds}
+        cells = importer.cell_statistics(con)
+        # The suite (Python) runs on the other core while DuckDB inserts the records.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-validate") as pool:
+            validating = pool.submit(importer.validate, cells, thresholds, min_ok)
+            loads = importer.load(con, target, loads, validating.result, thresholds)
+            failures = validating.result()
+    dbt.join()
     for item in loads:
         repeated = ""
         if item.repeats:

@@ -82,7 +82,8 @@ def _release_duckdb() -> None:
         manager._ENV = None
 
 
-def _invoke(args: list[str], warehouse: Path, run_dir: Path) -> Any:
+def _invoke(args: list[str], warehouse: Path, run_dir: Path, manifest: Any = None) -> Any:
+    """One dbt command in this process; with `manifest` (a parsed project) dbt skips parsing."""
     from dbt.cli.main import dbtRunner
 
     project = project_dir()
@@ -102,7 +103,7 @@ def _invoke(args: list[str], warehouse: Path, run_dir: Path) -> Any:
     ]
     with _LOCK, _warehouse_env(warehouse):
         try:
-            return dbtRunner().invoke(command)
+            return dbtRunner(manifest=manifest).invoke(command)
         finally:
             _release_duckdb()
 
@@ -138,7 +139,7 @@ def build_marts(warehouse: Path, select: str | None = None, unit_tests: bool = T
     if not unit_tests:
         args += ["--exclude-resource-type", "unit_test"]
     run_dir = _run_dir(target)
-    outcome = _invoke(args, target, run_dir)
+    outcome = _invoke(args, target, run_dir, parsed_manifest(target))
     if outcome.success:
         return
     failed = _failed_nodes(outcome.result)
@@ -151,25 +152,124 @@ def build_marts(warehouse: Path, select: str | None = None, unit_tests: bool = T
     raise DbtBuildError(f"dbt build could not run on {target}: {outcome.exception}")
 
 
-def parse_ahead(warehouse: Path, scratch: Path) -> bool:
-    """`dbt parse` for `warehouse` into `scratch`, touching nothing beside the warehouse (nor it).
-
-    `benchcamp import` runs it on its other core while DuckDB checks the records, then hands
-    the parse state to the warehouse with `adopt_parse`: a first build on a new warehouse
-    otherwise spends seconds parsing the whole project.
-    """
-    return bool(_invoke(["parse"], warehouse.resolve(), scratch).success)
+# The project parsed once per process and project version (`parsed_manifest`): a full parse
+# costs seconds of CPU, and every new warehouse (each test's, each `benchcamp import --warehouse`)
+# used to pay it, as dbt's own partial parsing is keyed by the warehouse's path.
+_PARSED_LOCK = threading.Lock()
+_PARSED: dict[str, tuple[str, bytes]] = {}  # project digest -> (database parsed for, manifest msgpack)
+_SKIPPED_DIRS = {"target", "logs", "manifest", "__pycache__", ".dbt"}
 
 
-def adopt_parse(warehouse: Path, scratch: Path) -> None:
-    """Give `warehouse`'s run dir the parse state `parse_ahead` left in `scratch`, unless it has one.
+def _project_digest() -> str:
+    """Digest of everything a parse reads: the project's files (the study folders through their
+    link), and the versions of dbt and dbt-duckdb."""
+    from importlib.metadata import version
 
-    dbt checks it like its own (project files, profile, variables) and re-parses what differs.
-    """
-    parsed = scratch / "partial_parse.msgpack"
-    run_dir = _run_dir(warehouse.resolve())
-    if parsed.exists() and not (run_dir / "partial_parse.msgpack").exists():
-        shutil.copyfile(parsed, run_dir / "partial_parse.msgpack")
+    digest = hashlib.sha256(f"dbt-core {version('dbt-core')} dbt-duckdb {version('dbt-duckdb')}".encode())
+    project = project_dir()
+    files: list[Path] = []
+    for folder, subfolders, names in os.walk(project, followlinks=True):
+        subfolders[:] = sorted(name for name in subfolders if name not in _SKIPPED_DIRS)
+        files += [Path(folder) / name for name in names if not name.endswith(".pyc")]
+    for path in sorted(files):
+        digest.update(path.relative_to(project).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _database_of(warehouse: Path) -> str:
+    """The catalog name dbt-duckdb gives the warehouse (from its file name), in every node's relation."""
+    from dbt.adapters.duckdb.credentials import DuckDBCredentials
+
+    return str(DuckDBCredentials.path_derived_database_name(str(warehouse)))
+
+
+def _retarget(manifest: Any, parsed_for: str, database: str) -> Any:
+    """`manifest`'s nodes and sources moved from catalog `parsed_for` to `database` (what a parse
+    for that warehouse gives; a test compares the two)."""
+    if parsed_for == database:
+        return manifest
+    prefix = f'"{parsed_for}".'
+    for node in [*manifest.nodes.values(), *manifest.sources.values(), *manifest.unit_tests.values()]:
+        if getattr(node, "database", None) == parsed_for:
+            node.database = database
+        relation = getattr(node, "relation_name", None)
+        if relation and relation.startswith(prefix):
+            node.relation_name = f'"{database}".' + relation[len(prefix) :]
+    return manifest
+
+
+def _cache_file(digest: str) -> Path:
+    """Where a parse outlives its process (git-ignored `dbt_project/target/`), as dbt's own
+    partial parse does; the digest names the project's version, so an edit never reuses it."""
+    return project_dir() / "target" / "parsed" / f"{digest}.msgpack"
+
+
+def _remember(manifest: Any, database: str, digest: str) -> None:
+    from dbt.parser.manifest import extended_mashumaro_encoder
+
+    blob = manifest.to_msgpack(extended_mashumaro_encoder)
+    with _PARSED_LOCK:
+        _PARSED[digest] = (database, blob)
+    if "\n" in database:
+        return
+    cache = _cache_file(digest)
+    try:  # a read-only checkout only loses the cache
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=cache.parent, suffix=".tmp", delete=False) as handle:
+            handle.write(database.encode() + b"\n" + blob)
+        os.replace(handle.name, cache)
+        for stale in cache.parent.glob("*.msgpack"):  # earlier versions of the project
+            if stale != cache:
+                stale.unlink(missing_ok=True)
+    except OSError:
+        return
+
+
+def _recall(digest: str) -> tuple[str, bytes] | None:
+    with _PARSED_LOCK:
+        cached = _PARSED.get(digest)
+    if cached is not None:
+        return cached
+    try:
+        database, _, blob = _cache_file(digest).read_bytes().partition(b"\n")
+    except OSError:
+        return None
+    cached = (database.decode(), blob)
+    with _PARSED_LOCK:
+        _PARSED[digest] = cached
+    return cached
+
+
+def parsed_manifest(warehouse: Path) -> Any:
+    """The project parsed for `warehouse`: from the cache (this process's, else the one on disk)
+    when the project is unchanged, else by `dbt parse` (remembered for the next warehouse). None when the parse fails: the
+    command that gets it parses again and reports the error itself."""
+    from dbt.contracts.graph.manifest import Manifest
+    from dbt.parser.manifest import extended_mashumuro_decoder
+
+    digest = _project_digest()
+    database = _database_of(warehouse)
+    cached = _recall(digest)
+    if cached is not None:
+        parsed_for, blob = cached
+        try:
+            manifest = Manifest.from_msgpack(blob, decoder=extended_mashumuro_decoder)
+        except Exception:  # a damaged cache file: parse again
+            manifest = None
+        if manifest is not None:
+            return _retarget(manifest, parsed_for, database)
+    with tempfile.TemporaryDirectory(prefix="benchcamp-dbt-parse-") as scratch:
+        outcome = _invoke(["parse"], warehouse, Path(scratch))
+    if not outcome.success:
+        return None
+    _remember(outcome.result, database, digest)
+    return outcome.result
+
+
+def parse_ahead(warehouse: Path) -> bool:
+    """Parse the project now (e.g. on the other core while DuckDB loads records), so that the
+    next `build_marts` in this process starts building at once."""
+    return parsed_manifest(warehouse.resolve()) is not None
 
 
 def _parse_manifest(into: Path) -> Path:

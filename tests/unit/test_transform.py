@@ -1,0 +1,55 @@
+"""The parsed dbt project is reused across warehouses only when it is what a parse would give."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp.pipeline import transform
+
+
+def _comparable(manifest: Any) -> dict[str, Any]:
+    """Every node, source and unit test as dbt writes them, without their creation times."""
+    written = manifest.writable_manifest().to_dict()
+    nodes: dict[str, Any] = {}
+    for kind in ("nodes", "sources", "unit_tests"):
+        for unique_id, node in written[kind].items():
+            nodes[unique_id] = {key: value for key, value in node.items() if key != "created_at"}
+    return nodes
+
+
+def test_a_new_warehouse_gets_exactly_what_its_own_parse_gives(tmp_path: Path) -> None:
+    transform.parsed_manifest(tmp_path / "first.duckdb")  # parsed, or recalled from the cache
+    recalled = transform.parsed_manifest(tmp_path / "second_one.duckdb")
+    fresh = transform._invoke(["parse"], tmp_path / "second_one.duckdb", tmp_path / "scratch").result
+    assert _comparable(recalled) == _comparable(fresh)
+    scaling = recalled.nodes["model.benchcamp.scaling"]
+    assert (scaling.database, scaling.relation_name) == ("second_one", '"second_one"."main"."scaling"')
+
+
+def test_the_cache_key_follows_every_project_file_but_not_bytecode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "dbt_project"
+    shutil.copytree(transform.project_dir(), project, ignore=shutil.ignore_patterns("target", "logs"))
+    monkeypatch.setattr(transform, "project_dir", lambda: project)
+    before = transform._project_digest()
+    (project / "studies" / "__pycache__").mkdir(exist_ok=True)
+    (project / "studies" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    assert transform._project_digest() == before
+    scaling = next(project.rglob("scaling.sql"))
+    scaling.write_text(scaling.read_text() + "\n-- an edit\n")
+    assert transform._project_digest() != before
+
+
+def test_a_damaged_cache_file_is_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transform, "_PARSED", {})
+    digest = transform._project_digest()
+    monkeypatch.setattr(transform, "_cache_file", lambda _: tmp_path / "cache" / "damaged.msgpack")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "damaged.msgpack").write_bytes(b"benchcamp\nnot msgpack")
+    manifest = transform.parsed_manifest(tmp_path / "w.duckdb")
+    assert manifest.nodes["model.benchcamp.scaling"].database == "w"
+    assert transform._PARSED[digest][0] == "w"  # the new parse replaced it
