@@ -103,3 +103,13 @@ def test_without_yarn_the_lab_says_why_and_runs_the_rest(
     ]
     # lab down still stops YARN daemons an earlier `lab up` started
     assert {"resourcemanager", "nodemanager", "jobhistory"} <= {service.name for service in services.SERVICES}
+
+
+def test_the_projects_java_tools_are_found_by_their_shape() -> None:
+    """Every lab/ module with Java sources builds with the lab (a new study's tool needs no edit);
+    the YCSB client waits for the stores, and the dependency-only poms build nothing."""
+    from benchcamp.ops.lab.install import project_tool_modules
+
+    found = {module.name: jar.name for module, jar in project_tool_modules()}
+    assert found["hivebench"] == "hivebench-datagen.jar"
+    assert "ycsb" not in found and "hadoop" not in found and "hive" not in found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -73,7 +74,7 @@ def _build_jar(module: Path, jar: Path) -> None:
 
 
 def ensure_installed() -> None:
-    """openssh-server and Maven (apt), Hadoop (HDFS, YARN) and Hive jars (Maven Central), the HiveBench generator."""
+    """openssh-server and Maven (apt), Hadoop (HDFS, YARN) and Hive jars (Maven Central), the project's Java tools."""
     if not Path("/usr/sbin/sshd").exists():
         _apt_install("openssh-server")
     if shutil.which("mvn") is None:
@@ -97,9 +98,26 @@ def ensure_installed() -> None:
         settings=hive_home() / "settings.xml",
         exclude=("slf4j-reload4j", "reload4j"),
     )
-    datagen = hadoop_home().parent / "hivebench"
-    if (datagen / "pom.xml").exists():
-        _build_jar(datagen, datagen / "target" / "hivebench-datagen.jar")
+    for module, tool_jar in project_tool_modules():
+        _build_jar(module, tool_jar)
+
+
+def project_tool_modules() -> list[tuple[Path, Path]]:
+    """The project's own Java tools under lab/ (a `pom.xml` beside `src/main/java`: the data
+    generators, the graph jobs), each with the jar it builds (`target/<finalName>.jar`).
+
+    Found by their shape, so a study that adds a tool module needs no change here. The YCSB
+    client is left to `ensure_stores_installed`: it needs the stores' downloads.
+    """
+    modules = []
+    for pom in sorted(hadoop_home().parent.glob("*/pom.xml")):
+        module = pom.parent
+        if module == ycsb_home() or not (module / "src" / "main" / "java").is_dir():
+            continue
+        name = re.search(r"<finalName>([^<$]+)</finalName>", pom.read_text(encoding="utf-8"))
+        if name:
+            modules.append((module, module / "target" / f"{name.group(1)}.jar"))
+    return modules
 
 
 def ensure_stores_installed() -> None:
