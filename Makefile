@@ -59,8 +59,9 @@ browser:
 test: setup browser
 	$(VENV)/bin/ruff check include dags plugins tests benchmarks
 	$(VENV)/bin/mypy include
-	mvn -q -B -f lab/ycsb/pom.xml test   # the YCSB bindings' own JUnit tests
-	mvn -q -B -f lab/hivebench/pom.xml test   # the HiveBench generator's (output byte-identical, encoders)
+	@# every Java module's own JUnit tests (YCSB bindings, data generators, graph jobs)
+	@for module in lab/*/; do if [ -d "$$module/src/test/java" ]; then \
+	  echo "mvn test $$module"; mvn -q -B -f "$$module/pom.xml" test || exit 1; fi; done
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # One tier at a time: unit (no service, about a minute) or integration (the real lab, Airflow and
