@@ -474,7 +474,12 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         raise
     try:
         records = workload.parse(ctx, step)
-        if step.exit_code == 0 and ctx.environment.jobhistory.url and not hive_statements:
+        if (
+            step.exit_code == 0
+            and ctx.environment.jobhistory.url
+            and not hive_statements
+            and not workload.fetches_own_job_history
+        ):
             records += _job_history_records(ctx, workload, step, rep_dir, try_number)
     except Exception:
         # ParseError names the archived file; any other error still marks the repetition failed.

@@ -90,6 +90,10 @@ class Workload(ABC):
     # `data_path()` only, so a repetition leaves the next one's input untouched. A study asking
     # this of a workload that cannot is refused at plan time rather than silently regenerated.
     generates_once_per_cell: ClassVar[bool] = False
+    # The runner fetches the execute step's last MapReduce job from the environment's JobHistory
+    # server (`jobhistory_url`) and records its phase times; a workload running a chain of jobs
+    # fetches every job's history itself (in its execute step) and says so here.
+    fetches_own_job_history: ClassVar[bool] = False
 
     def check_cell(self, ctx: RunContext) -> None:
         """Raise ValueError for a cell this workload cannot run as asked (checked before anything runs)."""

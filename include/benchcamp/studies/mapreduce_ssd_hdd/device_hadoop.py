@@ -1,0 +1,421 @@
+"""The lab's Hadoop install per storage device, and the study's protocol before every experiment.
+
+Study 4 ran a separate, identical Hadoop install on each drive of one machine. The lab does the
+same with one install at a time: HDFS (NameNode, DataNode), YARN (ResourceManager, NodeManager)
+and the JobHistory server, all inside one loopback-only network namespace (`NETNS`: the shuffle
+server binds to every interface, and HDFS in the same namespace needs no veth), with every
+directory Hadoop writes (HDFS name and data, `hadoop.tmp.dir`, the NodeManager's local dirs where
+map outputs spill and shuffles merge, `mapreduce.cluster.local.dir`) under one storage path. The
+jars, configuration and daemon logs stay on the lab's disk.
+
+`protocol DEVICE STORAGE` is the study's protocol: stop whatever install runs, drop the page
+cache, format a new HDFS on STORAGE, start the five daemons, verify (HDFS out of safe mode with
+its DataNode, the NodeManager registered, JobHistory answering), and print the storage's facts
+(`storage_*=` lines: mount, file system, device, rotational flag, model). STORAGE is checked
+first: it must be writable and, with `--fstype` / `--not-fstype`, on the expected kind of file
+system, so a RAM cell never silently runs on disk. `lab/bin/hadoop-device DEVICE ...` is then
+that install's `hadoop` command; it refuses to run while another device's install is up.
+The lab has no HDD: its "disk" is whatever block device holds the lab directory (a virtual disk
+here, whose rotational flag says nothing about the medium behind it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchcamp.ops.lab.config import LOOPBACK, java17_options, site_xml
+from benchcamp.ops.lab.layout import LabError, java_home, lab_dir, yarn_home
+from benchcamp.ops.supervisor import Supervised
+
+NETNS = "benchcamp-device"
+IN_NETNS = ("ip", "netns", "exec", NETNS)
+NAMENODE_PORT = 9000
+HTTP_PORTS = {"namenode": 9870, "datanode": 9864, "resourcemanager": 8088, "nodemanager": 8042, "jobhistory": 19888}
+DAEMONS = {
+    "namenode": "org.apache.hadoop.hdfs.server.namenode.NameNode",
+    "datanode": "org.apache.hadoop.hdfs.server.datanode.DataNode",
+    "resourcemanager": "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager",
+    "nodemanager": "org.apache.hadoop.yarn.server.nodemanager.NodeManager",
+    "jobhistory": "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer",
+}
+DATA_ROOT = "/benchcamp"  # the study's lab environments' data_root, made world-writable
+# Room for the application master, six parallel maps (the `defaults` set) and a reduce.
+NODE_MEMORY_MB = 4096
+TASK_MEMORY_MB = 384
+START_TIMEOUT_S = 120.0
+
+
+def install_dir() -> Path:
+    """Configuration and bookkeeping of the device install (on the lab's disk, not the device)."""
+    return lab_dir() / "device"
+
+
+def current_file() -> Path:
+    """Names the device whose install is up; written once it is healthy, removed by stop."""
+    return install_dir() / "current"
+
+
+def supervised(name: str) -> Supervised:
+    return Supervised(f"device-{name}", lab_dir() / "run" / f"device-{name}.pid", lab_dir() / "logs" / f"device-{name}.log")
+
+
+def site_files(storage: Path) -> dict[str, str]:
+    """core/hdfs/yarn/mapred-site.xml: every directory Hadoop writes is under `storage`."""
+    task_opts = " ".join(java17_options())
+    classpath = f"{install_dir() / 'conf'},{yarn_home() / 'lib' / '*'}"
+    core: dict[str, str | int | bool] = {
+        "fs.defaultFS": f"hdfs://{LOOPBACK}:{NAMENODE_PORT}",
+        "hadoop.tmp.dir": str(storage / "tmp"),
+    }
+    hdfs: dict[str, str | int | bool] = {
+        "dfs.namenode.name.dir": str(storage / "hdfs" / "name"),
+        "dfs.datanode.data.dir": str(storage / "hdfs" / "data"),
+        "dfs.replication": 1,
+        "dfs.permissions.enabled": False,
+        "dfs.namenode.safemode.extension": 0,
+        "dfs.namenode.rpc-address": f"{LOOPBACK}:{NAMENODE_PORT}",
+        "dfs.namenode.http-address": f"{LOOPBACK}:{HTTP_PORTS['namenode']}",
+        "dfs.namenode.secondary.http-address": f"{LOOPBACK}:0",
+        "dfs.datanode.address": f"{LOOPBACK}:9866",
+        "dfs.datanode.http.address": f"{LOOPBACK}:{HTTP_PORTS['datanode']}",
+        "dfs.datanode.ipc.address": f"{LOOPBACK}:9867",
+        "dfs.datanode.hostname": LOOPBACK,
+        "dfs.http.policy": "HTTP_ONLY",
+    }
+    yarn: dict[str, str | int | bool] = {
+        "yarn.resourcemanager.hostname": LOOPBACK,
+        "yarn.resourcemanager.webapp.address": f"{LOOPBACK}:{HTTP_PORTS['resourcemanager']}",
+        "yarn.resourcemanager.recovery.enabled": False,
+        "yarn.resourcemanager.scheduler.class": (
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
+        ),
+        "yarn.nodemanager.hostname": LOOPBACK,
+        "yarn.nodemanager.address": f"{LOOPBACK}:8041",
+        "yarn.nodemanager.webapp.address": f"{LOOPBACK}:{HTTP_PORTS['nodemanager']}",
+        "yarn.nodemanager.aux-services": "mapreduce_shuffle",
+        "yarn.nodemanager.aux-services.mapreduce_shuffle.class": "org.apache.hadoop.mapred.ShuffleHandler",
+        "yarn.nodemanager.local-dirs": str(storage / "yarn" / "nm-local"),
+        "yarn.nodemanager.log-dirs": str(storage / "yarn" / "nm-logs"),
+        "yarn.nodemanager.resource.memory-mb": NODE_MEMORY_MB,
+        "yarn.nodemanager.resource.cpu-vcores": 8,
+        "yarn.nodemanager.vmem-check-enabled": False,
+        "yarn.nodemanager.pmem-check-enabled": False,
+        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "100.0",
+        "yarn.nodemanager.delete.debug-delay-sec": 0,
+        "yarn.scheduler.minimum-allocation-mb": 128,
+        "yarn.scheduler.maximum-allocation-mb": NODE_MEMORY_MB,
+        "yarn.log-aggregation-enable": False,
+        "yarn.timeline-service.enabled": False,
+        "yarn.application.classpath": classpath,
+    }
+    mapred: dict[str, str | int | bool] = {
+        "mapreduce.framework.name": "yarn",
+        "mapreduce.application.classpath": classpath,
+        "mapreduce.cluster.local.dir": str(storage / "tmp" / "mapred-local"),
+        "mapreduce.jobhistory.address": f"{LOOPBACK}:10020",
+        "mapreduce.jobhistory.webapp.address": f"{LOOPBACK}:{HTTP_PORTS['jobhistory']}",
+        "mapreduce.jobhistory.admin.address": f"{LOOPBACK}:10033",
+        "yarn.app.mapreduce.am.resource.mb": TASK_MEMORY_MB,
+        "yarn.app.mapreduce.am.command-opts": f"-Xmx256m {task_opts}",
+        "mapreduce.map.memory.mb": TASK_MEMORY_MB,
+        "mapreduce.reduce.memory.mb": TASK_MEMORY_MB,
+        "mapreduce.map.java.opts": f"-Xmx256m {task_opts}",
+        "mapreduce.reduce.java.opts": f"-Xmx256m {task_opts}",
+        "mapreduce.task.io.sort.mb": 64,
+        # The chain's driver notices a finished job within 0.2 s (default 5 s) and asks the
+        # history server at once instead of retrying the finished application master 3 x 1 s:
+        # the chain's wall time is then the jobs', not the client's polling.
+        "mapreduce.client.completion.pollinterval": 200,
+        "mapreduce.client.progressmonitor.pollinterval": 200,
+        "yarn.app.mapreduce.client-am.ipc.max-retries": 0,
+        "yarn.app.mapreduce.client-am.ipc.max-retries-on-timeouts": 0,
+    }
+    comment = f"benchcamp mapreduce_ssd_hdd: the device install on {storage}"
+    return {
+        "core-site.xml": site_xml(core, comment),
+        "hdfs-site.xml": site_xml(hdfs, comment),
+        "yarn-site.xml": site_xml(yarn, comment),
+        "mapred-site.xml": site_xml(mapred, comment),
+    }
+
+
+@dataclass(frozen=True)
+class StorageFacts:
+    """Where a storage path lives: its mount, file system, block device and what sysfs says of it."""
+
+    path: Path
+    mount: str
+    fstype: str
+    source: str
+    device: str  # the whole disk's kernel name (vda, nvme0n1), or "" for tmpfs and friends
+    rotational: str  # "1", "0" or "" (no block device)
+    model: str
+
+    def lines(self) -> list[str]:
+        return [
+            f"storage_path={self.path}",
+            f"storage_mount={self.mount}",
+            f"storage_fstype={self.fstype}",
+            f"storage_source={self.source}",
+            f"storage_device={self.device}",
+            f"storage_rotational={self.rotational}",
+            f"storage_model={self.model}",
+        ]
+
+
+def _mount_of(path: Path) -> tuple[str, str, str]:
+    """(mount point, file system type, source) of the longest mount containing `path`."""
+    best = ("/", "", "")
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        source, mount, fstype = fields[0], fields[1].replace("\\040", " "), fields[2]
+        inside = str(path) == mount or str(path).startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= len(best[0]):
+            best = (mount, fstype, source)
+    return best
+
+
+def _whole_disk(source: str) -> str:
+    """`/dev/vda1` -> `vda` (the disk whose queue/rotational counts), "" for non-devices."""
+    if not source.startswith("/dev/"):
+        return ""
+    name = Path(os.path.realpath(source)).name
+    block = Path("/sys/class/block") / name
+    if not block.exists():
+        return ""
+    return block.resolve().parent.name if (block / "partition").exists() else name
+
+
+def storage_facts(path: Path) -> StorageFacts:
+    mount, fstype, source = _mount_of(path.resolve())
+    disk = _whole_disk(source)
+    sys_block = Path("/sys/block") / disk if disk else None
+
+    def read(relative: str) -> str:
+        try:
+            return (sys_block / relative).read_text().strip() if sys_block else ""
+        except OSError:
+            return ""
+
+    return StorageFacts(path, mount, fstype, source, disk, read("queue/rotational"), read("device/model"))
+
+
+def check_storage(path: Path, fstype: str | None = None, not_fstype: str | None = None) -> StorageFacts:
+    """The storage path made and writable, on the expected kind of file system; LabError if not."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".benchcamp-write-probe"
+        probe.write_text("ok\n")
+        probe.unlink()
+    except OSError as exc:
+        raise LabError(f"storage path {path} is not writable: {exc}") from exc
+    facts = storage_facts(path)
+    if fstype is not None and facts.fstype != fstype:
+        raise LabError(
+            f"storage path {path} is on {facts.fstype or 'an unknown file system'} ({facts.mount}), "
+            f"not on {fstype} as the environment expects"
+        )
+    if not_fstype is not None and facts.fstype == not_fstype:
+        raise LabError(f"storage path {path} is on {not_fstype} ({facts.mount}); the environment expects a disk")
+    return facts
+
+
+def _netns() -> None:
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
+    if NETNS not in listed.split():
+        subprocess.run(["ip", "netns", "add", NETNS], capture_output=True, text=True, check=True)
+    subprocess.run([*IN_NETNS, "ip", "link", "set", "lo", "up"], capture_output=True, text=True, check=True)
+
+
+def _java(main_class: str, *args: str) -> list[str]:
+    return [
+        str(java_home() / "bin" / "java"),
+        "-Xmx384m" if main_class == DAEMONS["namenode"] else "-Xmx256m",
+        *java17_options(),
+        f"-Dhadoop.home.dir={yarn_home()}",
+        f"-Dhadoop.log.dir={lab_dir() / 'logs'}",
+        "-cp",
+        f"{install_dir() / 'conf'}:{yarn_home() / 'lib' / '*'}",
+        main_class,
+        *args,
+    ]
+
+
+def _environment() -> dict[str, str]:
+    return {**os.environ, "JAVA_HOME": str(java_home()), "HADOOP_CONF_DIR": str(install_dir() / "conf")}
+
+
+def stop() -> None:
+    """Stop every daemon of the running install (JobHistory first, NameNode last)."""
+    current_file().unlink(missing_ok=True)
+    for name in reversed(DAEMONS):
+        supervised(name).stop(15.0)
+
+
+def _http_json(url: str) -> dict[str, object]:
+    import json
+
+    program = (
+        "import sys, urllib.request\n"
+        "with urllib.request.urlopen(sys.argv[1], timeout=5) as answer:\n"
+        "    sys.stdout.write(answer.read().decode())\n"
+    )
+    result = subprocess.run(
+        [*IN_NETNS, sys.executable, "-S", "-c", program, url], capture_output=True, text=True, timeout=20, check=False
+    )
+    if result.returncode != 0:
+        raise LabError((result.stderr.strip().splitlines() or ["no answer"])[-1])
+    return dict(json.loads(result.stdout))
+
+
+def _health() -> dict[str, str]:
+    """What is not up yet, per daemon ({} once all five are)."""
+    problems: dict[str, str] = {}
+
+    def ask(name: str, path: str) -> dict[str, object] | None:
+        try:
+            return _http_json(f"http://{LOOPBACK}:{HTTP_PORTS[name]}{path}")
+        except (LabError, ValueError, subprocess.TimeoutExpired) as exc:
+            problems[name] = str(exc)
+            return None
+
+    for name in DAEMONS:
+        if supervised(name).pid() is None:
+            problems[name] = "not running (exited; see its log)"
+    beans = ask("namenode", "/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState")
+    if beans is not None:
+        state = (beans.get("beans") or [{}])[0]  # type: ignore[index]
+        live = int(state.get("NumLiveDataNodes", 0))
+        if live < 1 or state.get("FSState") != "Operational":
+            problems["namenode"] = f"{live} live DataNode(s), state {state.get('FSState')}"
+    metrics = ask("resourcemanager", "/ws/v1/cluster/metrics")
+    if metrics is not None and int(metrics["clusterMetrics"].get("activeNodes", 0)) < 1:  # type: ignore[attr-defined]
+        problems["nodemanager"] = "not registered with the ResourceManager yet"
+    if "jobhistory" not in problems:
+        ask("jobhistory", "/ws/v1/history/info")
+    return problems
+
+
+def _fs(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [*IN_NETNS, *_java("org.apache.hadoop.fs.FsShell", *args)]
+    return subprocess.run(command, env=_environment(), capture_output=True, text=True, check=False)
+
+
+def _safemode_off() -> bool:
+    command = [*IN_NETNS, *_java("org.apache.hadoop.hdfs.tools.DFSAdmin", "-safemode", "get")]
+    result = subprocess.run(command, env=_environment(), capture_output=True, text=True, check=False)
+    return result.returncode == 0 and "OFF" in result.stdout
+
+
+def drop_page_cache() -> str:
+    subprocess.run(["sync"], check=False)
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError:
+        return "not_permitted"
+    return "done"
+
+
+def protocol(device: str, storage: Path, fstype: str | None = None, not_fstype: str | None = None) -> list[str]:
+    """Stop, drop the page cache, reformat on `storage`, start, verify; the facts lines it prints."""
+    started = time.monotonic()
+    facts = check_storage(storage, fstype, not_fstype)
+    stop()
+    for sub in ("hdfs", "tmp", "yarn"):
+        shutil.rmtree(storage / sub, ignore_errors=True)
+    dropped = drop_page_cache()
+    conf = install_dir() / "conf"
+    conf.mkdir(parents=True, exist_ok=True)
+    for name, text in site_files(storage).items():
+        (conf / name).write_text(text)
+    for sub in ("yarn/nm-local", "yarn/nm-logs", "tmp/mapred-local"):
+        (storage / sub).mkdir(parents=True, exist_ok=True)
+    log = lab_dir() / "logs" / "device-format.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as handle:
+        formatted = subprocess.run(
+            _java(DAEMONS["namenode"], "-format", "-nonInteractive", "-clusterId", "benchcamp-device"),
+            env=_environment(), stdout=handle, stderr=subprocess.STDOUT, check=False,
+        )  # fmt: skip
+    if formatted.returncode != 0:
+        raise LabError(f"formatting HDFS on {storage} failed (exit {formatted.returncode}); see {log}")
+    _netns()
+    for name in ("namenode", "datanode", "resourcemanager", "nodemanager"):
+        _start(name)
+    _wait(lambda: _safemode_off(), "HDFS did not leave safe mode")
+    made = _fs("-mkdir", "-p", DATA_ROOT, "/tmp")
+    if made.returncode != 0:
+        raise LabError(f"HDFS mkdir {DATA_ROOT} failed: {made.stderr.strip()[-800:]}")
+    _fs("-chmod", "1777", DATA_ROOT, "/tmp")
+    _start("jobhistory")
+    _wait(lambda: not _health(), "the device install is not healthy")
+    current_file().write_text(device + "\n")
+    return [
+        f"device={device}",
+        *facts.lines(),
+        f"drop_caches={dropped}",
+        "hdfs_formatted=yes",
+        f"protocol_s={time.monotonic() - started:.1f}",
+    ]
+
+
+def _start(name: str) -> None:
+    workdir = lab_dir() / "run" / f"device-{name}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    supervised(name).start([*IN_NETNS, *_java(DAEMONS[name])], env=_environment(), cwd=workdir)
+
+
+def _wait(ready: object, what: str) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        if ready():  # type: ignore[operator]
+            return
+        dead = [name for name in DAEMONS if supervised(name).stale]
+        if dead or time.monotonic() > deadline:
+            problems = _health()
+            detail = "; ".join(f"{name}: {problem}" for name, problem in problems.items())
+            logs = ", ".join(str(supervised(name).log_file) for name in problems or DAEMONS)
+            stop()
+            raise LabError(f"{what} ({detail or 'timed out'}); logs: {logs}")
+        time.sleep(0.5)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hadoop-device", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("protocol", help="stop, drop caches, reformat on STORAGE, start, verify")
+    run.add_argument("device", help="the device's name (the environment's)")
+    run.add_argument("storage", type=Path, help="where every directory Hadoop writes goes")
+    kind = run.add_mutually_exclusive_group()
+    kind.add_argument("--fstype", help="refuse a storage path not on this file system type (e.g. tmpfs)")
+    kind.add_argument("--not-fstype", help="refuse a storage path on this file system type")
+    commands.add_parser("stop", help="stop the running device install")
+    commands.add_parser("status", help="which device install runs, and what is not healthy")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "protocol":
+            print("\n".join(protocol(args.device, args.storage.absolute(), args.fstype, args.not_fstype)))
+        elif args.command == "stop":
+            stop()
+        else:
+            running = current_file().read_text().strip() if current_file().exists() else "none"
+            print(f"device={running}")
+            for name, problem in (_health() if running != "none" else {}).items():
+                print(f"{name}: {problem}")
+    except LabError as exc:
+        print(f"hadoop-device: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

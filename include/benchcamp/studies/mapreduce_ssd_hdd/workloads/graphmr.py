@@ -1,0 +1,385 @@
+"""The study's three graph algorithms, each a chain of MapReduce jobs run by lab/graphmr.
+
+Per repetition: generate runs the environment's protocol when it has one (`reformat_command`:
+stop Hadoop, drop the page cache, reformat HDFS, start, verify; the study did this before every
+experiment) and copies the cell's graph into the fresh HDFS; execute runs the chain with the cell's
+configuration set as job settings, then fetches every job's answers from the JobHistory server
+(`jobhistory_url`, through `jobhistory_via`) into the step's directory; parse turns the driver's
+summary line and those answers into records. Per job of the chain (`<step>:<metric>`, the step
+being graphmr's job name: `1-wedges`, `2-close`, `init`, `iteration`, `sizes`, ...) the mean
+map, shuffle, merge and reduce time over successful attempts and their σ over tasks; the
+components' iterations are averaged into one `iteration` step (their count is `iterations`).
+
+Graphs (the `graph` axis) are made on the controller and copied to the target as a tool: `karate`
+is Zachary's club, every other name is a real edge list when `$BENCHCAMP_GRAPHS_DIR/<name>.txt`
+(or `.txt.gz`) exists (checked and cleaned by `graphs.import_edge_list`), else a synthetic
+power-law graph with that SNAP graph's node and edge counts (seeded, so every run gets the same).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+from statistics import fmean, pstdev
+from typing import Any
+
+from benchcamp.core.paths import repo_root
+from benchcamp.core.records import ResultRecord
+from benchcamp.studies.mapreduce_ssd_hdd import graphs
+from benchcamp.workloads import register
+from benchcamp.workloads._jobhistory import parse_job_history
+from benchcamp.workloads.base import (
+    ArchivedStep,
+    Command,
+    ParseError,
+    RunContext,
+    Shell,
+    Workload,
+    data_path,
+    job_path,
+    tool_path,
+)
+
+GRAPHMR_JAR = "graphmr.jar"
+GRAPH_SEED = 4  # the synthetic graphs' seed: fixed, so a graph's name always means the same edges
+# SNAP's published node and edge counts of the study's graphs (undirected edges).
+SHAPES: dict[str, tuple[int, int]] = {
+    "brightkite": (58_228, 214_078),
+    "epinions": (75_879, 508_837),
+    "slashdot": (82_168, 948_464),
+    "gowalla": (196_591, 950_327),
+    "twitter_ego": (81_306, 1_768_149),
+    "youtube": (1_134_890, 2_987_624),
+    "gplus_ego": (107_614, 13_673_453),
+    "flickr": (1_715_255, 15_555_041),
+    "pokec": (1_632_803, 30_622_564),
+    "orkut": (3_072_441, 117_185_083),
+}
+BYTES_PER_EDGE_ON_HDFS = 120  # edge list plus the chain's largest intermediate (wedges, pairs)
+PHASES = ("map", "shuffle", "merge", "reduce")
+# The study's knob per configuration set: how many maps run at once (a job setting since Hadoop 2.7).
+PARALLEL_MAPS = "parallel_maps"
+RUNNING_MAP_LIMIT = "mapreduce.job.running.map.limit"
+HISTORY_WAIT_S = 120
+
+# Runs on the target (any python3), where the JobHistory server is reachable: every job of the
+# chain, in order, as {"job", "counters", "tasks", "attempts", "conf"} (the generic fetch's shape
+# plus the job's effective configuration). A job reaches the history a few seconds after it ends.
+_FETCH_CHAIN = """
+import json, sys, time, urllib.error, urllib.request
+base, wait_s, out = sys.argv[1].rstrip("/"), float(sys.argv[2]), sys.argv[3]
+jobs = [job for job in sys.argv[4].split(",") if job]
+def get(job, path):
+    url = base + "/ws/v1/history/mapreduce/jobs/" + job + path
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        return json.load(answer)
+for job in jobs:
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            document = {"job": get(job, "")}
+            break
+        except urllib.error.HTTPError as error:
+            if error.code != 404 or time.monotonic() > deadline:
+                sys.exit("job history of " + job + ": HTTP " + str(error.code) + " from " + base)
+            time.sleep(1)
+    document["counters"] = get(job, "/counters")
+    document["tasks"] = get(job, "/tasks")
+    tasks = (document["tasks"].get("tasks") or {}).get("task") or []
+    document["attempts"] = {t["id"]: get(job, "/tasks/" + t["id"] + "/attempts") for t in tasks}
+    document["conf"] = get(job, "/conf")
+    with open(out + "/" + job + ".json", "w") as handle:
+        json.dump(document, handle, indent=1)
+"""
+HISTORY_DIR = "history"
+SUMMARY = re.compile(r"^graphmr: (algorithm=\S+ .*)$", re.MULTILINE)
+
+
+def graphs_dir() -> Path | None:
+    """Where the user keeps downloaded SNAP/KONECT edge lists (`<name>.txt` or `.txt.gz`)."""
+    value = os.environ.get("BENCHCAMP_GRAPHS_DIR")
+    return Path(value) if value else None
+
+
+def graph_cache() -> Path:
+    """The controller's cache of graphmr-ready edge lists (made once per graph and source)."""
+    return Path(os.environ.get("BENCHCAMP_GRAPH_CACHE") or repo_root() / ".graphs")
+
+
+def real_edge_list(name: str) -> Path | None:
+    directory = graphs_dir()
+    if directory is None:
+        return None
+    for suffix in (".txt", ".txt.gz"):
+        candidate = directory / f"{name}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def graph_file(name: str) -> Path:
+    """The cell's graph as graphmr reads it, made on first use (see the module's docstring)."""
+    if name != "karate" and name not in SHAPES:
+        raise ValueError(
+            f"unknown graph '{name}': karate, or one of {', '.join(SHAPES)} "
+            "(a real edge list from $BENCHCAMP_GRAPHS_DIR/<name>.txt, else a synthetic one of its shape)"
+        )
+    source = real_edge_list(name) if name != "karate" else None
+    cache = graph_cache()
+    if source is not None:
+        stat = source.stat()
+        target = cache / f"{name}-imported-{stat.st_size}-{int(stat.st_mtime)}.txt"
+        if not target.exists():
+            graphs.import_edge_list(source, target, extra_columns=True)
+        return target
+    target = cache / ("karate.txt" if name == "karate" else f"{name}-synthetic-seed{GRAPH_SEED}.txt")
+    if not target.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        if name == "karate":
+            graphs.write_karate(target)
+        else:
+            nodes, edges = SHAPES[name]
+            graphs.generate_power_law_graph_for_shape(target, nodes, edges, seed=GRAPH_SEED)
+    return target
+
+
+def job_settings(ctx: RunContext) -> dict[str, str]:
+    """The Hadoop properties of the cell's configuration set (the spec's settings: plain names for
+    every set, `<set>.<name>` for one set), `parallel_maps` as the running-map limit."""
+    config_set = str(ctx.param("config_set"))
+    axis = ctx.spec.axes.get("config_set")
+    known_sets = {str(value) for value in axis.values or []} if axis else set()
+    settings: dict[str, str] = {}
+    scoped: dict[str, str] = {}
+    for name, value in ctx.spec.settings.get(ctx.workload, {}).items():
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        prefix, _, rest = name.partition(".")
+        if rest and prefix in known_sets:
+            if prefix == config_set:
+                scoped[rest] = text
+        else:
+            settings[name] = text
+    settings.update(scoped)  # a set's own value wins over the common one
+    if PARALLEL_MAPS in settings:
+        settings[RUNNING_MAP_LIMIT] = settings.pop(PARALLEL_MAPS)
+    return settings
+
+
+class GraphChain(Workload):
+    """One graphmr algorithm on one graph under one configuration set."""
+
+    family = "graph_mapreduce"
+    axes = ("graph", "config_set")
+    fetches_own_job_history = True  # every job of the chain, in the execute step (see execute)
+    algorithm: str  # graphmr's name for it
+
+    def check_cell(self, ctx: RunContext) -> None:
+        graph_name = str(ctx.param("graph"))
+        if graph_name != "karate" and graph_name not in SHAPES:
+            graph_file(graph_name)  # raises the ValueError naming the known graphs
+        settings = job_settings(ctx)
+        if RUNNING_MAP_LIMIT not in settings:
+            raise ValueError(
+                f"configuration set '{ctx.param('config_set')}' of {ctx.workload} has no "
+                f"{PARALLEL_MAPS} (settings.{ctx.workload}['{ctx.param('config_set')}.{PARALLEL_MAPS}'])"
+            )
+        if not ctx.environment.hadoop.data_root:
+            raise ValueError(f"environment '{ctx.environment.name}' needs a data_root (the HDFS path graphs go to)")
+
+    def estimated_bytes(self, ctx: RunContext) -> int:
+        name = str(ctx.param("graph"))
+        edges = SHAPES[name][1] if name in SHAPES else len(graphs.KARATE_EDGES)
+        return edges * BYTES_PER_EDGE_ON_HDFS
+
+    def tools(self, ctx: RunContext) -> list[Path]:
+        return [repo_root() / "lab" / "graphmr" / "target" / GRAPHMR_JAR, graph_file(str(ctx.param("graph")))]
+
+    def generate(self, ctx: RunContext) -> list[Command]:
+        commands: list[Command] = []
+        protocol = ctx.environment.transport.reformat_command
+        if ctx.spec.reformat_storage and protocol:
+            # the study's protocol before every experiment (the spec's own command, as the preflight runs it)
+            commands.append([Shell(f"( {protocol}\n)")])
+        graph = graph_file(str(ctx.param("graph"))).name
+        return [
+            *commands,
+            ["head", "-n", "3", tool_path(graph)],  # the graph's source, into the archived output
+            [*ctx.hadoop, "fs", "-mkdir", "-p", data_path()],
+            [*ctx.hadoop, "fs", "-put", tool_path(graph), data_path("graph.txt")],
+        ]
+
+    def execute(self, ctx: RunContext) -> list[Command]:
+        options = [word for name, value in job_settings(ctx).items() for word in ("-D", f"{name}={value}")]
+        commands: list[Command] = [
+            [
+                *ctx.hadoop, "jar", tool_path(GRAPHMR_JAR), self.algorithm, *options,
+                data_path("graph.txt"), data_path("out"),
+            ]
+        ]  # fmt: skip
+        history = ctx.environment.jobhistory
+        if history.url:
+            via = " ".join(shlex.quote(word) for word in history.via.split())
+            ids = "$(sed -n 's/^graphmr: algorithm=.* job_ids=\\([^ ]*\\) .*/\\1/p' \"$JOB\"/stdout.log | tail -n 1)"
+            commands += [
+                ["mkdir", "-p", job_path(HISTORY_DIR)],
+                [
+                    Shell(via) if via else Shell(""), "python3", "-c", _FETCH_CHAIN, history.url,
+                    str(HISTORY_WAIT_S), job_path(HISTORY_DIR), Shell(f'"{ids}"'),
+                ],
+            ]  # fmt: skip
+        return commands
+
+    def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
+        if step.exit_code != 0:
+            return [self.duration_record(ctx, step, ok=False)]
+        summary = parse_summary(step.text("stdout.log"), str(step.directory / "stdout.log"))
+        if summary.get("algorithm") != self.algorithm:
+            raise ParseError(
+                f"{step.directory / 'stdout.log'}: summary of algorithm {summary.get('algorithm')!r}, "
+                f"expected {self.algorithm!r}"
+            )
+        source = step.directory / "stdout.log"
+        records = [
+            self.record(ctx, step, "duration_s", float(summary["seconds"]), "s", artifact=source),
+            self.record(ctx, step, "chain_jobs", float(summary["jobs"]), "jobs", artifact=source),
+        ]
+        for key, unit in COUNTS.items():
+            if key in summary:
+                records.append(self.record(ctx, step, key, float(summary[key]), unit, artifact=source))
+        if ctx.environment.jobhistory.url:
+            job_ids = summary["job_ids"].split(",")
+            history_dir = step.directory / HISTORY_DIR
+            if not history_dir.is_dir():
+                raise ParseError(f"{history_dir}: no job history fetched for {', '.join(job_ids)}")
+            documents = [(path, load_document(path)) for path in (history_dir / f"{job}.json" for job in job_ids)]
+            for metric, (value, unit, artifact) in chain_metrics(documents, job_settings(ctx)).items():
+                records.append(self.record(ctx, step, metric, value, unit, artifact=artifact))
+        return records
+
+
+COUNTS = {
+    "nodes": "nodes",
+    "edges": "edges",
+    "iterations": "iterations",
+    "triangles": "triangles",
+    "wedges": "wedges",
+    "components": "components",
+    "largest": "nodes",
+    "pairs": "pairs",
+    "mutual_friends": "friends",
+}
+
+
+def parse_summary(text: str, source: str) -> dict[str, str]:
+    """The driver's last `graphmr: algorithm=... seconds=... job_ids=...` line as key → value."""
+    lines = SUMMARY.findall(text)
+    if not lines:
+        raise ParseError(f"{source}: no 'graphmr: algorithm=...' summary line (the chain did not finish)")
+    fields = dict(word.split("=", 1) for word in lines[-1].split() if "=" in word)
+    for required in ("algorithm", "jobs", "seconds", "job_ids"):
+        if required not in fields:
+            raise ParseError(f"{source}: the summary line has no {required}=")
+    try:
+        for key in ("jobs", "seconds", *(k for k in COUNTS if k in fields)):
+            float(fields[key])
+    except ValueError as exc:
+        raise ParseError(f"{source}: a summary value is not a number ({exc})") from exc
+    if len(fields["job_ids"].split(",")) != int(fields["jobs"]):
+        raise ParseError(f"{source}: jobs={fields['jobs']} but {fields['job_ids']} lists another number")
+    return fields
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        raise ParseError(f"{path}: not readable as JSON ({exc})") from exc
+
+
+def step_name(document: dict[str, Any], source: str) -> str:
+    """graphmr names its jobs `graphmr <algorithm> <step>`; iterations share one step name."""
+    name = str(((document.get("job") or {}).get("job") or {}).get("name", ""))
+    words = name.split()
+    if len(words) != 3 or words[0] != "graphmr":
+        raise ParseError(f"{source}: job name {name!r} is not 'graphmr <algorithm> <step>'")
+    return "iteration" if words[2].startswith("iteration-") else words[2]
+
+
+def effective_settings(document: dict[str, Any], source: str) -> dict[str, str]:
+    properties = ((document.get("conf") or {}).get("conf") or {}).get("property") or []
+    if not properties:
+        raise ParseError(f"{source}: the job's configuration (conf) is missing")
+    return {str(entry["name"]): str(entry["value"]) for entry in properties}
+
+
+def chain_metrics(
+    documents: list[tuple[Path, dict[str, Any]]], wanted: dict[str, str]
+) -> dict[str, tuple[float, str, Path]]:
+    """Per step of the chain: mean phase times and their σ over tasks (iterations averaged), the
+    job's elapsed time, failed attempts; the effective value of every setting the cell asked for,
+    checked against the job's configuration (a job that ran with other settings is refused)."""
+    by_step: dict[str, list[tuple[Any, Path]]] = {}
+    metrics: dict[str, tuple[float, str, Path]] = {}
+    for index, (path, document) in enumerate(documents):
+        source = str(path)
+        job = parse_job_history(document, source)
+        if not job.succeeded:
+            raise ParseError(f"{source}: job {job.job_id} ended {job.state}")
+        by_step.setdefault(step_name(document, source), []).append((job, path))
+        if index == 0:
+            effective = effective_settings(document, source)
+            for name, value in wanted.items():
+                if effective.get(name) != value:
+                    raise ParseError(
+                        f"{source}: the job ran with {name}={effective.get(name)!r}, the cell asked for {value!r}"
+                    )
+                try:
+                    number = float(value) if value not in ("true", "false") else float(value == "true")
+                except ValueError:
+                    continue
+                metrics[f"setting:{name}"] = (number, "value", path)
+    for step, jobs in by_step.items():
+        artifact = jobs[0][1]
+        metrics[f"{step}:job_elapsed_s"] = (fmean(job.elapsed_s for job, _ in jobs), "s", artifact)
+        metrics[f"{step}:failed_task_attempts"] = (
+            float(sum(job.failed_attempts for job, _ in jobs)), "attempts", artifact,
+        )  # fmt: skip
+        for phase in PHASES:
+            per_job = [job.mean(phase) for job, _ in jobs]
+            if any(value is None for value in per_job):
+                continue
+            metrics[f"{step}:phase_{phase}_s"] = (fmean(v for v in per_job if v is not None), "s", artifact)
+            spreads = []
+            for job, _ in jobs:
+                values = [
+                    getattr(attempt, f"{phase}_s")
+                    for attempt in job.attempts
+                    if attempt.state == "SUCCEEDED" and getattr(attempt, f"{phase}_s") is not None
+                ]
+                spreads.append(pstdev(values) if len(values) > 1 else 0.0)
+            metrics[f"{step}:phase_{phase}_task_sd_s"] = (fmean(spreads), "s", artifact)
+    return metrics
+
+
+@register
+class MutualFriends(GraphChain):
+    name = "mutual_friends"
+    algorithm = "mutual_friends"
+    description = "mutual friends of every connected pair: neighbour lists, then the pairs job"
+
+
+@register
+class TriangleCounting(GraphChain):
+    name = "triangle_counting"
+    algorithm = "triangles"
+    description = "triangle counting: open wedges, then closing them against the edges"
+
+
+@register
+class ConnectedComponents(GraphChain):
+    name = "connected_components"
+    algorithm = "components"
+    description = "connected components by minimum-label propagation until no label changes"
