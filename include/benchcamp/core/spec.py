@@ -198,6 +198,18 @@ class TransportOptions(_Options):
         "campaign's preflight, that stops the target's storage (e.g. HDFS), formats it and starts it "
         "again; its output is archived and its time recorded in the environment facts",
     )
+    facts_command: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a shell command run on the target with every environment capture, printing "
+        "`name=value` lines: facts only the environment knows (the storage device an install is on, "
+        "a measured link rate), kept under the facts' `target`",
+    )
+    hardware_facts: tuple[str, ...] = Field(
+        default=(),
+        description="names among facts_command's facts that are hardware (e.g. storage_disk, "
+        "storage_model): they join the fingerprint, so a change of them splits the time series",
+    )
 
 
 class HadoopOptions(_Options):

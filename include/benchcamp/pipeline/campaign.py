@@ -591,6 +591,15 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
                 f"environment capture on {where} did not report {', '.join(missing)}; no fingerprint "
                 f"is computed from missing facts (raw output: {step.directory / 'stdout.log'})"
             )
+        hardware = ctx.environment.transport.hardware_facts
+        absent = [name for name in hardware if name not in facts["target"]]
+        if absent:
+            raise EnvironmentCaptureFailed(
+                f"the facts_command of {where} did not print {', '.join(absent)} (hardware_facts); "
+                f"raw output: {step.directory / 'stdout.log'}"
+            )
+        if hardware:
+            facts["target_hardware"] = {name: facts["target"][name] for name in hardware}
         if ctx.spec.reformat_storage:
             facts["storage_reformatted_at"] = _preflight_facts(ctx).get("storage_reformatted_at", "")
         snapshot = env_facts.snapshot(ctx, facts, step.finished_at)

@@ -62,7 +62,22 @@ EFFECTIVE_SETTINGS = (
 
 def facts_script(ctx: RunContext) -> str:
     hadoop = " ".join(ctx.environment.hadoop.command.split())
-    return FACTS_SCRIPT.replace("HADOOP_VERSION_CMD", f"{hadoop} version 2>&1 | head -n 1")
+    script = FACTS_SCRIPT.replace("HADOOP_VERSION_CMD", f"{hadoop} version 2>&1 | head -n 1")
+    command = ctx.environment.transport.facts_command
+    if command:
+        # the environment's own facts; a failing command fails the capture (its facts are wanted)
+        script += f'section target_facts\n( {command}\n) || {{ echo "facts_command failed (exit $?)" >&2; exit 9; }}\n'
+    return script
+
+
+def parse_target_facts(text: str) -> dict[str, str]:
+    """facts_command's `name=value` lines (other lines, e.g. progress, are ignored)."""
+    facts: dict[str, str] = {}
+    for line in text.splitlines():
+        name, equals, value = line.partition("=")
+        if equals and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name.strip()):
+            facts[name.strip()] = value.strip()
+    return facts
 
 
 def parse_sections(text: str) -> dict[str, str]:
@@ -117,6 +132,7 @@ def parse_facts(text: str) -> dict[str, Any]:
         "hadoop_version": sections.get("hadoop_version", ""),
         "hadoop_settings": parse_site_properties(sections.get("hadoop_site", "")),
         "drop_caches_permitted": sections.get("drop_caches_permitted") == "yes",
+        "target": parse_target_facts(sections.get("target_facts", "")),
     }
 
 
@@ -155,6 +171,8 @@ def missing_facts(facts: dict[str, Any]) -> list[str]:
 
 def fingerprint(facts: dict[str, Any]) -> str:
     hardware = {name: facts.get(name) for name in HARDWARE_FACTS}
+    if facts.get("target_hardware"):  # only when the environment names some (older hashes stay)
+        hardware["target_hardware"] = facts["target_hardware"]
     digest = hashlib.sha256(json.dumps(hardware, sort_keys=True).encode()).hexdigest()
     return digest[:16]
 

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.config import LOOPBACK, java17_options, site_xml
 from benchcamp.ops.lab.layout import LabError, java_home, lab_dir, yarn_home
 from benchcamp.ops.supervisor import Supervised
@@ -37,7 +38,13 @@ from benchcamp.ops.supervisor import Supervised
 NETNS = "benchcamp-device"
 IN_NETNS = ("ip", "netns", "exec", NETNS)
 NAMENODE_PORT = 9000
-HTTP_PORTS = {"namenode": 9870, "datanode": 9864, "resourcemanager": 8088, "nodemanager": 8042, "jobhistory": 19888}
+HTTP_PORTS = {
+    "namenode": 9870,
+    "datanode": 9864,
+    "resourcemanager": 8088,
+    "nodemanager": 8042,
+    "jobhistory": 19888,
+}
 DAEMONS = {
     "namenode": "org.apache.hadoop.hdfs.server.namenode.NameNode",
     "datanode": "org.apache.hadoop.hdfs.server.datanode.DataNode",
@@ -63,7 +70,9 @@ def current_file() -> Path:
 
 
 def supervised(name: str) -> Supervised:
-    return Supervised(f"device-{name}", lab_dir() / "run" / f"device-{name}.pid", lab_dir() / "logs" / f"device-{name}.log")
+    return Supervised(
+        f"device-{name}", lab_dir() / "run" / f"device-{name}.pid", lab_dir() / "logs" / f"device-{name}.log"
+    )
 
 
 def site_files(storage: Path) -> dict[str, str]:
@@ -225,7 +234,9 @@ def check_storage(path: Path, fstype: str | None = None, not_fstype: str | None 
             f"not on {fstype} as the environment expects"
         )
     if not_fstype is not None and facts.fstype == not_fstype:
-        raise LabError(f"storage path {path} is on {not_fstype} ({facts.mount}); the environment expects a disk")
+        raise LabError(
+            f"storage path {path} is on {not_fstype} ({facts.mount}); the environment expects a disk"
+        )
     return facts
 
 
@@ -270,7 +281,11 @@ def _http_json(url: str) -> dict[str, object]:
         "    sys.stdout.write(answer.read().decode())\n"
     )
     result = subprocess.run(
-        [*IN_NETNS, sys.executable, "-S", "-c", program, url], capture_output=True, text=True, timeout=20, check=False
+        [*IN_NETNS, sys.executable, "-S", "-c", program, url],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
     )
     if result.returncode != 0:
         raise LabError((result.stderr.strip().splitlines() or ["no answer"])[-1])
@@ -325,7 +340,9 @@ def drop_page_cache() -> str:
     return "done"
 
 
-def protocol(device: str, storage: Path, fstype: str | None = None, not_fstype: str | None = None) -> list[str]:
+def protocol(
+    device: str, storage: Path, fstype: str | None = None, not_fstype: str | None = None
+) -> list[str]:
     """Stop, drop the page cache, reformat on `storage`, start, verify; the facts lines it prints."""
     started = time.monotonic()
     facts = check_storage(storage, fstype, not_fstype)
@@ -337,6 +354,8 @@ def protocol(device: str, storage: Path, fstype: str | None = None, not_fstype: 
     conf.mkdir(parents=True, exist_ok=True)
     for name, text in site_files(storage).items():
         (conf / name).write_text(text)
+    # the lab's logging: clients print to stderr, so a command's stdout is only its answer
+    shutil.copyfile(repo_root() / "lab" / "hadoop" / "log4j.properties", conf / "log4j.properties")
     for sub in ("yarn/nm-local", "yarn/nm-logs", "tmp/mapred-local"):
         (storage / sub).mkdir(parents=True, exist_ok=True)
     log = lab_dir() / "logs" / "device-format.log"
@@ -359,6 +378,7 @@ def protocol(device: str, storage: Path, fstype: str | None = None, not_fstype: 
     _start("jobhistory")
     _wait(lambda: not _health(), "the device install is not healthy")
     current_file().write_text(device + "\n")
+    storage_file().write_text(f"{storage}\n")
     return [
         f"device={device}",
         *facts.lines(),
@@ -366,6 +386,20 @@ def protocol(device: str, storage: Path, fstype: str | None = None, not_fstype: 
         "hdfs_formatted=yes",
         f"protocol_s={time.monotonic() - started:.1f}",
     ]
+
+
+def storage_file() -> Path:
+    """Where the running install's storage path is kept (for `facts`)."""
+    return install_dir() / "storage"
+
+
+def facts(device: str) -> list[str]:
+    """The running install's storage facts (the environment's facts_command): LabError unless
+    `device`'s install is the one running."""
+    running = current_file().read_text().strip() if current_file().exists() else "none"
+    if running != device or not storage_file().exists():
+        raise LabError(f"the '{device}' install is not running (running: {running})")
+    return [f"device={device}", *storage_facts(Path(storage_file().read_text().strip())).lines()]
 
 
 def _start(name: str) -> None:
@@ -398,12 +432,16 @@ def main(argv: list[str] | None = None) -> int:
     kind = run.add_mutually_exclusive_group()
     kind.add_argument("--fstype", help="refuse a storage path not on this file system type (e.g. tmpfs)")
     kind.add_argument("--not-fstype", help="refuse a storage path on this file system type")
+    described = commands.add_parser("facts", help="the running install's storage facts (name=value)")
+    described.add_argument("device")
     commands.add_parser("stop", help="stop the running device install")
     commands.add_parser("status", help="which device install runs, and what is not healthy")
     args = parser.parse_args(argv)
     try:
         if args.command == "protocol":
             print("\n".join(protocol(args.device, args.storage.absolute(), args.fstype, args.not_fstype)))
+        elif args.command == "facts":
+            print("\n".join(facts(args.device)))
         elif args.command == "stop":
             stop()
         else:

@@ -1,10 +1,10 @@
 """The study's three graph algorithms, each a chain of MapReduce jobs run by lab/graphmr.
 
-Per repetition: generate runs the environment's protocol when it has one (`reformat_command`:
-stop Hadoop, drop the page cache, reformat HDFS, start, verify; the study did this before every
-experiment) and copies the cell's graph into the fresh HDFS; execute runs the chain with the cell's
-configuration set as job settings, then fetches every job's answers from the JobHistory server
-(`jobhistory_url`, through `jobhistory_via`) into the step's directory; parse turns the driver's
+Per repetition, all in the execute step: the environment's protocol when it has one
+(`reformat_command`: stop Hadoop, drop the page cache, reformat HDFS, start, verify; the study did
+this before every experiment), the cell's graph into the fresh HDFS, the chain with the cell's
+configuration set as job settings, then every job's answers from the JobHistory server
+(`jobhistory_url`, through `jobhistory_via`) into the step's directory. Parse turns the driver's
 summary line and those answers into records. Per job of the chain (`<step>:<metric>`, the step
 being graphmr's job name: `1-wedges`, `2-close`, `init`, `iteration`, `sizes`, ...) the mean
 map, shuffle, merge and reduce time over successful attempts and their σ over tasks; the
@@ -91,10 +91,9 @@ for job in jobs:
     tasks = (document["tasks"].get("tasks") or {}).get("task") or []
     document["attempts"] = {t["id"]: get(job, "/tasks/" + t["id"] + "/attempts") for t in tasks}
     document["conf"] = get(job, "/conf")
-    with open(out + "/" + job + ".json", "w") as handle:
+    with open(out + "/" + "jobhistory-" + job + ".json", "w") as handle:
         json.dump(document, handle, indent=1)
 """
-HISTORY_DIR = "history"
 SUMMARY = re.compile(r"^graphmr: (algorithm=\S+ .*)$", re.MULTILINE)
 
 
@@ -187,7 +186,9 @@ class GraphChain(Workload):
                 f"{PARALLEL_MAPS} (settings.{ctx.workload}['{ctx.param('config_set')}.{PARALLEL_MAPS}'])"
             )
         if not ctx.environment.hadoop.data_root:
-            raise ValueError(f"environment '{ctx.environment.name}' needs a data_root (the HDFS path graphs go to)")
+            raise ValueError(
+                f"environment '{ctx.environment.name}' needs a data_root (the HDFS path graphs go to)"
+            )
 
     def estimated_bytes(self, ctx: RunContext) -> int:
         name = str(ctx.param("graph"))
@@ -198,38 +199,42 @@ class GraphChain(Workload):
         return [repo_root() / "lab" / "graphmr" / "target" / GRAPHMR_JAR, graph_file(str(ctx.param("graph")))]
 
     def generate(self, ctx: RunContext) -> list[Command]:
+        # Only a look at the graph the target got: HDFS is reformatted at the start of execute.
+        graph = graph_file(str(ctx.param("graph"))).name
+        return [["head", "-n", "3", tool_path(graph)], ["wc", "-l", tool_path(graph)]]
+
+    def execute(self, ctx: RunContext) -> list[Command]:
+        """The protocol, the graph into the fresh HDFS, the chain, then every job's history.
+
+        The protocol runs here, right before the chain, not in generate: a scheduler may run
+        every cell's generate before any execute (`airflow dags test` does), and a reformat
+        wipes whatever another cell had put into HDFS. The measured figures are the driver's
+        own time and the JobHistory's phase times, so the protocol costs no measured second.
+        """
         commands: list[Command] = []
         protocol = ctx.environment.transport.reformat_command
         if ctx.spec.reformat_storage and protocol:
-            # the study's protocol before every experiment (the spec's own command, as the preflight runs it)
-            commands.append([Shell(f"( {protocol}\n)")])
+            commands.append([Shell(f"( {protocol}\n)")])  # the spec's own command, as the preflight runs it
         graph = graph_file(str(ctx.param("graph"))).name
-        return [
-            *commands,
-            ["head", "-n", "3", tool_path(graph)],  # the graph's source, into the archived output
+        options = [word for name, value in job_settings(ctx).items() for word in ("-D", f"{name}={value}")]
+        commands += [
             [*ctx.hadoop, "fs", "-mkdir", "-p", data_path()],
             [*ctx.hadoop, "fs", "-put", tool_path(graph), data_path("graph.txt")],
-        ]
-
-    def execute(self, ctx: RunContext) -> list[Command]:
-        options = [word for name, value in job_settings(ctx).items() for word in ("-D", f"{name}={value}")]
-        commands: list[Command] = [
             [
                 *ctx.hadoop, "jar", tool_path(GRAPHMR_JAR), self.algorithm, *options,
                 data_path("graph.txt"), data_path("out"),
-            ]
+            ],
         ]  # fmt: skip
         history = ctx.environment.jobhistory
         if history.url:
             via = " ".join(shlex.quote(word) for word in history.via.split())
             ids = "$(sed -n 's/^graphmr: algorithm=.* job_ids=\\([^ ]*\\) .*/\\1/p' \"$JOB\"/stdout.log | tail -n 1)"
-            commands += [
-                ["mkdir", "-p", job_path(HISTORY_DIR)],
+            commands.append(
                 [
                     Shell(via) if via else Shell(""), "python3", "-c", _FETCH_CHAIN, history.url,
-                    str(HISTORY_WAIT_S), job_path(HISTORY_DIR), Shell(f'"{ids}"'),
-                ],
-            ]  # fmt: skip
+                    str(HISTORY_WAIT_S), job_path(), Shell(f'"{ids}"'),
+                ]
+            )  # fmt: skip
         return commands
 
     def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
@@ -250,11 +255,8 @@ class GraphChain(Workload):
             if key in summary:
                 records.append(self.record(ctx, step, key, float(summary[key]), unit, artifact=source))
         if ctx.environment.jobhistory.url:
-            job_ids = summary["job_ids"].split(",")
-            history_dir = step.directory / HISTORY_DIR
-            if not history_dir.is_dir():
-                raise ParseError(f"{history_dir}: no job history fetched for {', '.join(job_ids)}")
-            documents = [(path, load_document(path)) for path in (history_dir / f"{job}.json" for job in job_ids)]
+            paths = [step.directory / history_file(job) for job in summary["job_ids"].split(",")]
+            documents = [(path, load_document(path)) for path in paths]
             for metric, (value, unit, artifact) in chain_metrics(documents, job_settings(ctx)).items():
                 records.append(self.record(ctx, step, metric, value, unit, artifact=artifact))
         return records
@@ -292,9 +294,16 @@ def parse_summary(text: str, source: str) -> dict[str, str]:
     return fields
 
 
+def history_file(job_id: str) -> str:
+    """The step's file holding one job's JobHistory answers (the archive keeps the step's files)."""
+    return f"jobhistory-{job_id}.json"
+
+
 def load_document(path: Path) -> dict[str, Any]:
     try:
         return dict(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError as exc:
+        raise ParseError(f"{path}: the job's history was not fetched (see the step's stderr.log)") from exc
     except (OSError, ValueError) as exc:
         raise ParseError(f"{path}: not readable as JSON ({exc})") from exc
 
