@@ -105,7 +105,7 @@ def test_campaign_id_is_path_and_sql_safe() -> None:
 
 
 def test_a_declared_but_unimplemented_workload_is_refused_by_name() -> None:
-    spec = load_spec("mapreduce_ssd_hdd")
+    spec = load_spec("bigbench_containers")
     with pytest.raises(CampaignConfError, match="not implemented yet"):
         check_conf(spec, {"workloads": [spec.workloads[0]]})
 

@@ -49,8 +49,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     shutil.copytree(
         transform.project_dir(), project, symlinks=True, ignore=shutil.ignore_patterns("target", "logs")
     )
+    bundled = (transform.project_dir() / "studies").resolve()
     (project / "studies").unlink()
     (project / "studies").symlink_to(studies, target_is_directory=True)
+    for marts in sorted(bundled.glob("*/marts")):  # the bundled studies' marts stay in the project
+        shutil.copytree(marts, studies / marts.parent.name / "marts")  # dbt follows no nested link
     workloads.registered()  # the bundled workloads found before the registry is swapped
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(workloads, "_REGISTRY", dict(workloads._REGISTRY))
@@ -90,13 +93,14 @@ def example_records() -> list[Any]:
 @pytest.fixture(scope="module")
 def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One warehouse with recorded results of the implemented studies, built by one dbt build."""
+    from test_graph_study import recorded_records as graph_records
     from test_marts_golden import published_records
     from test_ycsb_marts import parsed_recording, records
 
     tmp = tmp_path_factory.mktemp("recorded")
     target = tmp / "warehouse.duckdb"
-    wh.load_records(target, records() + parsed_recording() + example_records())
-    for study in ("ycsb_hbase_cassandra", EXAMPLE_ID):
+    wh.load_records(target, records() + parsed_recording() + example_records() + graph_records(CAMPAIGN))
+    for study in ("ycsb_hbase_cassandra", "mapreduce_ssd_hdd", EXAMPLE_ID):
         wh.upsert_study_thresholds(target, study, load_spec(study).thresholds.max_stddev_pct)
     source = tmp / "published.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))

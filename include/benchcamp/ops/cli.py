@@ -259,17 +259,36 @@ def cmd_airflow_init(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Start the lab, run one study DAG through Airflow, print its tables, stop the lab."""
+    """Start the lab, run one study DAG through Airflow, print its tables, stop the lab.
+
+    A campaign runs on one environment: --environment names one, several (comma-separated) or
+    `all` (every lab environment of the study), each getting its own campaign, one after the
+    other (named `<campaign>_<environment>` when there are several), so a study comparing lab
+    targets (e.g. two storage devices) runs whole. Default: the study's first lab environment.
+    """
     from benchcamp.core.spec import load_spec
     from benchcamp.core.study import study_plugin
     from benchcamp.ops import lab
     from benchcamp.ops.lab.services import STORE_SERVICES
-    from benchcamp.pipeline import archive
     from benchcamp.pipeline.campaign import CampaignConfError, resolve_campaign
 
     spec = load_spec(args.study)
+    lab_targets = [env.name for env in spec.environments if env.transport.connection == lab.LAB_CONNECTION_ID]
+    named = [name for name in (args.environment or "").split(",") if name]
+    chosen = lab_targets if named == ["all"] else named or lab_targets[:1]
+    unknown = [name for name in chosen if name not in {env.name for env in spec.environments}]
+    if unknown or (named == ["all"] and not chosen):
+        known = ", ".join(env.name for env in spec.environments)
+        missing = ", ".join(unknown) or "on the lab"
+        print(f"error: no environment {missing} in {args.study} (known: {known})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    targets: list[str | None] = [*chosen] or [None]
+    base = args.campaign or f"run_{_now_tag()}"
     try:  # a bad name is refused before the lab starts
-        campaign = resolve_campaign({"campaign": args.campaign or f"run_{_now_tag()}"}, "")
+        campaigns = [
+            resolve_campaign({"campaign": base if len(targets) == 1 else f"{base}_{target}"}, "")
+            for target in targets
+        ]
     except CampaignConfError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -279,46 +298,50 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         env = airflow_environment(lab.airflow_connection_env())
         prepare_airflow(env)
-        conf: dict[str, object] = {"ladder": args.ladder, "fail_on_validation": args.fail_on_validation}
-        if args.repetitions:
-            conf["repetitions"] = args.repetitions
-        if args.workloads:
-            conf["workloads"] = args.workloads.split(",")
-        lab_targets = [
-            env.name for env in spec.environments if env.transport.connection == lab.LAB_CONNECTION_ID
+        codes = [
+            _run_campaign(args, env, target, campaign)
+            for target, campaign in zip(targets, campaigns, strict=True)
         ]
-        if args.environment or lab_targets:  # the lab this command starts, unless told otherwise
-            conf["environment"] = args.environment or lab_targets[0]
-        if args.cells:
-            conf["cells"] = args.cells.split(",")
-        if args.warmups is not None:
-            conf["warmup_repetitions"] = args.warmups
-        conf["campaign"] = campaign
-        campaign_dir = archive.campaign_dir(args.study, campaign)
-        log = campaign_dir / "airflow-dags-test.log"
-        print(f"running {args.study} through Airflow (airflow dags test), conf {json.dumps(conf)}")
-        print(f"Airflow's log: {log}", flush=True)
-        result = run_airflow(
-            ["dags", "test", args.study, "--conf", json.dumps(conf)], env, check=False, log=log
-        )
-        report_file = campaign_dir / "report.txt"
-        print()
-        if report_file.exists():
-            print(report_file.read_text(encoding="utf-8"))
-        if result.returncode != 0:
-            tail = (
-                log.read_text(encoding="utf-8", errors="replace").splitlines()[-40:] if log.exists() else []
-            )
-            print("\nthe DAG run failed; the end of Airflow's log:\n" + "\n".join(tail), file=sys.stderr)
-        print(f"campaign:     {campaign}")
-        print(f"warehouse:    {default_warehouse()}")
-        print(f"raw archive:  {campaign_dir}")
-        print(f"report again: .venv/bin/benchcamp report {args.study} --campaign {campaign}")
-        return EXIT_OK if result.returncode == 0 else EXIT_FAILED
+        return EXIT_OK if all(code == EXIT_OK for code in codes) else EXIT_FAILED
     finally:
         if not args.keep_lab:
             lab.lab_down()
             print("lab stopped")
+
+
+def _run_campaign(args: argparse.Namespace, env: dict[str, str], target: str | None, campaign: str) -> int:
+    """One campaign of `benchcamp run` on one environment (None: the DAG's default)."""
+    from benchcamp.pipeline import archive
+
+    conf: dict[str, object] = {"ladder": args.ladder, "fail_on_validation": args.fail_on_validation}
+    if args.repetitions:
+        conf["repetitions"] = args.repetitions
+    if args.workloads:
+        conf["workloads"] = args.workloads.split(",")
+    if target:
+        conf["environment"] = target
+    if args.cells:
+        conf["cells"] = args.cells.split(",")
+    if args.warmups is not None:
+        conf["warmup_repetitions"] = args.warmups
+    conf["campaign"] = campaign
+    campaign_dir = archive.campaign_dir(args.study, campaign)
+    log = campaign_dir / "airflow-dags-test.log"
+    print(f"running {args.study} through Airflow (airflow dags test), conf {json.dumps(conf)}")
+    print(f"Airflow's log: {log}", flush=True)
+    result = run_airflow(["dags", "test", args.study, "--conf", json.dumps(conf)], env, check=False, log=log)
+    report_file = campaign_dir / "report.txt"
+    print()
+    if report_file.exists():
+        print(report_file.read_text(encoding="utf-8"))
+    if result.returncode != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-40:] if log.exists() else []
+        print("\nthe DAG run failed; the end of Airflow's log:\n" + "\n".join(tail), file=sys.stderr)
+    print(f"campaign:     {campaign}")
+    print(f"warehouse:    {default_warehouse()}")
+    print(f"raw archive:  {campaign_dir}")
+    print(f"report again: .venv/bin/benchcamp report {args.study} --campaign {campaign}", flush=True)
+    return EXIT_OK if result.returncode == 0 else EXIT_FAILED
 
 
 def _now_tag() -> str:
@@ -382,7 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
     runner.add_argument("--workloads", help="comma-separated subset")
     runner.add_argument(
         "--environment",
-        help="target environment of the study spec (default: the one on the lab this command starts)",
+        help="the study's environment to run on; several, comma-separated, or `all` (every lab environment): "
+        "one campaign each, in turn (default: the study's first lab environment)",
     )
     runner.add_argument("--cells", help="comma-separated cell keys (default: the whole matrix)")
     runner.add_argument(

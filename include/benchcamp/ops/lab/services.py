@@ -754,5 +754,15 @@ def lab_down() -> None:
     """Stop every lab service by its recorded PID, in reverse start order; leave no process behind."""
     for service in reversed(SERVICES):
         service.stop()
-    if yarn_enabled():  # BENCHCAMP_LAB_YARN=0 leaves the namespace alone (another lab may use it)
-        subprocess.run(["ip", "netns", "delete", YARN_NETNS], capture_output=True, check=False)
+    # Processes a study started under the lab's supervision (e.g. a Hadoop install per storage
+    # device) have their PID files beside the services': none is left running.
+    known = {f"{service.name}.pid" for service in SERVICES}
+    for pid_file in sorted((lab_dir() / "run").glob("*.pid")):
+        if pid_file.name not in known:
+            Supervised(pid_file.stem, pid_file, lab_dir() / "logs" / f"{pid_file.stem}.log").stop(20.0)
+    if yarn_enabled():  # BENCHCAMP_LAB_YARN=0 leaves the namespaces alone (another lab may use them)
+        listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
+        names = {line.split()[0] for line in listed.stdout.splitlines() if line.strip()} | {YARN_NETNS}
+        for name in sorted(names):
+            if name.startswith("benchcamp-"):
+                subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)

@@ -18,6 +18,7 @@ power-law graph with that SNAP graph's node and edge counts (seeded, so every ru
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -69,7 +70,7 @@ HISTORY_WAIT_S = 120
 # chain, in order, as {"job", "counters", "tasks", "attempts", "conf"} (the generic fetch's shape
 # plus the job's effective configuration). A job reaches the history a few seconds after it ends.
 _FETCH_CHAIN = """
-import json, sys, time, urllib.error, urllib.request
+import gzip, json, sys, time, urllib.error, urllib.request
 base, wait_s, out = sys.argv[1].rstrip("/"), float(sys.argv[2]), sys.argv[3]
 jobs = [job for job in sys.argv[4].split(",") if job]
 def get(job, path):
@@ -91,8 +92,8 @@ for job in jobs:
     tasks = (document["tasks"].get("tasks") or {}).get("task") or []
     document["attempts"] = {t["id"]: get(job, "/tasks/" + t["id"] + "/attempts") for t in tasks}
     document["conf"] = get(job, "/conf")
-    with open(out + "/" + "jobhistory-" + job + ".json", "w") as handle:
-        json.dump(document, handle, indent=1)
+    with gzip.open(out + "/jobhistory-" + job + ".json.gz", "wt") as handle:
+        json.dump(document, handle)
 """
 SUMMARY = re.compile(r"^graphmr: (algorithm=\S+ .*)$", re.MULTILINE)
 
@@ -295,17 +296,19 @@ def parse_summary(text: str, source: str) -> dict[str, str]:
 
 
 def history_file(job_id: str) -> str:
-    """The step's file holding one job's JobHistory answers (the archive keeps the step's files)."""
-    return f"jobhistory-{job_id}.json"
+    """The step's file holding one job's JobHistory answers, gzipped (a job's configuration alone
+    is some 400 kB of JSON; the archive keeps the step's files)."""
+    return f"jobhistory-{job_id}.json.gz"
 
 
 def load_document(path: Path) -> dict[str, Any]:
     try:
-        return dict(json.loads(path.read_text(encoding="utf-8")))
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            return dict(json.load(handle))
     except FileNotFoundError as exc:
         raise ParseError(f"{path}: the job's history was not fetched (see the step's stderr.log)") from exc
-    except (OSError, ValueError) as exc:
-        raise ParseError(f"{path}: not readable as JSON ({exc})") from exc
+    except (OSError, EOFError, ValueError) as exc:
+        raise ParseError(f"{path}: not readable as gzipped JSON ({exc})") from exc
 
 
 def step_name(document: dict[str, Any], source: str) -> str:
@@ -338,13 +341,13 @@ def chain_metrics(
         if not job.succeeded:
             raise ParseError(f"{source}: job {job.job_id} ended {job.state}")
         by_step.setdefault(step_name(document, source), []).append((job, path))
-        if index == 0:
-            effective = effective_settings(document, source)
-            for name, value in wanted.items():
-                if effective.get(name) != value:
-                    raise ParseError(
-                        f"{source}: the job ran with {name}={effective.get(name)!r}, the cell asked for {value!r}"
-                    )
+        effective = effective_settings(document, source)  # every job of the chain, as asked
+        for name, value in wanted.items():
+            if effective.get(name) != value:
+                raise ParseError(
+                    f"{source}: the job ran with {name}={effective.get(name)!r}, the cell asked for {value!r}"
+                )
+            if index == 0:  # one record per setting, from the chain's first job
                 try:
                     number = float(value) if value not in ("true", "false") else float(value == "true")
                 except ValueError:

@@ -1,0 +1,272 @@
+"""The mapreduce_ssd_hdd study's workloads, plugin and device install, without a cluster.
+
+The parser runs on outputs recorded from real lab runs (studies/mapreduce_ssd_hdd/recorded/:
+each algorithm's execute step on karate through YARN with its gzipped JobHistory answers);
+the refusals run on altered copies of them. Job settings per configuration set, the execute
+commands (rendered through bash), the storage checks of the device install and the
+environment's own facts are pure.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp.core.spec import load_spec
+from benchcamp.core.steps import ArchivedStep, RunContext
+from benchcamp.ops.lab.layout import LabError
+from benchcamp.studies.mapreduce_ssd_hdd import device_hadoop
+from benchcamp.studies.mapreduce_ssd_hdd.workloads import graphmr
+from benchcamp.transport import environment as env_facts
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import ParseError, render
+
+RECORDED = Path(device_hadoop.__file__).parent / "recorded"
+SPEC = load_spec("mapreduce_ssd_hdd")
+
+
+def context(
+    workload: str, config_set: str = "defaults", graph: str = "karate", env: str = "lab_ram"
+) -> RunContext:
+    params: dict[str, Any] = {"graph": graph, "config_set": config_set}
+    return RunContext(SPEC, SPEC.environment(env), "c1", workload, params, 1, "tiny")
+
+
+def recorded_step(tmp_path: Path, workload: str) -> ArchivedStep:
+    directory = tmp_path / workload
+    shutil.copytree(RECORDED / workload, directory)
+    now = datetime.now(UTC)
+    return ArchivedStep(directory=directory, exit_code=0, started_at=now, finished_at=now)
+
+
+def metrics(records: list[Any]) -> dict[str, float]:
+    return {record.metric: record.value for record in records}
+
+
+def recorded_config_set(workload: str) -> str:
+    return str(json.loads((RECORDED / workload / "cell.json").read_text())["config_set"])
+
+
+@pytest.mark.parametrize(
+    ("workload", "answer", "jobs"),
+    [
+        ("triangle_counting", {"triangles": 45, "nodes": 34, "edges": 78}, {"1-wedges", "2-close"}),
+        ("connected_components", {"components": 1, "largest": 34}, {"init", "iteration", "sizes"}),
+        ("mutual_friends", {"nodes": 34, "edges": 78}, None),
+    ],
+)
+def test_recorded_chains_parse_into_phase_times_per_job(
+    tmp_path: Path, workload: str, answer: dict[str, float], jobs: set[str] | None
+) -> None:
+    ctx = context(workload, recorded_config_set(workload))
+    step = recorded_step(tmp_path, workload)
+    records = get_workload(workload).parse(ctx, step)
+    values = metrics(records)
+    summary = graphmr.parse_summary(step.text("stdout.log"), "stdout.log")
+    assert values["duration_s"] == float(summary["seconds"]) > 0
+    assert values["chain_jobs"] == len(summary["job_ids"].split(","))
+    for name, expected in answer.items():
+        assert values[name] == expected, name
+    steps = {metric.split(":")[0] for metric in values if ":" in metric and not metric.startswith("setting:")}
+    if jobs is not None:
+        assert steps == jobs
+    for job in steps:
+        assert values[f"{job}:job_elapsed_s"] > 0
+        assert values[f"{job}:phase_map_s"] > 0
+        assert values[f"{job}:failed_task_attempts"] == 0
+        if f"{job}:phase_reduce_s" in values:
+            assert values[f"{job}:phase_shuffle_s"] >= 0 and values[f"{job}:phase_merge_s"] >= 0
+    # the settings the cell asked for are the ones every job ran with, recorded as such
+    assert values["setting:mapreduce.job.reduce.slowstart.completedmaps"] == 1.0
+    assert values["setting:mapreduce.map.speculative"] == 0.0
+    assert values["setting:mapreduce.job.running.map.limit"] == float(
+        graphmr.job_settings(ctx)[graphmr.RUNNING_MAP_LIMIT]
+    )
+    assert all(record.status == "ok" for record in records)
+    history = {Path(record.artifact).name for record in records if ":" in record.metric}
+    assert history and all(name.startswith("jobhistory-job_") for name in history)
+
+
+def test_components_iterations_are_averaged_into_one_step(tmp_path: Path) -> None:
+    step = recorded_step(tmp_path, "connected_components")
+    values = metrics(get_workload("connected_components").parse(context("connected_components"), step))
+    summary = graphmr.parse_summary(step.text("stdout.log"), "stdout.log")
+    assert values["iterations"] >= 2
+    assert values["chain_jobs"] == values["iterations"] + 2 == int(summary["jobs"])
+
+
+def rewrite_history(path: Path, change: Any) -> None:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        document = json.load(handle)
+    change(document)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        json.dump(document, handle)
+
+
+def test_a_job_that_ran_with_other_settings_is_refused(tmp_path: Path) -> None:
+    step = recorded_step(tmp_path, "triangle_counting")
+    ctx = context("triangle_counting", recorded_config_set("triangle_counting"))
+    last = sorted(step.directory.glob("jobhistory-*.json.gz"))[-1]
+
+    def speculate(document: dict[str, Any]) -> None:
+        for entry in document["conf"]["conf"]["property"]:
+            if entry["name"] == "mapreduce.map.speculative":
+                entry["value"] = "true"
+
+    rewrite_history(last, speculate)
+    with pytest.raises(
+        ParseError, match=r"jobhistory-job_.*mapreduce.map.speculative='true'.*asked for 'false'"
+    ):
+        get_workload("triangle_counting").parse(ctx, step)
+
+
+def test_missing_or_broken_history_and_summary_name_the_file(tmp_path: Path) -> None:
+    workload = get_workload("triangle_counting")
+    ctx = context("triangle_counting", recorded_config_set("triangle_counting"))
+    step = recorded_step(tmp_path, "triangle_counting")
+    first = sorted(step.directory.glob("jobhistory-*.json.gz"))[0]
+    first.write_bytes(b"not gzip")
+    with pytest.raises(ParseError, match=rf"{first}: not readable"):
+        workload.parse(ctx, step)
+    first.unlink()
+    with pytest.raises(ParseError, match=rf"{first}: the job's history was not fetched"):
+        workload.parse(ctx, step)
+    (step.directory / "stdout.log").write_text("graphmr: algorithm=triangles jobs=2 seconds=1.0\n")
+    with pytest.raises(ParseError, match=r"stdout.log: the summary line has no job_ids="):
+        workload.parse(ctx, step)
+    (step.directory / "stdout.log").write_text("")
+    with pytest.raises(ParseError, match=r"stdout.log: no 'graphmr: algorithm=...' summary line"):
+        workload.parse(ctx, step)
+
+
+def test_a_failed_chain_is_one_failed_record(tmp_path: Path) -> None:
+    step = recorded_step(tmp_path, "triangle_counting")
+    failed = ArchivedStep(step.directory, 1, step.started_at, step.finished_at)
+    records = get_workload("triangle_counting").parse(context("triangle_counting"), failed)
+    assert [(record.metric, record.status) for record in records] == [("duration_s", "failed")]
+
+
+def test_job_settings_per_configuration_set() -> None:
+    defaults = graphmr.job_settings(context("mutual_friends", "defaults"))
+    containers = graphmr.job_settings(context("mutual_friends", "containers"))
+    custom = graphmr.job_settings(context("mutual_friends", "custom"))
+    common = {
+        "mapreduce.map.speculative": "false",
+        "mapreduce.reduce.speculative": "false",
+        "mapreduce.job.reduce.slowstart.completedmaps": "1.0",
+        "dfs.replication": "1",
+    }
+    assert defaults == {**common, "mapreduce.job.running.map.limit": "6"}
+    assert containers == {**common, "mapreduce.job.running.map.limit": "3"}
+    assert custom == {
+        **common,
+        "mapreduce.job.running.map.limit": "6",
+        "mapreduce.reduce.shuffle.parallel.copies": "50",
+        "mapreduce.task.io.sort.factor": "100",
+        "mapreduce.map.sort.spill.percent": "0.9",
+        "io.file.buffer.size": "65536",
+    }
+
+
+def test_cells_are_checked_before_anything_runs() -> None:
+    workload = get_workload("triangle_counting")
+    with pytest.raises(ValueError, match="unknown graph 'facebook'.*karate"):
+        workload.check_cell(context("triangle_counting", graph="facebook"))
+    settings = {**SPEC.settings, "triangle_counting": {"mapreduce.map.speculative": False}}
+    bare = SPEC.model_copy(update={"settings": settings})
+    ctx = RunContext(
+        bare,
+        SPEC.environment("lab_ram"),
+        "c1",
+        "triangle_counting",
+        {"graph": "karate", "config_set": "custom"},
+        1,
+        "tiny",
+    )
+    with pytest.raises(
+        ValueError, match="configuration set 'custom' of triangle_counting has no parallel_maps"
+    ):
+        workload.check_cell(ctx)
+
+
+def bash_words(command: list[Any]) -> list[str]:
+    """The words bash hands the program: the quoting proven through a real shell."""
+    script = 'JOB=/job; DATA=/data; WORK=/work; printf "%s\\n" ' + render(command[1:])
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
+    return done.stdout.splitlines()
+
+
+def test_execute_runs_the_protocol_then_the_graph_then_the_chain() -> None:
+    ctx = context("triangle_counting", "custom", env="lab_disk")
+    commands = get_workload("triangle_counting").execute(ctx)
+    rendered = [render(command) for command in commands]
+    assert rendered[0].startswith("( hadoop-device protocol lab_disk") and "--not-fstype tmpfs" in rendered[0]
+    assert rendered[1].startswith("hadoop-device lab_disk fs -mkdir -p")
+    assert rendered[2].startswith("hadoop-device lab_disk fs -put") and "karate.txt" in rendered[2]
+    chain = bash_words(commands[3])
+    assert chain[:3] == ["lab_disk", "jar", "/work/.benchcamp-tools/graphmr.jar"]
+    assert chain[3] == "triangles"
+    assert "mapreduce.reduce.shuffle.parallel.copies=50" in chain
+    assert chain[-2:] == ["/data/graph.txt", "/data/out"]
+    assert rendered[4].startswith("ip netns exec benchcamp-device python3 -c")
+    no_protocol = SPEC.model_copy(update={"reformat_storage": False})
+    plain = RunContext(no_protocol, ctx.environment, "c1", "triangle_counting", dict(ctx.params), 1, "tiny")
+    assert not render(get_workload("triangle_counting").execute(plain)[0]).startswith("(")
+
+
+def test_every_directory_hadoop_writes_is_on_the_storage(tmp_path: Path) -> None:
+    files = device_hadoop.site_files(tmp_path / "device")
+    text = "\n".join(files.values())
+    for name in ("hadoop.tmp.dir", "dfs.namenode.name.dir", "dfs.datanode.data.dir",
+                 "mapreduce.cluster.local.dir", "yarn.nodemanager.local-dirs"):  # fmt: skip
+        properties = env_facts.parse_site_properties(text)
+        assert properties[name].startswith(str(tmp_path / "device")), name
+
+
+def test_storage_on_the_wrong_kind_of_file_system_or_unwritable_is_refused(tmp_path: Path) -> None:
+    facts = device_hadoop.check_storage(tmp_path / "store")
+    assert facts.fstype and facts.mount
+    with pytest.raises(LabError, match=r"not on nosuchfs as the environment expects"):
+        device_hadoop.check_storage(tmp_path / "store", fstype="nosuchfs")
+    with pytest.raises(LabError, match=rf"is on {facts.fstype} .*expects a disk"):
+        device_hadoop.check_storage(tmp_path / "store", not_fstype=facts.fstype)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(LabError, match="is not writable"):
+        device_hadoop.check_storage(tmp_path / "file" / "store")
+
+
+def test_the_environments_own_facts_join_the_fingerprint_when_named_hardware() -> None:
+    text = "### target_facts\nprogress line\nstorage_device=vda\nstorage_rotational=1\nstorage_model=\n"
+    assert env_facts.parse_target_facts(text.split("\n", 1)[1]) == {
+        "storage_device": "vda",
+        "storage_rotational": "1",
+        "storage_model": "",
+    }
+    base = {"cpu_model": "x", "cpu_cores": 2, "mem_total_gib": 4.0, "disks": []}
+    assert env_facts.fingerprint(base) == env_facts.fingerprint({**base, "target": {"a": "1"}})
+    on_vda = env_facts.fingerprint({**base, "target_hardware": {"storage_device": "vda"}})
+    on_vdb = env_facts.fingerprint({**base, "target_hardware": {"storage_device": "vdb"}})
+    assert len({env_facts.fingerprint(base), on_vda, on_vdb}) == 3
+
+
+def recorded_records(campaign: str = "recorded") -> list[Any]:
+    """Every recorded chain parsed as two repetitions of one campaign on lab_disk (the study
+    contract's recorded warehouse shows them)."""
+    records = []
+    for cell_file in sorted(RECORDED.glob("*/cell.json")):
+        cell = json.loads(cell_file.read_text())
+        for repetition in (1, 2):
+            started = datetime(2026, 11, 25, 6, repetition, tzinfo=UTC)
+            step = ArchivedStep(cell_file.parent, 0, started, started)
+            params: dict[str, Any] = {"graph": cell["graph"], "config_set": cell["config_set"]}
+            ctx = RunContext(
+                SPEC, SPEC.environment("lab_disk"), campaign, cell["workload"], params, repetition, "tiny"
+            )
+            records += get_workload(cell["workload"]).parse(ctx, step)
+    return records
