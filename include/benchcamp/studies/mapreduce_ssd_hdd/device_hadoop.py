@@ -276,16 +276,18 @@ def stop() -> None:
         supervised(name).stop(15.0)
 
 
-def _http_json(url: str) -> dict[str, object]:
+def _http_json(url: str, method: str = "GET") -> dict[str, object]:
+    """One HTTP request from inside the namespace (a Python process, not a Hadoop JVM)."""
     import json
 
     program = (
         "import sys, urllib.request\n"
-        "with urllib.request.urlopen(sys.argv[1], timeout=5) as answer:\n"
+        "request = urllib.request.Request(sys.argv[1], method=sys.argv[2])\n"
+        "with urllib.request.urlopen(request, timeout=5) as answer:\n"
         "    sys.stdout.write(answer.read().decode())\n"
     )
     result = subprocess.run(
-        [*IN_NETNS, sys.executable, "-S", "-c", program, url],
+        [*IN_NETNS, sys.executable, "-S", "-c", program, url, method],
         capture_output=True,
         text=True,
         timeout=20,
@@ -293,7 +295,7 @@ def _http_json(url: str) -> dict[str, object]:
     )
     if result.returncode != 0:
         raise LabError((result.stderr.strip().splitlines() or ["no answer"])[-1])
-    return dict(json.loads(result.stdout))
+    return dict(json.loads(result.stdout)) if result.stdout.strip() else {}  # SETPERMISSION: no body
 
 
 def _health() -> dict[str, str]:
@@ -324,15 +326,26 @@ def _health() -> dict[str, str]:
     return problems
 
 
-def _fs(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [*IN_NETNS, *_java("org.apache.hadoop.fs.FsShell", *args)]
-    return subprocess.run(command, env=_environment(), capture_output=True, text=True, check=False)
-
-
 def _safemode_off() -> bool:
-    command = [*IN_NETNS, *_java("org.apache.hadoop.hdfs.tools.DFSAdmin", "-safemode", "get")]
-    result = subprocess.run(command, env=_environment(), capture_output=True, text=True, check=False)
-    return result.returncode == 0 and "OFF" in result.stdout
+    """The NameNode out of safe mode, asked over HTTP (JMX) rather than by a `dfsadmin` JVM."""
+    try:
+        info = _http_json(
+            f"http://{LOOPBACK}:{HTTP_PORTS['namenode']}/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo"
+        )
+    except (LabError, ValueError, subprocess.TimeoutExpired):
+        return False
+    bean = (info.get("beans") or [{}])[0]  # type: ignore[index]
+    return bool(bean) and bean.get("Safemode") == ""
+
+
+def _make_shared_dirs(*paths: str) -> None:
+    """mkdir -p and mode 1777 through WebHDFS (as `hadoop fs -mkdir`/`-chmod`, without two JVMs)."""
+    base = f"http://{LOOPBACK}:{HTTP_PORTS['namenode']}/webhdfs/v1"
+    for path in paths:
+        for op in ("MKDIRS&permission=1777", "SETPERMISSION&permission=1777"):
+            answer = _http_json(f"{base}{path}?op={op}&user.name=root", method="PUT")
+            if op.startswith("MKDIRS") and answer.get("boolean") is not True:
+                raise LabError(f"WebHDFS MKDIRS {path} answered {answer}")
 
 
 def drop_page_cache() -> str:
@@ -375,10 +388,7 @@ def protocol(
     for name in ("namenode", "datanode", "resourcemanager", "nodemanager"):
         _start(name)
     _wait(lambda: _safemode_off(), "HDFS did not leave safe mode")
-    made = _fs("-mkdir", "-p", DATA_ROOT, "/tmp")
-    if made.returncode != 0:
-        raise LabError(f"HDFS mkdir {DATA_ROOT} failed: {made.stderr.strip()[-800:]}")
-    _fs("-chmod", "1777", DATA_ROOT, "/tmp")
+    _make_shared_dirs(DATA_ROOT, "/tmp")
     _start("jobhistory")
     _wait(lambda: not _health(), "the device install is not healthy")
     current_file().write_text(device + "\n")
