@@ -276,21 +276,21 @@ def stop() -> None:
         supervised(name).stop(15.0)
 
 
-def _http_json(url: str, method: str = "GET") -> dict[str, object]:
+def _http_json(url: str, method: str = "GET", timeout_s: float = 5.0) -> dict[str, object]:
     """One HTTP request from inside the namespace (a Python process, not a Hadoop JVM)."""
     import json
 
     program = (
         "import sys, urllib.request\n"
         "request = urllib.request.Request(sys.argv[1], method=sys.argv[2])\n"
-        "with urllib.request.urlopen(request, timeout=5) as answer:\n"
+        "with urllib.request.urlopen(request, timeout=float(sys.argv[3])) as answer:\n"
         "    sys.stdout.write(answer.read().decode())\n"
     )
     result = subprocess.run(
-        [*IN_NETNS, sys.executable, "-S", "-c", program, url, method],
+        [*IN_NETNS, sys.executable, "-S", "-c", program, url, method, str(timeout_s)],
         capture_output=True,
         text=True,
-        timeout=20,
+        timeout=timeout_s + 15,
         check=False,
     )
     if result.returncode != 0:
@@ -341,9 +341,17 @@ def _safemode_off() -> bool:
 def _make_shared_dirs(*paths: str) -> None:
     """mkdir -p and mode 1777 through WebHDFS (as `hadoop fs -mkdir`/`-chmod`, without two JVMs)."""
     base = f"http://{LOOPBACK}:{HTTP_PORTS['namenode']}/webhdfs/v1"
+    deadline = time.monotonic() + START_TIMEOUT_S
     for path in paths:
         for op in ("MKDIRS&permission=1777", "SETPERMISSION&permission=1777"):
-            answer = _http_json(f"{base}{path}?op={op}&user.name=root", method="PUT")
+            while True:  # a NameNode just out of safe mode, its caches dropped, may answer slowly
+                try:
+                    answer = _http_json(f"{base}{path}?op={op}&user.name=root", method="PUT", timeout_s=30)
+                    break
+                except (LabError, subprocess.TimeoutExpired) as exc:
+                    if time.monotonic() > deadline:
+                        raise LabError(f"WebHDFS {op.split('&')[0]} {path} failed: {exc}") from exc
+                    time.sleep(1)
             if op.startswith("MKDIRS") and answer.get("boolean") is not True:
                 raise LabError(f"WebHDFS MKDIRS {path} answered {answer}")
 
