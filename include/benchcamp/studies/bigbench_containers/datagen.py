@@ -222,17 +222,17 @@ class Scale:
 
 
 # Expected rows per ticket (orders, sessions and reviews are tied to tickets) and bytes per row,
-# measured on generated data (tests/unit/test_bigbench_datagen.py checks the estimate).
+# measured on data generated at SF 1 (tests/unit/test_bigbench_datagen.py checks the estimate).
 ORDERS_PER_TICKET: Final = 0.4
 BROWSE_SESSIONS_PER_ORDER: Final = 1.5
 AVERAGE_ROW_BYTES: Final = {
-    "store_sales": 133.4,
-    "store_returns": 108.2,
-    "web_sales": 188.4,
-    "web_returns": 124.9,
-    "web_clickstreams": 27.1,
-    "product_reviews": 144.8,
-    "inventory": 17.5,
+    "store_sales": 140.0,
+    "store_returns": 114.5,
+    "web_sales": 198.7,
+    "web_returns": 135.0,
+    "web_clickstreams": 30.0,
+    "product_reviews": 152.3,
+    "inventory": 18.5,
 }
 _EXPECTED_ROWS_PER_TICKET: Final = {
     "store_sales": 6.5,
@@ -281,22 +281,22 @@ def _fixed_rows(dims: dict[str, int]) -> dict[str, int]:
 
 
 _DIMENSION_ROW_BYTES: Final = {
-    "customer": 130.1,
-    "customer_address": 104.8,
+    "customer": 135.6,
+    "customer_address": 106.9,
     "customer_demographics": 38.2,
     "date_dim": 136.1,
     "household_demographics": 19.9,
     "income_band": 15.4,
-    "item": 192.7,
-    "promotion": 105.0,
+    "item": 195.0,
+    "promotion": 108.6,
     "reason": 31.3,
     "ship_mode": 47.8,
-    "store": 216.2,
+    "store": 218.3,
     "time_dim": 52.9,
-    "warehouse": 116.8,
-    "web_site": 212.8,
-    "web_page": 106.5,
-    "item_marketprices": 43.4,
+    "warehouse": 114.0,
+    "web_site": 212.9,
+    "web_page": 106.6,
+    "item_marketprices": 45.4,
 }
 
 
@@ -452,27 +452,39 @@ def _checked(text: str) -> str:
     return text
 
 
-def _sign(negative: Mask) -> _Field:
-    return (negative * ord("-")).astype(np.uint8)[None, :]
-
-
 def _ints(values: Ints) -> _Field:
     """Decimal digits of integers (negative ones get a '-')."""
+    return _decimal_text(values, 0)
+
+
+def _decimal_text(values: Ints, places: int) -> _Field:
+    """Digits of integers with a '.' before the last `places` digits (cents -> 12.34, 5 -> 0.05).
+
+    One pass from the lowest digit up: divide by 10 (a scalar divisor, which numpy turns into a
+    multiply), keep the digit unless it is a leading zero."""
     values = np.asarray(values, dtype=np.int64)
     magnitude = np.abs(values)
     largest = int(magnitude.max()) if magnitude.size else 0
-    width = len(str(largest))
+    width = max(len(str(largest)), places + 1)
+    negative = values < 0
+    signed = bool(negative.any())
+    chars = np.empty((width + (1 if places else 0) + signed, values.size), dtype=np.uint8)
     rest: npt.NDArray[Any] = magnitude.astype(np.uint32 if largest < 2**32 else np.uint64)
     ten: Any = rest.dtype.type(10)
-    chars = np.empty((width, values.size), dtype=np.uint8)
-    for row in range(width - 1, -1, -1):
+    row = chars.shape[0] - 1
+    for position in range(width):
+        if places and position == places:
+            chars[row] = ord(".")
+            row -= 1
         quotient = rest // ten
         digit = (rest - quotient * ten).astype(np.uint8) + np.uint8(48)
-        # a leading zero is a digit whose value and all higher ones are 0 (but keep one digit)
-        chars[row] = digit if row == width - 1 else digit * (rest > 0)
+        # a leading zero is a digit whose value and all higher ones are 0
+        chars[row] = digit if position <= places else digit * (rest > 0)
         rest = quotient
-    negative = values < 0
-    return np.concatenate([_sign(negative), chars]) if negative.any() else chars
+        row -= 1
+    if signed:
+        chars[0] = negative * np.uint8(ord("-"))
+    return chars
 
 
 def _fixed_digits(values: Ints, width: int) -> _Field:
@@ -494,13 +506,7 @@ def _constant(text: str, rows: int) -> _Field:
 
 def _money(cents: Ints) -> _Field:
     """A decimal with 2 places from an integer number of cents."""
-    cents = np.asarray(cents, dtype=np.int64)
-    magnitude = np.abs(cents)
-    parts = [_ints(magnitude // 100), _constant(".", cents.size), _fixed_digits(magnitude % 100, 2)]
-    negative = cents < 0
-    if negative.any():
-        parts.insert(0, _sign(negative))
-    return _concat(*parts)
+    return _decimal_text(cents, 2)
 
 
 def _concat(*fields: _Field) -> _Field:
@@ -529,7 +535,7 @@ def _render(fields: Sequence[_Field]) -> bytes:
             pieces.append(separator)
         pieces.append(value)
     pieces.append(newline)
-    return _concat(*pieces).T.tobytes().replace(b"\0", b"")
+    return _concat(*pieces).T.tobytes().translate(None, b"\0")
 
 
 def _line(values: Sequence[object]) -> str:
@@ -680,15 +686,15 @@ def _expand(owners: Ints, counts: Ints) -> tuple[Ints, Ints]:
     return owner, np.arange(owner.size, dtype=np.int64) - starts
 
 
-def _ranges(total: int, chunk: int) -> Iterator[Ints]:
-    for start in range(0, total, chunk):
-        yield np.arange(start, min(total, start + chunk), dtype=np.int64)
+def _ranges(start: int, stop: int, chunk: int) -> Iterator[Ints]:
+    for first in range(start, stop, chunk):
+        yield np.arange(first, min(stop, first + chunk), dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
 # Fact tables (numpy, chunked)
 
-_CHUNK: Final = 20000
+_CHUNK: Final = 5000
 
 
 class _SaleLines(NamedTuple):
@@ -1043,7 +1049,7 @@ _POSITIVE, _NEGATIVE, _NEUTRAL, _COMPETITOR, _STORE_POSITIVE, _STORE_NEGATIVE = 
 _MAX_SENTENCES: Final = 5
 
 
-def _product_reviews(model: _Model, orders: Ints, first_review_sk: int) -> list[_Field]:
+def _product_reviews(model: _Model, orders: Ints) -> list[_Field]:
     """About one web order line in five gets a review by its buyer; rating follows the item's quality."""
     random = _Random(model.seed, "product_reviews")
     lines = _sale_lines(model, _Random(model.seed, "web_sales"), orders, "web")
@@ -1076,7 +1082,7 @@ def _product_reviews(model: _Model, orders: Ints, first_review_sk: int) -> list[
         present = sentences > slot
         parts.append(piece * present)
     return [
-        _ints(first_review_sk + np.arange(pick.size, dtype=np.int64)),
+        _ints((lines.owner[pick] + 1) * 10 + lines.line[pick]),  # unique: an order line has one review
         _date_text(lines.day[pick] + 3 + random.below(9, key, 60)),
         _time_text(random.below(10, key, _DAY_SECONDS)),
         _ints(rating),
@@ -1730,119 +1736,137 @@ class GenerationSummary:
         )
 
 
-_Part = Iterator[bytes]
+_Blocks = Iterator[tuple[bytes, int]]  # (text, rows)
+_ChunkRenderer = Callable[[_Model, Ints], list[_Field]]
 
 
-def _numpy_part(
-    model: _Model, render_chunk: Callable[[_Model, Ints], list[_Field]], total: int, chunk: int
-) -> _Part:
-    for keys in _ranges(total, chunk):
+def _numpy_blocks(model: _Model, render_chunk: _ChunkRenderer, start: int, stop: int, chunk: int) -> _Blocks:
+    for keys in _ranges(start, stop, chunk):
         fields = render_chunk(model, keys)
         if fields and fields[0].shape[1]:
-            yield _render(fields)
+            yield _render(fields), fields[0].shape[1]
 
 
-def _text_part(lines: Iterator[str], batch: int = 5000) -> _Part:
+def _text_blocks(lines: Iterator[str], batch: int = 5000) -> _Blocks:
     buffer: list[str] = []
     for line in lines:
         buffer.append(line)
         if len(buffer) >= batch:
-            yield "".join(buffer).encode("ascii")
+            yield "".join(buffer).encode("ascii"), len(buffer)
             buffer.clear()
     if buffer:
-        yield "".join(buffer).encode("ascii")
+        yield "".join(buffer).encode("ascii"), len(buffer)
 
 
-def _reviews_part(model: _Model) -> _Part:
-    next_sk = 1
-    for orders in _ranges(model.scale.orders, _CHUNK):
-        fields = _product_reviews(model, orders, next_sk)
-        rows = fields[0].shape[1]
-        if rows:
-            next_sk += rows
-            yield _render(fields)
+_TEXT_TABLES: Final[dict[str, Callable[[_Model], Iterator[str]]]] = {
+    "customer_demographics": lambda model: _customer_demographics_rows(),
+    "date_dim": lambda model: _date_dim_rows(),
+    "household_demographics": lambda model: _household_demographics_rows(),
+    "income_band": lambda model: _income_band_rows(),
+    "item": _item_rows,
+    "promotion": _promotion_rows,
+    "reason": lambda model: _reason_rows(),
+    "ship_mode": lambda model: _ship_mode_rows(),
+    "store": _store_rows,
+    "time_dim": lambda model: _time_dim_rows(),
+    "warehouse": _warehouse_rows,
+    "web_site": _web_site_rows,
+    "web_page": _web_page_rows,
+}
 
 
-def _parts(model: _Model, table: str) -> list[_Part]:
-    """The files of one table, in order, as byte streams."""
-    scale = model.scale
-    customer_keys = (scale.customers, _CHUNK * 2)
-    parts: dict[str, Callable[[], list[_Part]]] = {
-        "customer": lambda: [_numpy_part(model, lambda m, k: _customers(m, k + 1), *customer_keys)],
-        "customer_address": lambda: [
-            _numpy_part(model, lambda m, k: _customer_addresses(m, k + 1), *customer_keys)
-        ],
-        "customer_demographics": lambda: [_text_part(_customer_demographics_rows())],
-        "date_dim": lambda: [_text_part(_date_dim_rows())],
-        "household_demographics": lambda: [_text_part(_household_demographics_rows())],
-        "income_band": lambda: [_text_part(_income_band_rows())],
-        "item": lambda: [_text_part(_item_rows(model))],
-        "promotion": lambda: [_text_part(_promotion_rows(model))],
-        "reason": lambda: [_text_part(_reason_rows())],
-        "ship_mode": lambda: [_text_part(_ship_mode_rows())],
-        "store": lambda: [_text_part(_store_rows(model))],
-        "time_dim": lambda: [_text_part(_time_dim_rows(), batch=20000)],
-        "warehouse": lambda: [_text_part(_warehouse_rows(model))],
-        "web_site": lambda: [_text_part(_web_site_rows(model))],
-        "web_page": lambda: [_text_part(_web_page_rows(model))],
-        "inventory": lambda: [
-            _numpy_part(
-                model,
-                _inventory,
-                scale.inventory_weeks,
-                max(1, 200_000 // (scale.items * scale.warehouses_per_item)),
-            )
-        ],
-        "store_sales": lambda: [_numpy_part(model, _store_sales, scale.tickets, _CHUNK)],
-        "store_returns": lambda: [_numpy_part(model, _store_returns, scale.tickets, _CHUNK)],
-        "web_sales": lambda: [_numpy_part(model, _web_sales, scale.orders, _CHUNK)],
-        "web_returns": lambda: [_numpy_part(model, _web_returns, scale.orders, _CHUNK)],
-        "item_marketprices": lambda: [
-            _numpy_part(model, lambda m, k: _item_marketprices(m, k + 1), scale.items, _CHUNK)
-        ],
-        "web_clickstreams": lambda: [
-            _numpy_part(model, _purchase_sessions, scale.orders, _CHUNK),
-            _numpy_part(model, _browse_sessions, scale.browse_sessions, _CHUNK),
-            _numpy_part(model, _views_before_store, scale.tickets, _CHUNK),
-        ],
-        "product_reviews": lambda: [_reviews_part(model)],
-    }
-    return parts[table]()
+def _one_based(render_chunk: _ChunkRenderer) -> _ChunkRenderer:
+    return lambda model, keys: render_chunk(model, keys + 1)
 
 
-def _write_table(data_dir: Path, table: str, seed: int, scale: Scale) -> tuple[str, TableSummary]:
-    """Write one table's files (`part-NNNNN.dat`), replacing earlier ones; (rows, bytes, files)."""
-    directory = data_dir / table
-    directory.mkdir(parents=True, exist_ok=True)
-    for old in directory.glob("part-*.dat"):
-        old.unlink()
+# table -> its row sources, in file order: (renderer over a range of keys, how many keys)
+_NUMPY_TABLES: Final[dict[str, tuple[tuple[_ChunkRenderer, Callable[[Scale], int]], ...]]] = {
+    "customer": ((_one_based(_customers), lambda scale: scale.customers),),
+    "customer_address": ((_one_based(_customer_addresses), lambda scale: scale.customers),),
+    "item_marketprices": ((_one_based(_item_marketprices), lambda scale: scale.items),),
+    "inventory": ((_inventory, lambda scale: scale.inventory_weeks),),
+    "store_sales": ((_store_sales, lambda scale: scale.tickets),),
+    "store_returns": ((_store_returns, lambda scale: scale.tickets),),
+    "web_sales": ((_web_sales, lambda scale: scale.orders),),
+    "web_returns": ((_web_returns, lambda scale: scale.orders),),
+    "product_reviews": ((_product_reviews, lambda scale: scale.orders),),
+    "web_clickstreams": (
+        (_purchase_sessions, lambda scale: scale.orders),
+        (_browse_sessions, lambda scale: scale.browse_sessions),
+        (_views_before_store, lambda scale: scale.tickets),
+    ),
+}
+
+PART_KEYS: Final = 250_000
+"""Tickets, orders or sessions per file (about 250 MB of store_sales): big tables are several
+files, written in parallel, and a file's bytes do not depend on how many files there are."""
+
+
+class _PartJob(NamedTuple):
+    """One file to write: rows of `table` from source `source` for keys [start, stop)."""
+
+    table: str
+    number: int
+    source: int
+    start: int
+    stop: int
+
+
+def _part_jobs(scale: Scale, tables: Sequence[str]) -> list[_PartJob]:
+    jobs: list[_PartJob] = []
+    for table in tables:
+        if table in _TEXT_TABLES:
+            jobs.append(_PartJob(table, 0, 0, 0, 0))
+            continue
+        number = 0
+        for source, (_, key_count) in enumerate(_NUMPY_TABLES[table]):
+            total = key_count(scale)
+            per_part = PART_KEYS if table != "inventory" else _inventory_weeks_per_part(scale)
+            for start in range(0, total, per_part):
+                jobs.append(_PartJob(table, number, source, start, min(total, start + per_part)))
+                number += 1
+    # the longest first, so the processes finish together
+    return sorted(jobs, key=lambda job: -(job.stop - job.start) * _JOB_WEIGHT.get(job.table, 0))
+
+
+_JOB_WEIGHT: Final = {
+    "store_sales": 9,
+    "web_clickstreams": 3,
+    "web_sales": 8,
+    "inventory": 40,
+    "store_returns": 2,
+}
+
+
+def _inventory_weeks_per_part(scale: Scale) -> int:
+    return max(1, 12_000_000 // (scale.items * scale.warehouses_per_item))
+
+
+def _chunk_keys(table: str, scale: Scale) -> int:
+    if table == "inventory":
+        return max(1, 100_000 // (scale.items * scale.warehouses_per_item))
+    return _CHUNK
+
+
+def _write_part(data_dir: Path, seed: int, scale: Scale, job: _PartJob) -> tuple[_PartJob, int, int]:
+    """Write one `part-NNNNN.dat`; (job, rows, bytes)."""
     model = _Model(seed, scale)
+    if job.table in _TEXT_TABLES:
+        blocks = _text_blocks(_TEXT_TABLES[job.table](model))
+    else:
+        render_chunk, _ = _NUMPY_TABLES[job.table][job.source]
+        blocks = _numpy_blocks(model, render_chunk, job.start, job.stop, _chunk_keys(job.table, scale))
     rows = written = 0
-    parts = _parts(model, table)
-    for number, part in enumerate(parts):
-        path = directory / f"part-{number:05d}.dat"
-        with path.open("wb") as handle:
-            for block in part:
-                handle.write(block)
-                written += len(block)
-                rows += block.count(b"\n")
-    return table, TableSummary(rows=rows, bytes=written, files=len(parts))
+    with (data_dir / job.table / f"part-{job.number:05d}.dat").open("wb") as handle:
+        for block, block_rows in blocks:
+            handle.write(block)
+            written += len(block)
+            rows += block_rows
+    return job, rows, written
 
 
-def _write_table_args(args: tuple[Path, str, int, Scale]) -> tuple[str, TableSummary]:
-    return _write_table(*args)
-
-
-# Biggest first, so the processes finish together.
-_ORDER: Final = (
-    "store_sales",
-    "web_clickstreams",
-    "web_sales",
-    "product_reviews",
-    "inventory",
-    "store_returns",
-    "web_returns",
-)
+def _write_part_args(args: tuple[Path, int, Scale, _PartJob]) -> tuple[_PartJob, int, int]:
+    return _write_part(*args)
 
 
 def generate(
@@ -1855,9 +1879,9 @@ def generate(
     """Write the 23 tables (or only `tables`) under `data_dir` for `scale_factor_gb` GB and `seed`;
     refuse first if all 23 would not fit.
 
-    Tables are written by `processes` worker processes (default: the CPUs this process may use);
-    each table's bytes depend only on the seed and the scale, never on the process count or on
-    which other tables are written."""
+    Files are written by `processes` worker processes (default: the CPUs this process may use);
+    each file's bytes depend only on the seed and the scale, never on the process count or on
+    which other tables are written. Earlier `part-*.dat` files of the tables written are removed."""
     started = time.perf_counter()
     data_dir = Path(data_dir)
     unknown = sorted(set(tables or ()) - set(TABLES))
@@ -1865,21 +1889,28 @@ def generate(
         raise ValueError(f"unknown tables {unknown}; the schema has {', '.join(TABLES)}")
     check_free_space(data_dir, scale_factor_gb)
     scale = scale_for(scale_factor_gb)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    chosen = set(tables or TABLES)
-    ordered = [name for name in [*_ORDER, *(name for name in TABLES if name not in _ORDER)] if name in chosen]
-    jobs = [(data_dir, table, seed, scale) for table in ordered]
+    chosen = [name for name in TABLES if name in set(tables or TABLES)]
+    for table in chosen:
+        (data_dir / table).mkdir(parents=True, exist_ok=True)
+        for old in (data_dir / table).glob("part-*.dat"):
+            old.unlink()
+    jobs = [(data_dir, seed, scale, job) for job in _part_jobs(scale, chosen)]
     workers = min(len(jobs), processes or len(os.sched_getaffinity(0)))
     if workers <= 1:
-        results = [_write_table_args(job) for job in jobs]
+        results = [_write_part_args(job) for job in jobs]
     else:
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = pool.map(_write_table_args, jobs, chunksize=1)
-    summaries = dict(results)
+            results = pool.map(_write_part_args, jobs, chunksize=1)
+    summaries = {}
+    for table in chosen:
+        mine = [(rows, written) for job, rows, written in results if job.table == table]
+        summaries[table] = TableSummary(
+            rows=sum(rows for rows, _ in mine), bytes=sum(written for _, written in mine), files=len(mine)
+        )
     return GenerationSummary(
         scale_factor_gb=scale_factor_gb,
         seed=seed,
-        tables={name: summaries[name] for name in TABLES if name in summaries},
+        tables=summaries,
         seconds=time.perf_counter() - started,
         scale=asdict(scale),
     )
