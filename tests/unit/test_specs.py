@@ -163,8 +163,11 @@ def test_hdfs_interconnects_matrix() -> None:
     throughput = [c for c in paper if c.workload in ("swt", "srt")]
     assert {c.params["clients"] for c in throughput} == {4, 8, 12, 16}
     assert {c.params["data_size_gb"] for c in throughput} == {40}
-    assert {c.params["storage"] for c in paper} == {"ram_disk", "ssd", "hdd"}
     assert all(spec.setting(w, "block_size_mb", "paper") == 128 for w in spec.workloads)
+    # the lab's three link levels are environments on the same hosts, their rates as facts
+    lab = {e.name: e for e in spec.environments if e.transport.connection == "benchcamp_lab_ssh"}
+    assert list(lab) == ["lab_1gbe", "lab_10gbe", "lab_unshaped"]
+    assert all(spec.reformat_storage and e.transport.facts_command for e in lab.values())
 
 
 # -- bad specs are rejected, naming the file, the line and the key -------------------------

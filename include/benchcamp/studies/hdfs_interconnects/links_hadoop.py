@@ -1,0 +1,469 @@
+"""The lab's HDFS across shaped links: a NameNode and 4 DataNodes, each in its own network namespace.
+
+Study 5 compares interconnects with the benchmark on the NameNode's host and 4 DataNodes. The lab
+builds that on one machine: namespaces `benchcamp-links-nn` (NameNode, and the benchmark client)
+and `benchcamp-links-dn1..4` (one DataNode each), every one joined by a veth pair to a bridge in
+`benchcamp-links-hub`, addresses 10.231.0.0/24 (the daemons bind those, never 127.0.0.1, so every
+byte crosses a veth). Each link is shaped in both directions (`tc tbf` on both ends of its veth)
+to the interconnect level: `1gbe` (1 Gbit/s), `10gbe` (10 Gbit/s) or `unshaped`. Shaped links have
+segmentation and receive offloads off (`ethtool -K ... tso off gso off gro off`): with TSO/GSO a
+64 kB super-packet passes tbf as one packet and the shaping is not exact. The token bucket is one
+millisecond of the rate (at least 64 kB), so even a 1 MB file mostly goes at the shaped rate.
+
+`protocol LEVEL` stops whatever runs, builds the network, shapes it, measures each direction of
+the NameNode's link with iperf3 (to dn1 and back: the rate the level really gives on this CPU,
+recorded as facts; on 2 cores a shaped 10 Gbit/s link reaches about 4 Gbit/s), formats HDFS on
+the DataNodes' storage (a tmpfs, so the disk never bounds what the link allows), starts the five
+daemons and waits for 4 live DataNodes. `ensure LEVEL` does it only when that level is not the
+one up and healthy (each repetition calls it; the benchmark deletes its own files). `facts LEVEL`
+prints the running cluster's facts (`link_*=` lines); `hadoop LEVEL ARGS` is its `hadoop`
+command, in the NameNode's namespace. Memory: NameNode heap 384 MB, DataNodes 160 MB each,
+about 1.5 GB resident in all beside the lab.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchcamp.core.paths import repo_root
+from benchcamp.ops.lab.config import java17_options, site_xml
+from benchcamp.ops.lab.layout import LabError, hadoop_home, java_home, lab_dir
+from benchcamp.ops.supervisor import Supervised
+
+PREFIX = "benchcamp-links"
+HUB = f"{PREFIX}-hub"
+BRIDGE = "br0"
+DATANODES = ("dn1", "dn2", "dn3", "dn4")
+NODES = ("nn", *DATANODES)
+SUBNET_PREFIX = "10.231.0."
+ADDRESSES = {"nn": "10.231.0.1", **{dn: f"10.231.0.{11 + i}" for i, dn in enumerate(DATANODES)}}
+NAMENODE_PORT = 9000
+NAMENODE_HTTP = 9870
+DATA_ROOT = "/benchcamp"
+# The levels: a rate in Mbit/s, None for no shaping (offloads on, the veth's own speed).
+LEVELS: dict[str, int | None] = {"1gbe": 1_000, "10gbe": 10_000, "unshaped": None}
+START_TIMEOUT_S = 120.0
+IPERF_SECONDS = 2
+NAMENODE = "org.apache.hadoop.hdfs.server.namenode.NameNode"
+DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
+
+
+def netns(node: str) -> str:
+    return f"{PREFIX}-{node}"
+
+
+def in_netns(node: str) -> list[str]:
+    return ["ip", "netns", "exec", netns(node)]
+
+
+def install_dir() -> Path:
+    """Configuration and bookkeeping (on the lab's disk)."""
+    return lab_dir() / "links"
+
+
+def storage_dir() -> Path:
+    """Where the DataNodes and the NameNode keep their data: a tmpfs (see the module docstring)."""
+    return Path(os.environ.get("BENCHCAMP_LINKS_STORAGE", "/dev/shm/benchcamp-links"))
+
+
+def state_file() -> Path:
+    """The running level and its measured facts, written once the cluster is healthy."""
+    return install_dir() / "state.json"
+
+
+def supervised(node: str) -> Supervised:
+    return Supervised(
+        f"links-{node}", lab_dir() / "run" / f"links-{node}.pid", lab_dir() / "logs" / f"links-{node}.log"
+    )
+
+
+def _run(*command: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if check and result.returncode != 0:
+        raise LabError(f"`{' '.join(command)}` failed: {result.stderr.strip() or result.stdout.strip()}")
+    return result
+
+
+def ensure_tools() -> None:
+    """iperf3 and ethtool (Debian packages), installed on first use when root."""
+    from benchcamp.ops.lab.install import _apt_install
+
+    missing = [tool for tool in ("iperf3", "ethtool") if shutil.which(tool) is None]
+    if missing:
+        _apt_install(*missing)
+
+
+def conf_dir(node: str) -> Path:
+    return install_dir() / f"conf-{node}"
+
+
+def site_files(node: str) -> dict[str, str]:
+    """core-site and hdfs-site of one node: every address is the node's own on the bridge."""
+    address = ADDRESSES[node]
+    core: dict[str, str | int | bool] = {
+        "fs.defaultFS": f"hdfs://{ADDRESSES['nn']}:{NAMENODE_PORT}",
+        "hadoop.tmp.dir": str(storage_dir() / node / "tmp"),
+    }
+    hdfs: dict[str, str | int | bool] = {
+        "dfs.namenode.name.dir": str(storage_dir() / "nn" / "name"),
+        "dfs.datanode.data.dir": str(storage_dir() / node / "data"),
+        "dfs.permissions.enabled": False,
+        "dfs.namenode.safemode.extension": 0,
+        "dfs.namenode.rpc-address": f"{ADDRESSES['nn']}:{NAMENODE_PORT}",
+        "dfs.namenode.http-address": f"{ADDRESSES['nn']}:{NAMENODE_HTTP}",
+        "dfs.namenode.secondary.http-address": f"{address}:0",
+        "dfs.datanode.address": f"{address}:9866",
+        "dfs.datanode.http.address": f"{address}:9864",
+        "dfs.datanode.ipc.address": f"{address}:9867",
+        "dfs.datanode.hostname": address,
+        "dfs.datanode.use.datanode.hostname": False,
+        "dfs.client.use.datanode.hostname": False,
+        "dfs.namenode.datanode.registration.ip-hostname-check": False,
+        "dfs.namenode.heartbeat.recheck-interval": 30_000,  # a dead DataNode noticed in about 45 s
+        "dfs.heartbeat.interval": 1,
+        "dfs.http.policy": "HTTP_ONLY",
+        "dfs.client.read.shortcircuit": False,  # every byte over the link, as the study's client
+    }
+    comment = f"benchcamp hdfs_interconnects: the links cluster's {node}"
+    return {"core-site.xml": site_xml(core, comment), "hdfs-site.xml": site_xml(hdfs, comment)}
+
+
+def _java(node: str, main_class: str, *args: str) -> list[str]:
+    return [
+        str(java_home() / "bin" / "java"),
+        "-Xmx384m" if node == "nn" else "-Xmx160m",
+        *java17_options(),
+        f"-Dhadoop.home.dir={hadoop_home()}",
+        f"-Dhadoop.log.dir={lab_dir() / 'logs'}",
+        "-cp",
+        f"{conf_dir(node)}:{hadoop_home() / 'lib' / '*'}",
+        main_class,
+        *args,
+    ]
+
+
+def _environment(node: str) -> dict[str, str]:
+    return {**os.environ, "JAVA_HOME": str(java_home()), "HADOOP_CONF_DIR": str(conf_dir(node))}
+
+
+def stop() -> None:
+    """Stop the daemons (DataNodes first) and remove the namespaces with their links."""
+    state_file().unlink(missing_ok=True)
+    for node in reversed(NODES):
+        supervised(node).stop(15.0)
+    listed = _run("ip", "netns", "list").stdout.split()
+    for name in (*(netns(node) for node in NODES), HUB):
+        if name in listed:
+            _run("ip", "netns", "delete", name, check=False)
+
+
+def build_network() -> None:
+    """The hub's bridge and one veth pair per node, addressed and up (no shaping yet)."""
+    _run("ip", "netns", "add", HUB)
+    _run("ip", "-n", HUB, "link", "set", "lo", "up")
+    _run("ip", "-n", HUB, "link", "add", "name", BRIDGE, "type", "bridge")
+    _run("ip", "-n", HUB, "link", "set", BRIDGE, "up")
+    for node in NODES:
+        _run("ip", "netns", "add", netns(node))
+        _run("ip", "-n", netns(node), "link", "set", "lo", "up")
+        _run("ip", "-n", HUB, "link", "add", "name", f"port-{node}", "type", "veth",
+             "peer", "name", "eth0", "netns", netns(node))  # fmt: skip
+        _run("ip", "-n", HUB, "link", "set", f"port-{node}", "master", BRIDGE, "up")
+        _run("ip", "-n", netns(node), "addr", "add", f"{ADDRESSES[node]}/24", "dev", "eth0")
+        _run("ip", "-n", netns(node), "link", "set", "eth0", "up")
+
+
+def link_ends() -> list[tuple[str, str]]:
+    """Every (namespace, interface) whose egress is shaped: both ends of every node's link."""
+    return [end for node in NODES for end in ((netns(node), "eth0"), (HUB, f"port-{node}"))]
+
+
+def shape(level: str) -> None:
+    """tbf on both ends of every link at the level's rate, offloads off (nothing for `unshaped`)."""
+    rate = LEVELS[level]
+    if rate is None:
+        return
+    burst_bytes = max(64 * 1024, rate * 1_000_000 // 8 // 1000)  # one millisecond of the rate
+    for namespace, interface in link_ends():
+        _run(
+            "ip",
+            "netns",
+            "exec",
+            namespace,
+            "ethtool",
+            "-K",
+            interface,
+            "tso",
+            "off",
+            "gso",
+            "off",
+            "gro",
+            "off",
+        )
+        _run("tc", "-n", namespace, "qdisc", "replace", "dev", interface, "root", "tbf",
+             "rate", f"{rate}mbit", "burst", str(burst_bytes), "latency", "20ms")  # fmt: skip
+
+
+def measure_rate(source: str, target: str) -> float:
+    """iperf3 from `source`'s namespace to `target`'s (a one-off server there): Mbit/s received."""
+    server = subprocess.Popen(
+        [*in_netns(target), "iperf3", "--server", "--one-off", "--bind", ADDRESSES[target]],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            client = _run(*in_netns(source), "iperf3", "--client", ADDRESSES[target], "--time",
+                          str(IPERF_SECONDS), "--json", check=False)  # fmt: skip
+            if client.returncode == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)  # the server was not listening yet
+        if client.returncode != 0:
+            raise LabError(f"iperf3 {source} -> {target} failed: {client.stdout.strip()[-300:]}")
+        report = json.loads(client.stdout)
+        return float(report["end"]["sum_received"]["bits_per_second"]) / 1e6
+    finally:
+        server.kill()
+        server.wait()
+
+
+@dataclass(frozen=True)
+class LinkFacts:
+    level: str
+    configured_mbit: int | None
+    measured_out_mbit: float  # NameNode's host -> dn1 (the write direction)
+    measured_in_mbit: float  # dn1 -> NameNode's host (the read direction)
+    offloads: str
+    shaping: str = "done"  # or "not_permitted: <why>" (with --allow-unshaped)
+
+    def lines(self) -> list[str]:
+        return [
+            f"link_level={self.level}",
+            f"link_shaping={self.shaping}",
+            f"link_rate_configured_mbit={self.configured_mbit if self.configured_mbit else 'none'}",
+            f"link_rate_measured_out_mbit={self.measured_out_mbit:.0f}",
+            f"link_rate_measured_in_mbit={self.measured_in_mbit:.0f}",
+            f"link_offloads={self.offloads}",
+            f"link_datanodes={len(DATANODES)}",
+            f"link_qdisc={'tbf' if self.configured_mbit else 'none'}",
+        ]
+
+
+def _http_json(node: str, url: str, method: str = "GET", timeout_s: float = 10.0) -> dict[str, object]:
+    program = (
+        "import sys, urllib.request\n"
+        "request = urllib.request.Request(sys.argv[1], method=sys.argv[2])\n"
+        "with urllib.request.urlopen(request, timeout=float(sys.argv[3])) as answer:\n"
+        "    sys.stdout.write(answer.read().decode())\n"
+    )
+    result = subprocess.run(
+        [*in_netns(node), sys.executable, "-S", "-c", program, url, method, str(timeout_s)],
+        capture_output=True, text=True, timeout=timeout_s + 15, check=False,
+    )  # fmt: skip
+    if result.returncode != 0:
+        raise LabError((result.stderr.strip().splitlines() or ["no answer"])[-1])
+    return dict(json.loads(result.stdout)) if result.stdout.strip() else {}
+
+
+def live_datanodes() -> tuple[int, str]:
+    """(live DataNodes, FSState) from the NameNode's JMX; (0, why) when it does not answer."""
+    try:
+        beans = _http_json(
+            "nn",
+            f"http://{ADDRESSES['nn']}:{NAMENODE_HTTP}/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState",
+        )
+    except (LabError, ValueError, subprocess.TimeoutExpired) as exc:
+        return 0, str(exc)
+    state = (beans.get("beans") or [{}])[0]  # type: ignore[index]
+    return int(state.get("NumLiveDataNodes", 0)), str(state.get("FSState"))
+
+
+def problems() -> dict[str, str]:
+    """What is not up, per node ({} when the NameNode is out of safe mode with 4 live DataNodes)."""
+    found = {node: "not running (see its log)" for node in NODES if supervised(node).pid() is None}
+    live, state = live_datanodes()
+    if live < len(DATANODES) or state != "Operational":
+        found.setdefault("nn", f"{live} of {len(DATANODES)} DataNodes live, state {state}")
+    return found
+
+
+def _safemode_off() -> bool:
+    try:
+        info = _http_json(
+            "nn",
+            f"http://{ADDRESSES['nn']}:{NAMENODE_HTTP}/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo",
+        )
+    except (LabError, ValueError, subprocess.TimeoutExpired):
+        return False
+    bean = (info.get("beans") or [{}])[0]  # type: ignore[index]
+    return bool(bean) and bean.get("Safemode") == ""
+
+
+def _wait(ready: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not ready():
+        if time.monotonic() > deadline or any(supervised(node).stale for node in NODES):
+            found = problems()
+            detail = "; ".join(f"{node}: {problem}" for node, problem in found.items())
+            logs = ", ".join(str(supervised(node).log_file) for node in found or NODES)
+            stop()
+            raise LabError(f"{what} ({detail or 'timed out'}); logs: {logs}")
+        time.sleep(0.5)
+
+
+def protocol(level: str, allow_unshaped: bool = False) -> list[str]:
+    """Stop, build and shape the network, measure it, format HDFS, start, verify; the facts.
+
+    Shaping the host refuses (no `tc`, no permission) fails the protocol, unless `allow_unshaped`:
+    then the links stay unshaped and the facts say so (`link_shaping=not_permitted: ...`, the
+    configured rate `none`), so no number is reported as a level it did not run at."""
+    if level not in LEVELS:
+        raise LabError(f"unknown link level '{level}': one of {', '.join(LEVELS)}")
+    started = time.monotonic()
+    ensure_tools()
+    stop()
+    build_network()
+    configured, shaping = LEVELS[level], "done" if LEVELS[level] else "none"
+    try:
+        shape(level)
+    except LabError as exc:
+        if not allow_unshaped:
+            stop()
+            raise LabError(f"shaping the links to {level} is not permitted here: {exc}") from exc
+        for namespace, interface in link_ends():
+            _run("tc", "-n", namespace, "qdisc", "del", "dev", interface, "root", check=False)
+        configured, shaping = None, "not_permitted: " + str(exc).replace("\n", " ")[:200]
+    facts = LinkFacts(
+        level,
+        configured,
+        measure_rate("nn", "dn1"),
+        measure_rate("dn1", "nn"),
+        "off" if configured else "on",
+        shaping,
+    )
+    shutil.rmtree(storage_dir(), ignore_errors=True)
+    for node in NODES:
+        conf_dir(node).mkdir(parents=True, exist_ok=True)
+        for name, text in site_files(node).items():
+            (conf_dir(node) / name).write_text(text)
+        shutil.copyfile(
+            repo_root() / "lab" / "hadoop" / "log4j.properties", conf_dir(node) / "log4j.properties"
+        )
+    log = lab_dir() / "logs" / "links-format.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as handle:
+        formatted = subprocess.run(
+            _java("nn", NAMENODE, "-format", "-nonInteractive", "-clusterId", "benchcamp-links"),
+            env=_environment("nn"), stdout=handle, stderr=subprocess.STDOUT, check=False,
+        )  # fmt: skip
+    if formatted.returncode != 0:
+        stop()
+        raise LabError(f"formatting the links cluster's HDFS failed (exit {formatted.returncode}); see {log}")
+    for node in NODES:
+        workdir = lab_dir() / "run" / f"links-{node}"
+        workdir.mkdir(parents=True, exist_ok=True)
+        main_class = NAMENODE if node == "nn" else DATANODE
+        supervised(node).start(
+            [*in_netns(node), *_java(node, main_class)], env=_environment(node), cwd=workdir
+        )
+    _wait(_safemode_off, "the NameNode did not leave safe mode")
+    _wait(lambda: not problems(), "the links cluster is not healthy")
+    _make_shared_dir(DATA_ROOT)
+    state_file().write_text(json.dumps({"level": level, "facts": facts.lines()}) + "\n")
+    return [*facts.lines(), f"protocol_s={time.monotonic() - started:.1f}"]
+
+
+def _make_shared_dir(path: str) -> None:
+    base = f"http://{ADDRESSES['nn']}:{NAMENODE_HTTP}/webhdfs/v1"
+    for op in ("MKDIRS&permission=1777", "SETPERMISSION&permission=1777"):
+        _http_json("nn", f"{base}{path}?op={op}&user.name=root", method="PUT", timeout_s=30)
+
+
+def running_level() -> str | None:
+    if not state_file().exists():
+        return None
+    return str(json.loads(state_file().read_text())["level"])
+
+
+def ensure(level: str, allow_unshaped: bool = False) -> list[str]:
+    """The cluster at `level`, healthy: left as it is when it already is, else the protocol."""
+    if running_level() == level and not problems():
+        return [*facts(level), "protocol=kept"]
+    return [*protocol(level, allow_unshaped), "protocol=ran"]
+
+
+def facts(level: str) -> list[str]:
+    """The running cluster's link facts: LabError unless it runs at `level`."""
+    running = running_level()
+    if running != level:
+        raise LabError(f"the links cluster is not up at '{level}' (running: {running or 'none'})")
+    return list(json.loads(state_file().read_text())["facts"])
+
+
+def hadoop(level: str, args: list[str]) -> int:
+    """The cluster's `hadoop` (lab/bin/hadoop) in the NameNode's namespace, with its configuration."""
+    running = running_level()
+    if running != level:
+        print(
+            f"hdfs-links: the cluster is not up at '{level}' (running: {running or 'none'}); "
+            f"start it with: hdfs-links ensure {level}",
+            file=sys.stderr,
+        )
+        return 3
+    command = [*in_netns("nn"), str(repo_root() / "lab" / "bin" / "hadoop"), *args]
+    return subprocess.run(command, env=_environment("nn"), check=False).returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hdfs-links", description=(__doc__ or "").split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (
+        ("protocol", "stop, build and shape the links, measure them, format HDFS, start, verify"),
+        ("ensure", "the protocol unless the cluster already runs healthy at LEVEL"),
+        ("facts", "the running cluster's link facts (name=value lines)"),
+    ):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("level", choices=sorted(LEVELS))
+        if name != "facts":
+            command.add_argument(
+                "--allow-unshaped", action="store_true",
+                help="when the host refuses shaping, run unshaped and say so in the facts",
+            )  # fmt: skip
+    run = commands.add_parser("hadoop", help="the cluster's hadoop command, in the NameNode's namespace")
+    run.add_argument("level", choices=sorted(LEVELS))
+    run.add_argument("args", nargs=argparse.REMAINDER)
+    commands.add_parser("stop", help="stop the cluster and remove its namespaces")
+    commands.add_parser("status", help="the running level, and what is not healthy")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "protocol":
+            print("\n".join(protocol(args.level, args.allow_unshaped)))
+        elif args.command == "ensure":
+            print("\n".join(ensure(args.level, args.allow_unshaped)))
+        elif args.command == "facts":
+            print("\n".join(facts(args.level)))
+        elif args.command == "hadoop":
+            return hadoop(args.level, args.args)
+        elif args.command == "stop":
+            stop()
+        else:
+            print(f"level={running_level() or 'none'}")
+            for node, problem in (problems() if running_level() else {}).items():
+                print(f"{node}: {problem}")
+    except LabError as exc:
+        print(f"hdfs-links: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
