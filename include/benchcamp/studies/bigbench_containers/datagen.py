@@ -4,10 +4,11 @@ Written for this project from the table list and the query descriptions (no code
 generator of the public BigBench kit is used). ``generate(data_dir, scale_factor_gb, seed)``
 writes ``<data_dir>/<table>/part-NNNNN.dat`` for every table of `schema.TABLES`, in the layout
 `schema` describes: fields separated by ``|``, rows ending in ``\\n``, NULL as ``\\N``, dates
-``YYYY-MM-DD``, decimals with 2 places. Same scale factor and seed give byte-identical files
-(one process per table, values from a counter-based hash of (seed, table, stream, row), so
-nothing depends on threads or timing). Rows are rendered with numpy (digits and byte
-matrices), which writes text several times faster than DuckDB's CSV writer on this machine.
+``YYYY-MM-DD``, decimals with 2 places. Same scale factor and seed give byte-identical files:
+every value comes from a counter-based hash of (seed, table, stream, row key), and a big table
+is cut into files of `PART_KEYS` tickets, orders or sessions, so nothing depends on the number
+of worker processes or on timing. Rows are rendered with numpy (digit and byte matrices),
+about 3x faster than DuckDB's CSV writer on this machine (measured: 25 vs 60-70 MB/s on 2 cores).
 
 Sizes: the scale factor SF is GB (10^9 bytes) of text. Fact tables grow linearly with SF,
 dimensions sub-linearly (square root or so) with minimums that keep SF 0.001 meaningful;
@@ -31,20 +32,27 @@ in `DATA_PARAMETERS`, stable: queries/params.yaml picks its values from them):
   order. Every 7th ticket (ticket_number % 7 == 1) has its first line returned within 150 days;
   other lines are returned at random (store about 1 in 12, web 1 in 10), always on the same
   ticket/order and item, after the sale.
-* Customers buy in both channels; every 5th web order (ws_order_number % 5 == 1) after mid-2000
-  re-buys online, 180..540 days later, the item a customer returned to a store (same customer),
-  so store purchases in one year are followed by web purchases the next.
-* Clickstreams: sessions of one user within a day, clicks 30..150 s apart, sessions of a user
-  on a day more than an hour apart in practice; three kinds: a session before every web order
+* Customers buy in both channels (the same customers are the most active in both); from mid-2000
+  on, web orders with ws_order_number % 5 == 1 re-buy online the item their customer returned
+  to a store 180..539 days earlier (same customer, same item), so store purchases in one year
+  are followed by web purchases the next.
+* Clickstreams: a session is one user's clicks within a day, at most 180 s apart; session
+  starts are random over the day, so a user's sessions are usually hours or days apart (a gap
+  of more than an hour separates them; rarely two sessions of a user on one day merge). Three
+  kinds: a session before every web order
   (views, often a 'review' page, then one click per ordered item on an 'order' page with
   ``wcs_sales_sk`` = the ws_order_number), browse sessions (one in three abandoned on an
   'order' page without a sale; one in ten anonymous, NULL user), and views by a customer 1..30
   days before a store ticket of the items bought there. Page types: ``wp_type`` of page sk is
   ``WEB_PAGE_TYPES[(wp_web_page_sk - 1) % 9]``.
-* Reviews: about one web order line in five, by the buyer, 3..62 days after the order, rating
+* Reviews: about one web order line in five (``pr_review_sk = pr_order_sk * 10 + line``, line
+  0..7 within the order), by the buyer, 3..62 days after the order, rating
   1..5 driven by the item (some items mostly bad, some mostly good), text made of 2..5
   sentences from our word lists in ``words/`` (positive and negative words, neutral filler,
   competitor names that are also ``imp_competitor`` values, store names of ``s_store_name``).
+* Prices: an item's price before the change is 1.00..299.99 (uniform), wholesale cost 40..80 %
+  of it, sales price 0..30 % below list price; quantities 1..100 per line (up to 70 after a
+  price rise, up to 130 after a cut).
 * item_marketprices: 3 competitors per item, each with a price before and after a change date
   (the price-change date for the changing items, another date for the rest).
 * Inventory: weekly (every 7 days from 2000-01-01) per item and warehouse; per item and
@@ -174,7 +182,7 @@ DATA_PARAMETERS: Final[dict[str, Any]] = {
     "competitors": list(word_list("competitors")),
     "web_page_types": list(WEB_PAGE_TYPES),
     "web_page_type_rule": "wp_type = web_page_types[(wp_web_page_sk - 1) % 9]",
-    "session_max_click_gap_s": 150,
+    "session_max_click_gap_s": 180,
     "session_timeout_s": 3600,
     "ticket_lines": [1, MAX_TICKET_LINES],
     "order_lines": [1, MAX_ORDER_LINES],
@@ -183,6 +191,9 @@ DATA_PARAMETERS: Final[dict[str, Any]] = {
     "rebuy_every_n_orders": 5,
     "rebuy_after_days": [180, 540],
     "review_ratings": [1, 2, 3, 4, 5],
+    "review_sk_rule": "pr_review_sk = pr_order_sk * 10 + line within the order (0..7)",
+    "item_price_before_change": [1.00, 299.99],
+    "quantity_per_line": [1, 130],
     "word_lists": {
         "positive": "words/positive.txt",
         "negative": "words/negative.txt",
@@ -1365,42 +1376,45 @@ def _shift_months(day: date, months: int) -> date:
     raise AssertionError("unreachable: every month has 28 days")
 
 
-def _time_dim_rows() -> Iterator[str]:
-    for second in range(_DAY_SECONDS):
-        hour, minute = second // 3600, second // 60 % 60
-        shift = "third" if hour < 8 else "first" if hour < 16 else "second"
-        sub_shift = (
-            "morning"
-            if 6 <= hour < 12
-            else "afternoon"
-            if 12 <= hour < 18
-            else "evening"
-            if 18 <= hour < 22
-            else "night"
-        )
-        meal = (
-            "breakfast"
-            if 6 <= hour < 9
-            else "lunch"
-            if 11 <= hour < 14
-            else "dinner"
-            if 17 <= hour < 20
-            else None
-        )
-        yield _line(
-            [
-                second,
-                f"TIME{second:06d}",
-                second,
-                hour,
-                minute,
-                second % 60,
-                "AM" if hour < 12 else "PM",
-                shift,
-                sub_shift,
-                meal,
-            ]
-        )
+def _hour_labels(hour_starts: dict[int, str | None]) -> list[str | None]:
+    """A label per hour of the day from the hours where each label starts."""
+    labels: list[str | None] = []
+    current: str | None = None
+    for hour in range(24):
+        current = hour_starts.get(hour, current)
+        labels.append(current)
+    return labels
+
+
+_SHIFTS: Final = _hour_labels({0: "third", 8: "first", 16: "second"})
+_SUB_SHIFTS: Final = _hour_labels({0: "night", 6: "morning", 12: "afternoon", 18: "evening", 22: "night"})
+_MEALS: Final = _hour_labels(
+    {0: None, 6: "breakfast", 9: None, 11: "lunch", 14: None, 17: "dinner", 20: None}
+)
+
+
+def _time_dim(model: _Model, seconds: Ints) -> list[_Field]:
+    """One row per second of the day; shifts, sub-shifts and meal times by hour."""
+    hour = seconds // 3600
+    rows = seconds.size
+
+    def by_hour(labels: list[str | None]) -> _Field:
+        known = [label or "-" for label in labels]
+        missing = np.array([label is None for label in labels])
+        return _nullable(_Choices(known).pick(hour), missing[hour])
+
+    return [
+        _ints(seconds),
+        _concat(_constant("TIME", rows), _fixed_digits(seconds, 6)),
+        _ints(seconds),
+        _ints(hour),
+        _ints(seconds // 60 % 60),
+        _ints(seconds % 60),
+        _Choices(["AM", "PM"]).pick(hour // 12),
+        by_hour(_SHIFTS),
+        by_hour(_SUB_SHIFTS),
+        by_hour(_MEALS),
+    ]
 
 
 def _customer_demographics_rows() -> Iterator[str]:
@@ -1768,7 +1782,6 @@ _TEXT_TABLES: Final[dict[str, Callable[[_Model], Iterator[str]]]] = {
     "reason": lambda model: _reason_rows(),
     "ship_mode": lambda model: _ship_mode_rows(),
     "store": _store_rows,
-    "time_dim": lambda model: _time_dim_rows(),
     "warehouse": _warehouse_rows,
     "web_site": _web_site_rows,
     "web_page": _web_page_rows,
@@ -1785,6 +1798,7 @@ _NUMPY_TABLES: Final[dict[str, tuple[tuple[_ChunkRenderer, Callable[[Scale], int
     "customer_address": ((_one_based(_customer_addresses), lambda scale: scale.customers),),
     "item_marketprices": ((_one_based(_item_marketprices), lambda scale: scale.items),),
     "inventory": ((_inventory, lambda scale: scale.inventory_weeks),),
+    "time_dim": ((_time_dim, lambda scale: _DAY_SECONDS),),
     "store_sales": ((_store_sales, lambda scale: scale.tickets),),
     "store_returns": ((_store_returns, lambda scale: scale.tickets),),
     "web_sales": ((_web_sales, lambda scale: scale.orders),),
