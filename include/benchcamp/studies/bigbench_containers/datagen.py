@@ -70,6 +70,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import shutil
 import sys
 import time
@@ -457,8 +458,11 @@ class _Choices:
         return self.table[:, index]
 
 
+_UNSAFE_TEXT: Final = re.compile(r"[|\\\n\r\0]|[^\x00-\x7f]")
+
+
 def _checked(text: str) -> str:
-    if any(character in text for character in "|\\\n\r\0") or not text.isascii():
+    if _UNSAFE_TEXT.search(text):
         raise ValueError(f"generated text must be ASCII without |, \\, NUL or line breaks: {text!r}")
     return text
 
