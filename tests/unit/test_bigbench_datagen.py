@@ -9,6 +9,7 @@ price changes, returns, channel shifts, inventory variation).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,9 +192,27 @@ def test_refuses_before_writing_when_the_disk_is_too_small(tmp_path: Path) -> No
     assert datagen.check_free_space(tmp_path, SF) > datagen.estimate_bytes(SF)
 
 
-def test_cli_refuses_a_bad_scale_factor(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="positive"):
-        datagen.main(["--data-dir", str(tmp_path), "--scale-factor", "0", "--seed", "1"])
+def test_cli_refuses_a_bad_scale_factor_and_a_disk_too_small(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        datagen.main(["--data-dir", str(tmp_path / "a"), "--scale-factor", "0"])
+    assert exit_info.value.code == 2 and "positive" in capsys.readouterr().err
+    assert datagen.main(["--data-dir", str(tmp_path / "b"), "--scale-factor", "1e7", "--seed", "3"]) == 2
+    assert "refused: BigBench data at SF 1e+07 needs about" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_cli_writes_the_chosen_tables_and_prints_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        datagen.main(["--data-dir", str(tmp_path), "--scale-factor", "0.001", "--tables", "reason", "store"])
+        == 0
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert {name: table["rows"] for name, table in summary["tables"].items()} == {"reason": 35, "store": 12}
+    assert summary["total_bytes"] == sum(path.stat().st_size for path in tmp_path.rglob("*.dat"))
 
 
 # ---------------------------------------------------------------------------------------------

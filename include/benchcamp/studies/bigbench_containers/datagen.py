@@ -1949,6 +1949,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
+        scale_for(args.scale_factor)
+    except ValueError as error:
+        parser.error(str(error))
+    try:
         summary = generate(
             args.data_dir, args.scale_factor, args.seed, processes=args.processes, tables=args.tables
         )
