@@ -35,15 +35,17 @@ setup: $(VENV)/.synced
 # condition, two repetitions after a warm-up).
 # The lab starts once and stops at the end, whatever happened. `make run LADDER=small` runs the
 # fuller ladder (the spec's three repetitions); `make run STUDY=ycsb_hbase_cassandra` one study;
-# `make run STUDY=mapreduce_ssd_hdd` the graph study at tiny on the lab's disk and on a tmpfs.
+# `make run STUDY=mapreduce_ssd_hdd` the graph study at tiny on the lab's disk and on a tmpfs;
+# `make run STUDY=hdfs_interconnects` the HDFS micro-benchmarks at the lab's three link levels.
 LADDER ?= tiny
 # one repetition per cell for mapreduce_ssd_hdd: each is a reformat and a chain of YARN jobs
 REPETITIONS ?= $(if $(filter tiny,$(LADDER)),$(if $(filter mapreduce_ssd_hdd,$(STUDY)),1,2),)
 comma := ,
 # the tiny look leaves out hive_join (about 2 minutes); WORKLOADS= runs every workload
 WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)dfsio_read$(comma)hive_aggregation,)
-# mapreduce_ssd_hdd compares the lab's two storage devices: one campaign on each
-RUN_ARGS ?= $(if $(filter mapreduce_ssd_hdd,$(STUDY)),--environment all,)
+# mapreduce_ssd_hdd compares the lab's two storage devices, hdfs_interconnects its three link
+# levels: one campaign on each
+RUN_ARGS ?= $(if $(filter mapreduce_ssd_hdd hdfs_interconnects,$(STUDY)),--environment all,)
 YCSB_CELLS ?= ycsb_a|operationcount=1000|store=cassandra|threads=1,ycsb_a|operationcount=1000|store=hbase|threads=1,ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
 YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)'
 run: setup

@@ -94,13 +94,21 @@ def example_records() -> list[Any]:
 def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One warehouse with recorded results of the implemented studies, built by one dbt build."""
     from test_graph_study import recorded_records as graph_records
+    from test_hdfs_links_study import recorded_records as links_records
     from test_marts_golden import published_records
     from test_ycsb_marts import parsed_recording, records
 
     tmp = tmp_path_factory.mktemp("recorded")
     target = tmp / "warehouse.duckdb"
-    wh.load_records(target, records() + parsed_recording() + example_records() + graph_records(CAMPAIGN))
-    for study in ("ycsb_hbase_cassandra", "mapreduce_ssd_hdd", EXAMPLE_ID):
+    wh.load_records(
+        target,
+        records()
+        + parsed_recording()
+        + example_records()
+        + graph_records(CAMPAIGN)
+        + links_records(CAMPAIGN),
+    )
+    for study in ("ycsb_hbase_cassandra", "mapreduce_ssd_hdd", "hdfs_interconnects", EXAMPLE_ID):
         wh.upsert_study_thresholds(target, study, load_spec(study).thresholds.max_stddev_pct)
     source = tmp / "published.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))

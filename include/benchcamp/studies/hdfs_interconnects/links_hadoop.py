@@ -46,6 +46,10 @@ DATANODES = ("dn1", "dn2", "dn3", "dn4")
 NODES = ("nn", *DATANODES)
 SUBNET_PREFIX = "10.231.0."
 ADDRESSES = {"nn": "10.231.0.1", **{dn: f"10.231.0.{11 + i}" for i, dn in enumerate(DATANODES)}}
+# The lab host's own (unshaped) leg on the bridge, for WebHDFS from outside the namespaces: the
+# campaign's clean deletes a repetition's files over HTTP instead of starting `hadoop fs` JVMs.
+HOST_LINK = "benchcamp-links"
+HOST_ADDRESS = "10.231.0.254"
 NAMENODE_PORT = 9000
 NAMENODE_HTTP = 9870
 DATA_ROOT = "/benchcamp"
@@ -164,10 +168,11 @@ def stop() -> None:
     for name in (*(netns(node) for node in NODES), HUB):
         if name in listed:
             _run("ip", "netns", "delete", name, check=False)
+    _run("ip", "link", "delete", HOST_LINK, check=False)  # gone with the hub already, unless it was left
 
 
 def build_network() -> None:
-    """The hub's bridge and one veth pair per node, addressed and up (no shaping yet)."""
+    """The hub's bridge, one veth pair per node and the host's leg, addressed and up (no shaping yet)."""
     _run("ip", "netns", "add", HUB)
     _run("ip", "-n", HUB, "link", "set", "lo", "up")
     _run("ip", "-n", HUB, "link", "add", "name", BRIDGE, "type", "bridge")
@@ -180,6 +185,10 @@ def build_network() -> None:
         _run("ip", "-n", HUB, "link", "set", f"port-{node}", "master", BRIDGE, "up")
         _run("ip", "-n", netns(node), "addr", "add", f"{ADDRESSES[node]}/24", "dev", "eth0")
         _run("ip", "-n", netns(node), "link", "set", "eth0", "up")
+    _run("ip", "link", "add", "name", HOST_LINK, "type", "veth", "peer", "name", "port-host", "netns", HUB)
+    _run("ip", "-n", HUB, "link", "set", "port-host", "master", BRIDGE, "up")
+    _run("ip", "addr", "add", f"{HOST_ADDRESS}/24", "dev", HOST_LINK)
+    _run("ip", "link", "set", HOST_LINK, "up")
 
 
 def link_ends() -> list[tuple[str, str]]:
@@ -187,12 +196,17 @@ def link_ends() -> list[tuple[str, str]]:
     return [end for node in NODES for end in ((netns(node), "eth0"), (HUB, f"port-{node}"))]
 
 
+def burst_bytes(rate_mbit: int) -> int:
+    """tbf's bucket: one millisecond of the rate, at least 64 kB (a bigger bucket lets a small
+    file pass at the veth's own speed; a smaller one starves on the timer's granularity)."""
+    return max(64 * 1024, rate_mbit * 1_000_000 // 8 // 1000)
+
+
 def shape(level: str) -> None:
     """tbf on both ends of every link at the level's rate, offloads off (nothing for `unshaped`)."""
     rate = LEVELS[level]
     if rate is None:
         return
-    burst_bytes = max(64 * 1024, rate * 1_000_000 // 8 // 1000)  # one millisecond of the rate
     for namespace, interface in link_ends():
         _run(
             "ip",
@@ -210,7 +224,7 @@ def shape(level: str) -> None:
             "off",
         )
         _run("tc", "-n", namespace, "qdisc", "replace", "dev", interface, "root", "tbf",
-             "rate", f"{rate}mbit", "burst", str(burst_bytes), "latency", "20ms")  # fmt: skip
+             "rate", f"{rate}mbit", "burst", str(burst_bytes(rate)), "latency", "20ms")  # fmt: skip
 
 
 def measure_rate(source: str, target: str) -> float:

@@ -76,9 +76,9 @@ class HdfsMicroBenchmark(Workload):
         file_settings(ctx)
 
     def generate(self, ctx: RunContext) -> list[Command]:
-        # Only the repetition's directory: the benchmark writes its own files (the write tests
-        # are the benchmark; the read tests write theirs untimed, just before reading them).
-        return [[*ctx.hadoop, "fs", "-mkdir", "-p", data_path()]]
+        # Nothing but a check that the tool arrived: the benchmark writes its own files (the
+        # write tests are the benchmark; the read tests write theirs untimed, just before reading).
+        return [["test", "-s", tool_path(HDFSBENCH_JAR)]]
 
     def _options(self, ctx: RunContext) -> list[str]:
         settings = file_settings(ctx)

@@ -1,0 +1,2 @@
+set -e -o pipefail
+hdfs-links hadoop 1gbe jar "$WORK"/.benchcamp-tools/hdfsbench.jar srt --dir "$DATA"/hdfsbench --buffer 64k --block-size 128m --replication 1 --total 268435456 --clients 4

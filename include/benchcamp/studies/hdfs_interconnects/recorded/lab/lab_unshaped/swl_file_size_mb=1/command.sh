@@ -1,0 +1,2 @@
+set -e -o pipefail
+hdfs-links hadoop unshaped jar "$WORK"/.benchcamp-tools/hdfsbench.jar swl --dir "$DATA"/hdfsbench --buffer 64k --block-size 128m --replication 1 --sizes 65536,1048576
