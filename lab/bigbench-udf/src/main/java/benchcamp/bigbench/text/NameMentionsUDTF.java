@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.hive.ql.exec.Description;
 import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
-import org.apache.hadoop.hive.ql.exec.UDFArgumentTypeException;
 import org.apache.hadoop.hive.ql.metadata.HiveException;
 import org.apache.hadoop.hive.serde2.objectinspector.ListObjectInspector;
 import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
@@ -79,7 +78,7 @@ public final class NameMentionsUDTF extends TextUDTF {
     }
   }
 
-  private NameFinder finderFor(Object[] args) throws UDFArgumentTypeException {
+  private NameFinder finderFor(Object[] args) {
     if (namesInspector == null) {
       if (defaultFinder == null) {
         defaultFinder = NameFinder.competitors();

@@ -3,6 +3,7 @@ package benchcamp.bigbench.text;
 import java.util.List;
 import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
 import org.apache.hadoop.hive.ql.exec.UDFArgumentTypeException;
+import org.apache.hadoop.hive.ql.metadata.HiveException;
 import org.apache.hadoop.hive.ql.udf.generic.GenericUDTF;
 import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
 import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspectorFactory;
@@ -34,7 +35,8 @@ abstract class TextUDTF extends GenericUDTF {
     }
   }
 
-  protected abstract void processText(String text, Object[] args) throws org.apache.hadoop.hive.ql.metadata.HiveException;
+  /** Forwards the rows of one review's text (never null); `args` are the row's raw arguments. */
+  protected abstract void processText(String text, Object[] args) throws HiveException;
 
   @Override
   public StructObjectInspector initialize(StructObjectInspector argInspector) throws UDFArgumentException {
@@ -48,7 +50,7 @@ abstract class TextUDTF extends GenericUDTF {
   }
 
   @Override
-  public void process(Object[] args) throws org.apache.hadoop.hive.ql.metadata.HiveException {
+  public void process(Object[] args) throws HiveException {
     String text = PrimitiveObjectInspectorUtils.getString(args[0], textInspector);
     if (text != null) {
       processText(text, args);
