@@ -55,6 +55,7 @@ _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 # literal ('), starts a substitution ($), escapes (\) or ends a statement (;).
 _SAFE_STRING = re.compile(r"[A-Za-z0-9_./:-](?:[A-Za-z0-9 _./:-]{0,198}[A-Za-z0-9_./:-])?\Z")
 _NUMBER_TEXT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+_STATEMENT_END = re.compile(r";[ \t]*(?:\n|\Z)")
 _HIVEVAR = re.compile(r"\$\{hivevar:([A-Za-z_][A-Za-z0-9_]*)\}")
 _DUCKDB_VARIABLE = re.compile(r"getvariable\('([A-Za-z_][A-Za-z0-9_]*)'\)")
 
@@ -82,6 +83,12 @@ class HiveQuery:
         """The same parameters as ``SET hivevar:name=value`` statements, for a JDBC session."""
         return [f"SET hivevar:{name}={value}" for name, value in self.hivevars]
 
+    def statements(self) -> list[str]:
+        """The query's statements one by one (no comment lines, no final ``;``), for runners that
+        send one statement per call (JDBC, HiveServer2's Thrift API) instead of ``beeline -f``."""
+        code = "\n".join(line for line in self.text.splitlines() if not line.lstrip().startswith("--"))
+        return [statement.strip() for statement in _STATEMENT_END.split(code) if statement.strip()]
+
 
 @dataclass(frozen=True)
 class DuckDBQuery:
@@ -101,7 +108,8 @@ class Fingerprint(NamedTuple):
 
 def load_parameters(path: Path = PARAMS_FILE) -> dict[str, dict[str, Any]]:
     """params.yaml as a mapping query -> {name: raw value}, refusing anything but that shape."""
-    loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
+    loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
     if not isinstance(loaded, dict):
         raise QueryParameterError(f"{path}: expected a mapping of queries, got {type(loaded).__name__}")
     parameters: dict[str, dict[str, Any]] = {}

@@ -19,4 +19,4 @@ SELECT item_sk_1, item_sk_2, tickets
 FROM pairs
 WHERE tickets >= ${hivevar:min_tickets}
 ORDER BY tickets DESC, item_sk_1, item_sk_2
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

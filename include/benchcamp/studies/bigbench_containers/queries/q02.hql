@@ -34,4 +34,4 @@ together AS (
 SELECT viewed_with_sk, sessions
 FROM together
 ORDER BY sessions DESC, viewed_with_sk
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

@@ -41,4 +41,4 @@ last_views AS (
 SELECT viewed_item_sk, purchases
 FROM last_views
 ORDER BY purchases DESC, viewed_item_sk
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

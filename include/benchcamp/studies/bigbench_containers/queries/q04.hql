@@ -52,4 +52,4 @@ SELECT session_year, cart_sessions, abandoned_sessions,
        CASE WHEN abandoned_sessions = 0 THEN NULL
             ELSE ROUND(CAST(abandoned_clicks AS DOUBLE) / abandoned_sessions, 2) END AS clicks_per_abandoned
 FROM per_year
-ORDER BY session_year
+ORDER BY session_year;

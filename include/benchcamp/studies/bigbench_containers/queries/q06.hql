@@ -34,4 +34,4 @@ FROM growth g
 JOIN customer c ON g.customer_sk = c.c_customer_sk
 WHERE g.web_growth > g.store_growth
 ORDER BY web_growth DESC, customer_sk
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

@@ -31,4 +31,4 @@ SELECT state, customers
 FROM per_state
 WHERE customers >= ${hivevar:min_customers}
 ORDER BY customers DESC, state
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

@@ -29,4 +29,4 @@ segmented AS (
 SELECT segment, COUNT(*) AS orders, COUNT(DISTINCT customer_sk) AS customers, SUM(net_paid) AS net_paid
 FROM segmented
 GROUP BY segment
-ORDER BY segment
+ORDER BY segment;

@@ -11,4 +11,4 @@ WHERE d.d_year = ${hivevar:year}
   AND ss.ss_sales_price BETWEEN ${hivevar:min_price} AND ${hivevar:max_price}
   AND ca.ca_country = '${hivevar:country}'
 GROUP BY cd.cd_gender, cd.cd_marital_status, cd.cd_education_status
-ORDER BY gender, marital_status, education_status
+ORDER BY gender, marital_status, education_status;

@@ -33,4 +33,4 @@ per_category AS (
 SELECT category, items, ROUND(rating_revenue_corr, 4) AS rating_revenue_corr
 FROM per_category
 WHERE items >= ${hivevar:min_items}
-ORDER BY category
+ORDER BY category;

@@ -32,4 +32,4 @@ per_customer AS (
 SELECT customer_sk, category_id, view_days, min_days_to_buy
 FROM per_customer
 ORDER BY customer_sk, category_id
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

@@ -29,4 +29,4 @@ SELECT b.customer_sk AS customer_sk, c.c_customer_id AS customer_id, c.c_first_n
        c.c_last_name AS last_name, b.first_year_ratio AS first_year_ratio, b.second_year_ratio AS second_year_ratio
 FROM both_years b JOIN customer c ON b.customer_sk = c.c_customer_sk
 ORDER BY second_year_ratio DESC, first_year_ratio DESC, customer_sk
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

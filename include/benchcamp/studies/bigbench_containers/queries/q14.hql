@@ -18,4 +18,4 @@ counts AS (
 SELECT morning_sales, evening_sales,
        CASE WHEN evening_sales = 0 THEN NULL
             ELSE ROUND(CAST(morning_sales AS DOUBLE) / evening_sales, 4) END AS morning_evening_ratio
-FROM counts
+FROM counts;

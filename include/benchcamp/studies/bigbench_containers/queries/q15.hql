@@ -29,4 +29,4 @@ slopes AS (
 SELECT category_id, category, months, ROUND(slope, 2) AS monthly_slope
 FROM slopes
 WHERE slope <= 0
-ORDER BY monthly_slope, category_id
+ORDER BY monthly_slope, category_id;

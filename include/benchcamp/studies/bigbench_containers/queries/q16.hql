@@ -26,4 +26,4 @@ around AS (
 SELECT state, item_id, before_change, after_change
 FROM around
 ORDER BY state, item_id
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

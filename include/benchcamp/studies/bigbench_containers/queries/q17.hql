@@ -26,4 +26,4 @@ totals AS (
 SELECT promoted_sales, total_sales,
        CASE WHEN total_sales = 0 THEN NULL
             ELSE ROUND(100 * CAST(promoted_sales AS DOUBLE) / CAST(total_sales AS DOUBLE), 2) END AS promoted_pct
-FROM totals
+FROM totals;

@@ -35,4 +35,4 @@ per_item_store AS (
 SELECT item_id, item_desc, store_id, store_name, store_quantity, returned_quantity, web_quantity
 FROM per_item_store
 ORDER BY item_id, store_id
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

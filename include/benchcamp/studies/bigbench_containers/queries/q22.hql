@@ -23,4 +23,4 @@ WHERE before_change > 0
   AND after_change * 3 >= before_change * 2
   AND after_change * 2 <= before_change * 3
 ORDER BY warehouse_name, item_id
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

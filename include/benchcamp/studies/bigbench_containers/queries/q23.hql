@@ -21,4 +21,4 @@ FROM varied first_month
 JOIN varied second_month
   ON first_month.warehouse_sk = second_month.warehouse_sk AND first_month.item_sk = second_month.item_sk
 WHERE first_month.month_no = ${hivevar:month} AND second_month.month_no = ${hivevar:month} + 1
-ORDER BY warehouse_sk, item_sk
+ORDER BY warehouse_sk, item_sk;

@@ -37,4 +37,4 @@ SELECT item_sk, competitor, change_date_sk, old_price, new_price, quantity_befor
                        / ((CAST(new_price AS DOUBLE) - CAST(old_price AS DOUBLE)) / CAST(old_price AS DOUBLE)), 4)
        END AS cross_price_elasticity
 FROM quantities
-ORDER BY item_sk, competitor, change_date_sk
+ORDER BY item_sk, competitor, change_date_sk;

@@ -16,4 +16,4 @@ pairs AS (
 SELECT category_id_1, category_1, category_id_2, category_2, orders
 FROM pairs
 ORDER BY orders DESC, category_id_1, category_id_2
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};

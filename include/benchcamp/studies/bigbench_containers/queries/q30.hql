@@ -38,4 +38,4 @@ pairs AS (
 SELECT category_id_1, category_1, category_id_2, category_2, sessions
 FROM pairs
 ORDER BY sessions DESC, category_id_1, category_id_2
-LIMIT ${hivevar:top_n}
+LIMIT ${hivevar:top_n};
