@@ -1,0 +1,28 @@
+-- q20: segment the store customers by how they return what they buy. For every customer with a
+-- store purchase: the share of their tickets with a return, the share of the items and of the
+-- money they brought back, and how many return lines they made. The Spark step clusters these
+-- with k-means; the result is each segment's centre and size.
+INSERT OVERWRITE DIRECTORY '${hivevar:output_dir}'
+ROW FORMAT DELIMITED FIELDS TERMINATED BY '|'
+SELECT bought.customer_sk,
+       ROUND(COALESCE(returned.tickets, 0) / bought.tickets, 6) AS ticket_return_ratio,
+       ROUND(COALESCE(returned.items, 0) / NULLIF(bought.items, 0), 6) AS item_return_ratio,
+       ROUND(CAST(COALESCE(returned.amount, 0) AS DOUBLE) / NULLIF(CAST(bought.amount AS DOUBLE), 0), 6)
+         AS amount_return_ratio,
+       COALESCE(returned.lines, 0) AS return_lines
+FROM (SELECT ss_customer_sk AS customer_sk,
+             COUNT(DISTINCT ss_ticket_number) AS tickets,
+             SUM(ss_quantity) AS items,
+             SUM(ss_net_paid) AS amount
+      FROM store_sales
+      WHERE ss_customer_sk IS NOT NULL
+      GROUP BY ss_customer_sk) bought
+LEFT JOIN (SELECT sr_customer_sk AS customer_sk,
+                  COUNT(DISTINCT sr_ticket_number) AS tickets,
+                  SUM(sr_return_quantity) AS items,
+                  SUM(sr_return_amt) AS amount,
+                  COUNT(*) AS lines
+           FROM store_returns
+           WHERE sr_customer_sk IS NOT NULL
+           GROUP BY sr_customer_sk) returned
+  ON bought.customer_sk = returned.customer_sk;
