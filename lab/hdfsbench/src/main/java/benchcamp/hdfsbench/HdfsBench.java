@@ -173,7 +173,8 @@ public class HdfsBench extends Configured implements Tool {
     /** Creates, writes sequentially (buffer-sized writes) and closes one file; returns seconds. */
     double write(FileSystem f, Path p, long size) throws IOException {
       long t0 = System.nanoTime();
-      try (FSDataOutputStream os = f.create(p, false, o.buffer, replication, blockSize)) {
+      FSDataOutputStream os = f.create(p, false, o.buffer, replication, blockSize);
+      try {
         long left = size;
         while (left > 0) {
           int n = (int) Math.min(left, data.length);
@@ -181,8 +182,31 @@ public class HdfsBench extends Configured implements Tool {
           left -= n;
         }
         os.hflush();
-      } // close waits for the last packet's acknowledgements and completes the file
+        os.close(); // waits for the last packet's acknowledgements and completes the file
+      } catch (IOException | RuntimeException e) {
+        String where = dataNodesOf(f, p);
+        try {
+          os.close(); // releases the lease; its own error repeats the one being reported
+        } catch (IOException | RuntimeException again) {
+          // already failed: the first error is the one to report
+        }
+        throw new IOException("writing " + p + " (its blocks on DataNodes " + where + ") failed: " + e, e);
+      }
       return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** The DataNodes (ip:port) holding or receiving p's blocks, as the NameNode placed them:
+     * a failed write or read names them, so a DataNode down mid-run is named in the error. */
+    static String dataNodesOf(FileSystem f, Path p) {
+      try {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        for (org.apache.hadoop.fs.BlockLocation block : f.getFileBlockLocations(p, 0, Long.MAX_VALUE)) {
+          names.addAll(java.util.Arrays.asList(block.getNames()));
+        }
+        return names.isEmpty() ? "none known" : String.join(", ", names);
+      } catch (IOException | RuntimeException e) {
+        return "unknown (" + e + ")";
+      }
     }
 
     /** Opens and reads one file end to end with buffer-sized reads; returns seconds. */
@@ -195,6 +219,8 @@ public class HdfsBench extends Configured implements Tool {
         while ((n = in.read(buf, 0, buf.length)) > 0) {
           got += n;
         }
+      } catch (IOException e) {
+        throw new IOException("reading " + p + " (its blocks on DataNodes " + dataNodesOf(f, p) + ") failed: " + e, e);
       }
       double s = (System.nanoTime() - t0) / 1e9;
       if (got != size) {
