@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,20 @@ def test_an_undefined_metric_is_none_not_a_number(tmp_path: Path) -> None:
     result = ml.parse_result("q05", _write(tmp_path, document))
     assert isinstance(result, ml.ClassifierResult)
     assert result.precision is None and "precision" not in result.numbers()
+
+
+@pytest.mark.integration
+def test_the_spark_step_reproduces_the_recorded_q20_result(tmp_path: Path) -> None:
+    """The real Spark step (lab/bigbench-ml built, local[2]) over the recorded q20 export gives
+    the recorded clusters again: same export and seed, same result. About 20-50 s on 2 cores."""
+    output = tmp_path / "q20.json"
+    command = ml.spark_command("q20", queries.load_parameters()["q20"], str(RECORDED / "q20-export"), output)
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    result = ml.parse_result("q20", output)
+    recorded = ml.parse_result("q20", RECORDED / "q20.json")
+    assert isinstance(result, ml.KMeansResult) and isinstance(recorded, ml.KMeansResult)
+    assert result.sizes == recorded.sizes
+    for centre, recorded_centre in zip(result.centres, recorded.centres, strict=True):
+        assert centre == pytest.approx(recorded_centre)
+    assert result.cost == pytest.approx(recorded.cost)
