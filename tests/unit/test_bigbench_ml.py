@@ -63,7 +63,17 @@ def test_recorded_classifier_results_parse_to_their_exact_numbers() -> None:
     assert (q28.model, q28.rows, q28.test_rows, len(q28.confusion)) == ("naivebayes", 1071, 315, 3)
     assert q28.accuracy == pytest.approx(0.7714285714285715)
     assert q28.auc is None
-    assert set(q28.numbers()) == {"rows", "train_rows", "test_rows", "accuracy", "precision", "recall"}
+    assert set(q28.numbers()) == {
+        "rows",
+        "train_rows",
+        "test_rows",
+        "accuracy",
+        "precision",
+        "recall",
+        "spark_startup_s",
+        "spark_model_s",
+    }
+    assert q28.timing == ml.SparkTiming(startup_s=7.978, model_s=17.591712779)
 
 
 def test_recorded_commands_are_what_spark_command_builds_today(tmp_path: Path) -> None:
@@ -210,6 +220,15 @@ def test_an_undefined_metric_is_none_not_a_number(tmp_path: Path) -> None:
     result = ml.parse_result("q05", _write(tmp_path, document))
     assert isinstance(result, ml.ClassifierResult)
     assert result.precision is None and "precision" not in result.numbers()
+
+
+def test_results_without_spark_times_still_parse(tmp_path: Path) -> None:
+    """Files written before startup_s/model_s existed give None times, and no time in numbers()."""
+    document = _recorded("q25")
+    del document["startup_s"], document["model_s"]
+    result = ml.parse_result("q25", _write(tmp_path, document))
+    assert result.timing == ml.SparkTiming(None, None)
+    assert not any(name.startswith("spark_") for name in result.numbers())
 
 
 @pytest.mark.integration

@@ -27,6 +27,7 @@ __all__ = [
     "MAIN_CLASS",
     "RESULT_FORMAT",
     "ClassifierResult",
+    "SparkTiming",
     "KMeansResult",
     "MlQuery",
     "MlResultError",
@@ -152,6 +153,23 @@ def spark_command(
 
 
 @dataclass(frozen=True)
+class SparkTiming:
+    """Seconds from the JVM's start to a running Spark session, and then to the written result:
+    on two shared cores the start-up is a good part of an ML query's time. None when the result
+    file predates these fields."""
+
+    startup_s: float | None
+    model_s: float | None
+
+    def numbers(self) -> dict[str, float]:
+        return {
+            f"spark_{name}": value
+            for name, value in (("startup_s", self.startup_s), ("model_s", self.model_s))
+            if value is not None
+        }
+
+
+@dataclass(frozen=True)
 class KMeansResult:
     """Cluster sizes and centres (in the export's units, one value per feature)."""
 
@@ -162,12 +180,13 @@ class KMeansResult:
     features: tuple[str, ...]
     sizes: tuple[int, ...]
     centres: tuple[tuple[float, ...], ...]
+    timing: SparkTiming
 
     def numbers(self) -> dict[str, float]:
-        """Flat metrics for the run's records: rows, k, cost and each cluster's size."""
+        """Flat metrics for the run's records: rows, k, cost, each cluster's size, Spark's times."""
         values: dict[str, float] = {"rows": self.rows, "k": self.k, "cost": self.cost}
         values.update({f"cluster_{index}_size": size for index, size in enumerate(self.sizes)})
-        return values
+        return values | self.timing.numbers()
 
 
 @dataclass(frozen=True)
@@ -185,9 +204,10 @@ class ClassifierResult:
     recall: float | None
     auc: float | None
     confusion: tuple[tuple[int, ...], ...]
+    timing: SparkTiming
 
     def numbers(self) -> dict[str, float]:
-        """Flat metrics for the run's records; undefined ones are left out."""
+        """Flat metrics for the run's records (undefined ones left out) and Spark's times."""
         values: dict[str, float] = {
             "rows": self.rows,
             "train_rows": self.train_rows,
@@ -197,7 +217,7 @@ class ClassifierResult:
             value = getattr(self, name)
             if value is not None:
                 values[name] = value
-        return values
+        return values | self.timing.numbers()
 
 
 def parse_result(query: str, path: Path) -> KMeansResult | ClassifierResult:
@@ -250,7 +270,9 @@ def _kmeans(reader: _Reader, rows: int) -> KMeansResult:
         reader.fail(f"cluster sizes add up to {sum(sizes)}, not the {rows} rows")
     if rows == 0:
         reader.fail("no rows: the Hive export was empty")
-    return KMeansResult(reader.query, rows, k, reader.number("cost"), features, tuple(sizes), tuple(centres))
+    return KMeansResult(
+        reader.query, rows, k, reader.number("cost"), features, tuple(sizes), tuple(centres), reader.timing()
+    )
 
 
 def _classifier(reader: _Reader, model: str, rows: int) -> ClassifierResult:
@@ -278,6 +300,7 @@ def _classifier(reader: _Reader, model: str, rows: int) -> ClassifierResult:
         metrics["recall"],
         auc,
         confusion,
+        reader.timing(),
     )
 
 
@@ -332,6 +355,12 @@ class _Reader:
         if not 0.0 <= value <= 1.0:
             self.fail(f"{self.where}{name} = {value} is outside [0, 1]")
         return value
+
+    def timing(self) -> SparkTiming:
+        startup, model = (
+            self.number(name) if name in self.document else None for name in ("startup_s", "model_s")
+        )
+        return SparkTiming(startup, model)
 
     def items(self, name: str) -> list[Any]:
         value = self._get(name)
