@@ -187,3 +187,18 @@ def recorded_records(campaign: str = "recorded") -> list[Any]:
                 )  # fmt: skip
                 records += get_workload(cell["workload"]).parse(ctx, step)
     return records
+
+
+def test_a_point_ordering_against_the_link_rates_is_said_so() -> None:
+    from benchcamp.studies.hdfs_interconnects.plugin import follows_the_links
+
+    faster = {"link_out_mbit": 4000.0, "other_link_out_mbit": 950.0}
+    assert follows_the_links({**faster, "improvement_pct": 30.0}) is True
+    assert follows_the_links({**faster, "improvement_pct": -5.0}) is False
+    slower = {"link_out_mbit": 950.0, "other_link_out_mbit": 4000.0}
+    assert follows_the_links({**slower, "improvement_pct": -30.0}) is True
+    assert follows_the_links({**slower, "improvement_pct": 8.6}) is False
+    assert follows_the_links({**slower, "improvement_pct": None}) is None
+    assert (
+        follows_the_links({"link_out_mbit": None, "other_link_out_mbit": 1.0, "improvement_pct": 1.0}) is None
+    )
