@@ -33,6 +33,7 @@ from pathlib import Path
 from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.config import LOOPBACK, java17_options, site_xml
 from benchcamp.ops.lab.layout import LabError, java_home, lab_dir, yarn_home
+from benchcamp.ops.lab.netns import http_json_in_netns
 from benchcamp.ops.supervisor import Supervised
 
 NETNS = "benchcamp-device"
@@ -277,25 +278,7 @@ def stop() -> None:
 
 
 def _http_json(url: str, method: str = "GET", timeout_s: float = 5.0) -> dict[str, object]:
-    """One HTTP request from inside the namespace (a Python process, not a Hadoop JVM)."""
-    import json
-
-    program = (
-        "import sys, urllib.request\n"
-        "request = urllib.request.Request(sys.argv[1], method=sys.argv[2])\n"
-        "with urllib.request.urlopen(request, timeout=float(sys.argv[3])) as answer:\n"
-        "    sys.stdout.write(answer.read().decode())\n"
-    )
-    result = subprocess.run(
-        [*IN_NETNS, sys.executable, "-S", "-c", program, url, method, str(timeout_s)],
-        capture_output=True,
-        text=True,
-        timeout=timeout_s + 15,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise LabError((result.stderr.strip().splitlines() or ["no answer"])[-1])
-    return dict(json.loads(result.stdout)) if result.stdout.strip() else {}  # SETPERMISSION: no body
+    return http_json_in_netns(NETNS, url, method, timeout_s)
 
 
 def _health() -> dict[str, str]:
