@@ -9,20 +9,6 @@ with cells as (
     where workload in ('swt', 'srt')
 ),
 
-links as (
-    select
-        study,
-        campaign,
-        environment,
-        max(json_extract_string(facts, '$.target.link_level')) as link_level,
-        max(try_cast(json_extract_string(facts, '$.target.link_rate_measured_out_mbit') as double))
-            as link_out_mbit,
-        max(try_cast(json_extract_string(facts, '$.target.link_rate_measured_in_mbit') as double))
-            as link_in_mbit
-    from {{ ref('stg_environments') }}
-    group by study, campaign, environment
-),
-
 throughputs as (
     select
         study,
@@ -52,5 +38,5 @@ select
     k.link_out_mbit,
     k.link_in_mbit
 from throughputs as t
-left join links as k
+left join {{ ref('hdfs_link_facts') }} as k
     on t.study = k.study and t.campaign = k.campaign and t.environment = k.environment
