@@ -5,6 +5,8 @@ metastore), so every integration module shares it: `shared_lab` starts it once, 
 stopped or killed a service calls `shared_lab()` again (a no-op for healthy services, a restart
 for the rest), and the session's end stops it once and checks that no process outlived it.
 Campaigns run with `benchcamp run --keep-lab`, so a module never stops the lab under the next.
+With `BENCHCAMP_KEEP_LAB=1` the session leaves the lab running (a developer's lab, or one
+another session is using).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def _start_with_stores() -> lab.LabStatus:
 def shared_lab() -> Iterator[LabStarter]:
     _start_with_stores()
     yield _start_with_stores
+    if os.environ.get("BENCHCAMP_KEEP_LAB") == "1":
+        return
     pids = [service.pid for service in lab.lab_status().services if service.pid]
     lab.lab_down()
     after = lab.lab_status()
