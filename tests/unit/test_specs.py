@@ -88,16 +88,26 @@ def test_hibench_matrix_matches_the_study() -> None:
 def test_bigbench_three_phases_thirty_queries_three_cluster_sizes() -> None:
     spec = load_spec("bigbench_containers")
     paper = spec.cells("paper")
+    queries = [f"q{n:02d}" for n in range(1, 31)]
+    streams = [*(str(n) for n in range(1, 9)), "all"]
     assert Counter(c.workload for c in paper) == {
-        "bigbench_load": 3,
-        "bigbench_throughput": 3,
-        "bigbench_power": 30 * 3,  # q01..q30 × 10/20/50 nodes
+        "bigbench_load": 3,  # one unit per run: its execute step runs all three phases
+        "bigbench_power": 31 * 3,  # q01..q30 and `all` (an imported T_PT) × 10/20/50 nodes
+        "bigbench_throughput": 31 * len(streams) * 3,  # per stream and query, `all` for the phase
     }
     assert {c.params["cluster_nodes"] for c in paper} == {10, 20, 50}
     assert {c.params["scale_factor_gb"] for c in paper} == {10000}  # 10 TB
-    assert sorted({str(c.params["query"]) for c in paper if "query" in c.params}) == [
-        f"q{n:02d}" for n in range(1, 31)
+    assert sorted({str(c.params["query"]) for c in paper if "query" in c.params}) == ["all", *queries]
+    assert [c.key for c in spec.cells("tiny", ["bigbench_load"])] == [
+        "bigbench_load|cluster_nodes=1|scale_factor_gb=0.01"
     ]
+    spec.validate_record_params(
+        "bigbench_power", {"cluster_nodes": 10, "scale_factor_gb": 10000, "query": "all"}
+    )
+    spec.validate_record_params(
+        "bigbench_throughput",
+        {"cluster_nodes": 10, "scale_factor_gb": 10000, "query": "all", "stream": "all"},
+    )
     assert spec.setting("bigbench_throughput", "streams", "paper") == 2  # S
     assert spec.setting("bigbench_power", "queries", "paper") == 30  # M
     assert [(e.name, e.baseline) for e in spec.environments][:2] == [
