@@ -82,7 +82,9 @@ class Study:
     their rows (those given as `TableSection`s) through templates; the page shows the generic
     figures, then `figures` (interactive on the page), then `page_sections`; `checks` join the validation suite; `lab_services` are the lab's optional services a campaign of the study needs
     (`benchcamp run` starts them); `build_dags` makes the study's DAGs from its id, when the one
-    DAG the factory builds from the spec (once the spec has implemented workloads) is not it.
+    DAG the factory builds from the spec (once the spec has implemented workloads) is not it;
+    `lab_connections` gives the `AIRFLOW_CONN_*` variables of lab environments the study runs
+    itself (e.g. a second lab target), merged into the lab's own connections.
     """
 
     id: str
@@ -93,6 +95,16 @@ class Study:
     checks: tuple[CellCheck, ...] = ()
     lab_services: frozenset[str] = frozenset()
     build_dags: Callable[[str], list[Any]] | None = None  # airflow DAGs; None: the factory's one
+    lab_connections: Callable[[], dict[str, str]] | None = None  # AIRFLOW_CONN_* name → JSON
+
+
+def study_lab_connections() -> dict[str, str]:
+    """Every study's extra lab connections (`Study.lab_connections`), in study order."""
+    connections: dict[str, str] = {}
+    for plugin in study_plugins():
+        if plugin.lab_connections is not None:
+            connections.update(plugin.lab_connections())
+    return connections
 
 
 def _studies_package() -> Any:

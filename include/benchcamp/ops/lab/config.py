@@ -488,8 +488,11 @@ def airflow_connection_env() -> dict[str, str]:
     """The lab's Airflow connections as `AIRFLOW_CONN_*` variables.
 
     SSH: key login, host key pinned (never auto-accepted). HiveServer2: the
-    lab's endpoint on loopback (authentication NONE, lab only).
+    lab's endpoint on loopback (authentication NONE, lab only). Then the connections of
+    lab targets studies run themselves (`Study.lab_connections`); the lab's own win a clash.
     """
+    from benchcamp.core.study import study_lab_connections
+
     directory = lab_dir()
     host_key_file = directory / "ssh" / "host_ed25519.pub"
     extra: dict[str, object] = {
@@ -516,6 +519,7 @@ def airflow_connection_env() -> dict[str, str]:
         "extra": {"auth_mechanism": "NONE"},
     }
     return {
+        **study_lab_connections(),
         f"AIRFLOW_CONN_{LAB_CONNECTION_ID.upper()}": json.dumps(ssh_connection),
         f"AIRFLOW_CONN_{LAB_HIVE_CONNECTION_ID.upper()}": json.dumps(hive_connection),
     }
