@@ -454,8 +454,12 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
     execute_dir = archive.step_dir(rep_dir, "execute", try_number)
     hive_statements = workload.hive_execute(ctx)
     remove_data = workload.uses_data_fs and not keep_data
+    own_step = False
     try:
-        if hive_statements:
+        step_or_none = workload.run_own_step(ctx, execute_dir)
+        if step_or_none is not None:
+            step, own_step = step_or_none, True
+        elif hive_statements:
             from benchcamp.transport import hive
 
             connection = ctx.environment.hive.connection or ""
@@ -478,6 +482,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             step.exit_code == 0
             and ctx.environment.jobhistory.url
             and not hive_statements
+            and not own_step
             and not workload.fetches_own_job_history
         ):
             records += _job_history_records(ctx, workload, step, rep_dir, try_number)
@@ -493,7 +498,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
         raise
     archive.save_records(rep_dir, records)
-    if hive_statements and remove_data:
+    if (hive_statements or own_step) and remove_data:
         # HiveServer2 ran the query: the repetition's data goes in a short session of its own
         # (a failure is archived; the campaign's cleanup checks nothing is left)
         ssh.run_step(

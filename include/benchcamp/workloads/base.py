@@ -140,6 +140,14 @@ class Workload(ABC):
         """The timed benchmark commands (Hive workloads give `hive_execute` instead)."""
         return []
 
+    def run_own_step(self, ctx: RunContext, archive_dir: Path) -> ArchivedStep | None:
+        """The execute step of a workload that drives it itself from the controller, when neither
+        one SSH session nor one HiveServer2 session in order can (several sessions at once, a
+        failed statement recorded while the next ones still run). It writes its raw outputs
+        under `archive_dir` and returns them as the archived step `parse` reads; None (the
+        default): the runner runs `hive_execute` or `execute` itself."""
+        return None
+
     @abstractmethod
     def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
         """Turn the archived execute step into result records (failed ones marked)."""

@@ -1,0 +1,219 @@
+"""The BigBench run's pure parts: stream orders, outcomes, records, checks and refusals.
+
+Recorded outputs of real runs (include/benchcamp/studies/bigbench_containers/recorded/lab/) are
+parsed back into the records they gave.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from benchcamp.core.spec import load_spec
+from benchcamp.core.steps import RunContext
+from benchcamp.studies.bigbench_containers.workloads import phases
+from benchcamp.studies.bigbench_containers.workloads.phases import (
+    QUERIES,
+    OutcomesError,
+    PhaseOutcome,
+    QueryOutcome,
+    RunOutcomes,
+    read_outcomes,
+    record_specs,
+    stream_orders,
+)
+from benchcamp.studies.bigbench_containers.workloads.run import (
+    BigBenchRun,
+    _checked,
+    database,
+    generated_row_problems,
+)
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import ArchivedStep
+
+RECORDED = Path(__file__).parents[2] / "include/benchcamp/studies/bigbench_containers/recorded/lab"
+
+
+def _ctx(repetition: int = 1) -> RunContext:
+    spec = load_spec("bigbench_containers")
+    params = {"cluster_nodes": 1, "scale_factor_gb": 0.01}
+    return RunContext(
+        spec, spec.environment("local_lab"), "camp", "bigbench_load", params, repetition, "tiny"
+    )
+
+
+def test_the_run_is_the_bigbench_load_workload_one_unit_per_run() -> None:
+    assert isinstance(get_workload("bigbench_load"), BigBenchRun)
+    spec = load_spec("bigbench_containers")
+    from benchcamp.pipeline.campaign import implemented_workloads
+
+    assert implemented_workloads(spec) == ["bigbench_load"]
+    assert [cell.key for cell in spec.cells("tiny", implemented_workloads(spec))] == [
+        "bigbench_load|cluster_nodes=1|scale_factor_gb=0.01"
+    ]
+
+
+def test_stream_orders_are_seeded_permutations_of_the_thirty_queries() -> None:
+    orders = stream_orders("camp", 1, 3)
+    assert len(orders) == 3
+    assert all(sorted(order) == list(QUERIES) for order in orders)
+    assert len({tuple(order) for order in orders}) == 3  # each stream its own shuffle
+    assert all(order != list(QUERIES) for order in orders)
+    assert stream_orders("camp", 1, 3) == orders  # same campaign and run: same orders
+    assert stream_orders("camp", 2, 3) != orders  # another repetition: other orders
+    assert stream_orders("other", 1, 3) != orders
+
+
+@pytest.mark.parametrize("streams", [0, -1, True, 1.5, "2"])
+def test_streams_below_one_or_not_whole_are_refused(streams: object) -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        stream_orders("camp", 1, streams)  # type: ignore[arg-type]
+
+
+def test_unknown_or_repeated_query_names_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown BigBench queries q31, Q01"):
+        phases.check_query_names(["q01", "q31", "Q01"])
+    with pytest.raises(ValueError, match="listed twice: q02"):
+        phases.check_query_names(["q02", "q02"])
+
+
+def _outcomes(failed_power: str = "", failed_stream: tuple[int, str] | None = None) -> RunOutcomes:
+    power = [
+        QueryOutcome(q, "failed" if q == failed_power else "ok", 1.0 + i, f"/a/power/{q}")
+        for i, q in enumerate(QUERIES)
+    ]
+    streams = [
+        [
+            QueryOutcome(q, "failed" if failed_stream == (s, q) else "ok", 2.0, f"/a/s{s}/{q}", stream=s)
+            for q in order
+        ]
+        for s, order in enumerate(stream_orders("camp", 1, 2), start=1)
+    ]
+    return RunOutcomes(
+        load=PhaseOutcome("ok", 12.5, "/a/load"),
+        power=power,
+        throughput=PhaseOutcome("ok" if failed_stream is None else "failed", 99.0, "/a/throughput"),
+        streams=streams,
+    )
+
+
+def test_records_of_a_valid_run_follow_the_record_contract() -> None:
+    outcomes = _outcomes()
+    assert outcomes.invalid_reasons() == []
+    specs = record_specs(outcomes)
+    load = [s for s in specs if s.workload == "bigbench_load"]
+    assert [(s.params, s.metric, s.value, s.status) for s in load] == [({}, "duration_s", 12.5, "ok")]
+    power = [s for s in specs if s.workload == "bigbench_power"]
+    assert [s.params["query"] for s in power] == list(QUERIES)
+    assert power[4].value == 5.0 and power[4].artifact == "/a/power/q05"
+    per_stream = [s for s in specs if s.workload == "bigbench_throughput" and s.params["stream"] != "all"]
+    assert len(per_stream) == 60 and {s.params["stream"] for s in per_stream} == {"1", "2"}
+    phase = {s.metric: s for s in specs if s.params.get("stream") == "all"}
+    assert phase["duration_s"].value == 99.0 and phase["duration_s"].params == {
+        "query": "all",
+        "stream": "all",
+    }
+    assert (phase["streams"].value, phase["streams"].unit) == (2.0, "count")
+    assert (phase["queries"].value, phase["queries"].unit) == (30.0, "count")
+
+
+def test_a_failed_query_is_a_failed_record_and_makes_the_run_invalid() -> None:
+    outcomes = _outcomes(failed_power="q07", failed_stream=(2, "q11"))
+    specs = record_specs(outcomes)
+    q07 = next(s for s in specs if s.workload == "bigbench_power" and s.params["query"] == "q07")
+    assert (q07.status, q07.value) == ("failed", 7.0)  # its elapsed time is kept
+    q11 = next(s for s in specs if s.params.get("stream") == "2" and s.params["query"] == "q11")
+    assert q11.status == "failed"
+    assert outcomes.invalid_reasons() == ["power test: q07 failed", "q11 failed in stream 2"]
+    assert sum(s.status == "ok" for s in specs if s.workload == "bigbench_power") == 29
+
+
+def test_a_failed_load_gives_only_its_record_and_the_reason() -> None:
+    outcomes = RunOutcomes(load=PhaseOutcome("failed", 3.0, "/a/load", "SemanticException x"))
+    assert outcomes.invalid_reasons() == ["load failed: SemanticException x"]
+    assert [(s.workload, s.status) for s in record_specs(outcomes)] == [("bigbench_load", "failed")]
+
+
+def test_outcomes_round_trip_and_refusals(tmp_path: Path) -> None:
+    outcomes = _outcomes(failed_power="q03")
+    path = tmp_path / "outcomes.json"
+    path.write_text(outcomes.to_json())
+    assert read_outcomes(path) == outcomes
+    assert json.loads(path.read_text())["invalid_reasons"] == ["power test: q03 failed"]
+    path.write_text(json.dumps({"format": "other"}))
+    with pytest.raises(OutcomesError, match="not a benchcamp-bigbench-run/1 file"):
+        read_outcomes(path)
+    path.write_text(json.dumps({"format": phases.OUTCOMES_FORMAT, "load": {}}))
+    with pytest.raises(OutcomesError, match="malformed"):
+        read_outcomes(path)
+    with pytest.raises(OutcomesError, match="missing or not JSON"):
+        read_outcomes(tmp_path / "absent.json")
+
+
+def test_results_are_checked_against_duckdb_or_non_empty() -> None:
+    from benchcamp.studies.bigbench_containers.queries import result_fingerprint
+
+    rows = [[1, "a", "2.50"], [2, "b", None]]
+    fingerprint = result_fingerprint(rows)
+    expected = {"q01": {"rows": fingerprint.rows, "checksum": fingerprint.checksum}}
+    ok = _checked(QueryOutcome("q01", "ok", 1.0, "/a"), rows, expected)
+    assert ok.status == "ok" and ok.checked == "DuckDB fingerprint (2 rows)"
+    wrong = _checked(QueryOutcome("q01", "ok", 1.0, "/a"), rows[:1], expected)
+    assert wrong.status == "failed" and "differs from DuckDB's (2 rows" in wrong.error
+    assert _checked(QueryOutcome("q02", "ok", 1.0, "/a"), rows, expected).error == (
+        "no DuckDB result to check q02 against"
+    )
+    assert _checked(QueryOutcome("q10", "ok", 1.0, "/a"), [], expected).error == "q10 returned no rows"
+    assert _checked(QueryOutcome("q10", "ok", 1.0, "/a"), rows, expected).status == "ok"
+
+
+def test_generated_rows_exact_for_dimensions_close_for_facts() -> None:
+    wanted = {"item": 100, "store_sales": 1000, "reason": 35}
+    assert generated_row_problems({"item": 100, "store_sales": 1100, "reason": 35}, wanted) == []
+    assert generated_row_problems({"item": 100, "store_sales": 1300, "reason": 0}, wanted) == [
+        "store_sales: 1300 rows, about 1000 expected",
+        "reason: no rows",
+    ]
+    assert generated_row_problems({"item": 100}, {"item": 100, "store": 12}) == ["store: not written"]
+
+
+def test_check_cell_refuses_what_cannot_run() -> None:
+    workload = get_workload("bigbench_load")
+    workload.check_cell(_ctx())
+    ctx = _ctx()
+    settings = {**ctx.spec.settings, "bigbench_throughput": {"queries": 30, "streams": 0}}
+    bad = RunContext(ctx.spec.model_copy(update={"settings": settings}), ctx.environment, "c", ctx.workload,
+                     ctx.params, 1, "tiny")  # fmt: skip
+    with pytest.raises(ValueError, match="streams must be a whole number of at least 1, not 0"):
+        workload.check_cell(bad)
+    settings = {**ctx.spec.settings, "bigbench_power": {"queries": 29}}
+    bad = RunContext(ctx.spec.model_copy(update={"settings": settings}), ctx.environment, "c", ctx.workload,
+                     ctx.params, 1, "tiny")  # fmt: skip
+    with pytest.raises(ValueError, match="queries is 29"):
+        workload.check_cell(bad)
+
+
+def test_one_database_per_repetition() -> None:
+    assert database(_ctx(1)) != database(_ctx(2))
+    assert database(_ctx(1)).startswith("bb_")
+
+
+def test_recorded_run_parses_into_the_contract_records() -> None:
+    step_dir = RECORDED / "execute"
+    if not (step_dir / "outcomes.json").exists():
+        pytest.skip("no recorded run yet")
+    outcomes = read_outcomes(step_dir / "outcomes.json")
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    step = ArchivedStep(step_dir, 0, now, now)
+    records = get_workload("bigbench_load").parse(_ctx(), step)
+    by_workload = {w: [r for r in records if r.workload == w] for w in phases.__dict__ and
+                   ("bigbench_load", "bigbench_power", "bigbench_throughput")}  # fmt: skip
+    assert len(by_workload["bigbench_load"]) == 1
+    assert len(by_workload["bigbench_power"]) == len(outcomes.power)
+    assert {r.params["scale_factor_gb"] for r in records} == {0.01}
+    spec = load_spec("bigbench_containers")
+    for record in records:
+        spec.validate_record_params(record.workload, record.params)
