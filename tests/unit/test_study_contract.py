@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from benchcamp.core.records import ResultRecord
 from benchcamp.core.spec import load_spec, study_names
 from benchcamp.core.study import Study, forget_studies, study_folders, study_plugin
 from benchcamp.ops.cli import EXIT_OK, main
@@ -93,6 +94,7 @@ def example_records() -> list[Any]:
 @pytest.fixture(scope="module")
 def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One warehouse with recorded results of the implemented studies, built by one dbt build."""
+    from test_bigbench_analysis import lab_records as bigbench_records
     from test_graph_study import recorded_records as graph_records
     from test_hdfs_links_study import recorded_records as links_records
     from test_marts_golden import published_records
@@ -106,9 +108,16 @@ def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         + parsed_recording()
         + example_records()
         + graph_records(CAMPAIGN)
-        + links_records(CAMPAIGN),
+        + links_records(CAMPAIGN)
+        + [ResultRecord.model_validate(row) for row in bigbench_records(CAMPAIGN)],
     )
-    for study in ("ycsb_hbase_cassandra", "mapreduce_ssd_hdd", "hdfs_interconnects", EXAMPLE_ID):
+    for study in (
+        "ycsb_hbase_cassandra",
+        "mapreduce_ssd_hdd",
+        "hdfs_interconnects",
+        "bigbench_containers",
+        EXAMPLE_ID,
+    ):
         wh.upsert_study_thresholds(target, study, load_spec(study).thresholds.max_stddev_pct)
     source = tmp / "published.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))
@@ -129,7 +138,12 @@ def test_the_example_is_registered_with_its_plugin_and_workload(installed: Path)
     assert study_plugin(EXAMPLE_ID).report_sections and study_plugin(EXAMPLE_ID).page_sections
     assert get_workload("sleep").family == EXAMPLE_ID  # found in the study's own workloads/ folder
     # a study without a plugin module is a study with every hook at its default
-    assert study_plugin("bigbench_containers") == Study("bigbench_containers")
+    assert study_plugin("hibench_dse") == Study("hibench_dse")
+    assert [mart.name for mart in study_plugin("bigbench_containers").marts] == [
+        "bigbench_qpm",
+        "bigbench_comparison",
+        "bigbench_queries",
+    ]
 
 
 @pytest.mark.parametrize("study", STUDIES)

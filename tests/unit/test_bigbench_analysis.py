@@ -1,0 +1,345 @@
+"""The BigBench analysis: synthetic records through the real importer, the one dbt build, the marts.
+
+Every number here is synthetic (no published BigBench figure is known to the project): a lab
+campaign with both lab environments and three runs (run 2 invalid on local_lab: the power test
+lacks q30 and q07 failed in stream 2), the published-results template filled with made-up phase
+figures for bare_metal and container at 50 nodes, and a run given only as T_PT and Qpm. The
+marts' figures are checked against the study's formulas computed here by hand:
+T_PT = M × geomean(power times), BBQpm@SF = SF·60·M / (0.1·T_load + sqrt(T_PT·T_throughput/S)).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import math
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from benchcamp.core.records import ResultRecord
+from benchcamp.core.spec import load_spec
+from benchcamp.core.study import study_plugin
+from benchcamp.ops.cli import EXIT_EXPECTATIONS_FAILED, main
+from benchcamp.presentation import report
+from benchcamp.studies.bigbench_containers.plugin import ratio_points
+
+STUDY = "bigbench_containers"
+FOLDER = Path(__file__).resolve().parents[2] / "include" / "benchcamp" / "studies" / STUDY
+M, S = 30, 2
+QUERIES = [f"q{i:02d}" for i in range(1, M + 1)]
+LAB = {"cluster_nodes": 1, "scale_factor_gb": 0.01}
+START = datetime(2026, 11, 25, 8, tzinfo=UTC)
+# lab runs: (load, power scale, throughput) per environment and repetition
+LAB_RUNS = {
+    ("local_lab", 1): (100.0, 1.0, 400.0),
+    ("local_lab", 2): (110.0, 1.0, 420.0),
+    ("local_lab", 3): (120.0, 1.1, 380.0),
+    ("lab_container", 1): (90.0, 1.2, 440.0),
+    ("lab_container", 2): (95.0, 1.0, 400.0),
+    ("lab_container", 3): (80.0, 1.0, 300.0),
+}
+# the published template's runs, synthetic: (T_load, T_PT, T_throughput, published Qpm)
+PUBLISHED = {
+    ("bare_metal", 1): (3000.0, 9000.0, 20000.0, 350.0),
+    ("bare_metal", 2): (3100.0, 9100.0, 20100.0, 345.0),
+    ("bare_metal", 3): (3050.0, 8900.0, 19900.0, 352.0),
+    ("container", 1): (2900.0, 8800.0, 19500.0, 360.0),
+    ("container", 2): (3000.0, 9000.0, 19800.0, 355.0),
+    ("container", 3): (2950.0, 8950.0, 20000.0, 356.0),
+}
+
+
+def power_time(query: str, scale: float) -> float:
+    return scale * (5.0 + int(query[1:]))
+
+
+def qpm(sf: float, load: float, t_pt: float, throughput: float, m: int = M, s: int = S) -> float:
+    return sf * 60 * m / (0.1 * load + math.sqrt(t_pt * throughput / s))
+
+
+def t_pt(times: list[float]) -> float:
+    return M * math.exp(sum(math.log(t) for t in times) / len(times))
+
+
+def record(
+    campaign: str, environment: str, workload: str, params: dict[str, Any], repetition: int,
+    metric: str, value: float, unit: str = "s", status: str = "ok", offset_s: float = 0,
+) -> dict[str, Any]:  # fmt: skip
+    at = START + timedelta(seconds=offset_s)
+    return ResultRecord(
+        study=STUDY, campaign=campaign, environment=environment, workload=workload, params=params,
+        repetition=repetition, metric=metric, value=value, unit=unit, status=status,  # type: ignore[arg-type]
+        started_at=at, finished_at=at + timedelta(seconds=1),
+    ).to_json_dict()  # fmt: skip
+
+
+def lab_records(campaign: str = "lab1") -> list[dict[str, Any]]:
+    """Three runs on each lab environment; local_lab's run 2 lacks q30 in its power test and
+    has q07 failed in stream 2 (its time kept, status failed)."""
+    out = []
+    for (env, rep), (load, scale, throughput) in LAB_RUNS.items():
+
+        def add(
+            workload: str, params: dict[str, Any], metric: str, value: float,
+            env: str = env, rep: int = rep, **kw: Any,
+        ) -> None:  # fmt: skip
+            out.append(
+                record(campaign, env, workload, {**LAB, **params}, rep, metric, value, offset_s=rep, **kw)
+            )
+
+        broken = (env, rep) == ("local_lab", 2)
+        add("bigbench_load", {}, "duration_s", load)
+        for query in QUERIES:
+            if not (broken and query == "q30"):
+                add("bigbench_power", {"query": query}, "duration_s", power_time(query, scale))
+        add("bigbench_throughput", {"query": "all", "stream": "all"}, "duration_s", throughput)
+        add("bigbench_throughput", {"query": "all", "stream": "all"}, "streams", S, unit="count")
+        add("bigbench_throughput", {"query": "all", "stream": "all"}, "queries", M, unit="count")
+        for stream in range(1, S + 1):
+            for query in QUERIES:
+                failed = broken and stream == 2 and query == "q07"
+                add("bigbench_throughput", {"query": query, "stream": str(stream)}, "duration_s",
+                    12.0, status="failed" if failed else "ok")  # fmt: skip
+    return out
+
+
+def t_pt_only_records() -> list[dict[str, Any]]:
+    """A published run given only as T_PT and Qpm (no load, no throughput phase)."""
+    size = {"cluster_nodes": 20, "scale_factor_gb": 10000}
+    return [
+        record("pub_tpt", "bare_metal", "bigbench_power", {**size, "query": "all"}, 1, "t_pt_s", 7000.0),
+        record("pub_tpt", "bare_metal", "bigbench_throughput", {**size, "query": "all", "stream": "all"}, 1,
+               "bbqpm_published", 300.0, unit="BBQpm"),
+    ]  # fmt: skip
+
+
+def filled_template() -> str:
+    """published/template.csv with its empty values filled from PUBLISHED (made-up numbers)."""
+    rows = list(csv.DictReader(io.StringIO((FOLDER / "published" / "template.csv").read_text())))
+    column = {"bigbench_load": 0, "bigbench_power": 1}
+    for row in rows:
+        if row["value"]:
+            continue
+        figures = PUBLISHED[(row["environment"], int(row["repetition"]))]
+        if row["metric"] == "bbqpm_published":
+            index = 3
+        elif row["workload"] == "bigbench_throughput":
+            index = 2
+        else:
+            index = column[row["workload"]]
+        row["value"] = str(figures[index])
+        row["finished_at"] = "2016-06-01T00:00:00+00:00"
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _rows(warehouse: Path, sql: str) -> list[dict[str, Any]]:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        cursor = con.execute(sql)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _import(path: Path, target: Path) -> tuple[int, list[str]]:
+    """`benchcamp import` as a user runs it: its exit code and the expectations it says failed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["import", str(path), "--warehouse", str(target), "--strict-environment"])
+    return code, [line for line in out.getvalue().splitlines() if line.startswith("FAILED ")]
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("bigbench")
+    target = tmp / "warehouse.duckdb"
+    published = tmp / "published.csv"
+    published.write_text(filled_template())
+    code, failed = _import(published, target)
+    # The generic suite counts a cell's repetitions by its duration_s records: an imported T_PT
+    # (metric t_pt_s, the record contract's) has none, so its cells are marked, and loaded.
+    assert code == EXIT_EXPECTATIONS_FAILED
+    assert {re.sub(r" \[.*", "", line) for line in failed} == {
+        "FAILED repetitions_complete",
+        "FAILED stddev_uncheckable",
+    }
+    assert all("bigbench_power|cluster_nodes=50|query=all|" in line for line in failed)
+    lab = tmp / "lab.jsonl"
+    lab.write_text("".join(json.dumps(row) + "\n" for row in lab_records() + t_pt_only_records()))
+    code, failed = _import(lab, target)
+    assert code == EXIT_EXPECTATIONS_FAILED
+    # the failed stream query is a failed repetition of its cell: loaded, and the suite says so
+    assert any(
+        "bigbench_throughput|cluster_nodes=1|query=q07|scale_factor_gb=0.01|stream=2" in line
+        for line in failed
+    )
+    return target
+
+
+def qpm_row(warehouse: Path, campaign: str, environment: str, repetition: int) -> dict[str, Any]:
+    (row,) = _rows(
+        warehouse,
+        f"select * from bigbench_qpm where campaign = '{campaign}' and environment = '{environment}' "
+        f"and repetition = {repetition}",
+    )
+    return row
+
+
+def lab_figures(env: str, rep: int) -> tuple[float, float, float, float]:
+    load, scale, throughput = LAB_RUNS[(env, rep)]
+    power = t_pt([power_time(query, scale) for query in QUERIES])
+    return load, power, throughput, qpm(LAB["scale_factor_gb"], load, power, throughput)
+
+
+def test_a_valid_lab_run_gets_bbqpm_by_the_formula(warehouse: Path) -> None:
+    row = qpm_row(warehouse, "lab1", "local_lab", 1)
+    load, power, throughput, expected = lab_figures("local_lab", 1)
+    assert (row["valid"], row["invalid_reason"], row["streams"], row["queries"]) == (True, None, S, M)
+    assert (row["load_s"], row["throughput_s"], row["t_pt_source"]) == (load, throughput, "queries")
+    assert row["t_pt_s"] == pytest.approx(power, rel=1e-12)
+    assert row["bbqpm"] == pytest.approx(expected, rel=1e-12)
+    assert row["bbqpm_published"] is None and row["t_pt_mismatch"] is False
+
+
+def test_an_invalid_run_keeps_its_times_and_says_why(warehouse: Path) -> None:
+    row = qpm_row(warehouse, "lab1", "local_lab", 2)
+    assert row["valid"] is False and row["bbqpm"] is None
+    assert row["invalid_reason"] == "power test has 29 of 30 queries; q07 failed in stream 2"
+    load, scale, throughput = LAB_RUNS[("local_lab", 2)]
+    assert (row["load_s"], row["throughput_s"], row["power_queries_ok"]) == (load, throughput, 29)
+    # T_PT from the 29 timed queries, still × M: a time kept, not a metric
+    assert row["t_pt_s"] == pytest.approx(t_pt([power_time(q, scale) for q in QUERIES[:-1]]), rel=1e-12)
+
+
+def test_the_comparison_signs_and_the_mean_over_comparable_runs(warehouse: Path) -> None:
+    rows = {
+        row["run"]: row
+        for row in _rows(warehouse, "select * from bigbench_comparison where campaign = 'lab1'")
+    }
+    assert set(rows) == {"1", "2", "3", "mean"}
+    gains = {}
+    for run in ("1", "3"):
+        row = rows[run]
+        b_load, b_power, b_thr, b_qpm = lab_figures("local_lab", int(run))
+        o_load, o_power, o_thr, o_qpm = lab_figures("lab_container", int(run))
+        assert (row["environment"], row["baseline_environment"]) == ("lab_container", "local_lab")
+        expected = {
+            "load_gain_pct": (b_load - o_load) / b_load * 100,
+            "power_gain_pct": (b_power - o_power) / b_power * 100,
+            "throughput_gain_pct": (b_thr - o_thr) / b_thr * 100,
+            "qpm_gain_pct": (o_qpm - b_qpm) / b_qpm * 100,
+            "load_ratio_baseline_over_other": b_load / o_load,
+            "power_ratio_baseline_over_other": b_power / o_power,
+            "qpm_ratio_other_over_baseline": o_qpm / b_qpm,
+        }
+        for column, value in expected.items():
+            assert row[column] == pytest.approx(value, rel=1e-9), (run, column)
+        gains[run] = expected
+    # run 1: the container loaded faster (+) but its power test was slower (−)
+    assert rows["1"]["load_gain_pct"] > 0 > rows["1"]["power_gain_pct"]
+    assert rows["1"]["throughput_gain_pct"] < 0 and rows["1"]["load_ratio_baseline_over_other"] > 1
+    # run 3: faster everywhere, so more Qpm: ratios above 1.0 are the container's gains
+    assert rows["3"]["qpm_gain_pct"] > 0 and rows["3"]["qpm_ratio_other_over_baseline"] > 1
+    # run 2 failed on the baseline: listed, without Qpm, and out of the mean
+    assert rows["2"]["comparable"] is False and rows["2"]["qpm_gain_pct"] is None
+    mean = rows["mean"]
+    assert mean["n_runs"] == 2 and mean["repetition"] is None
+    for column in gains["1"]:
+        assert mean[column] == pytest.approx((gains["1"][column] + gains["3"][column]) / 2, rel=1e-9)
+
+
+def test_per_query_deltas_and_weights(warehouse: Path) -> None:
+    rows = _rows(
+        warehouse, "select * from bigbench_queries where campaign = 'lab1' order by environment, query"
+    )
+    container = [row for row in rows if row["environment"] == "lab_container"]
+    assert [row["query"] for row in container] == QUERIES
+    q01 = container[0]
+    # mean over the three runs of each side
+    mine = sum(power_time("q01", LAB_RUNS[("lab_container", r)][1]) for r in (1, 2, 3)) / 3
+    base = sum(power_time("q01", LAB_RUNS[("local_lab", r)][1]) for r in (1, 2, 3)) / 3
+    assert (q01["power_s"], q01["baseline_power_s"]) == (pytest.approx(mine), pytest.approx(base))
+    assert q01["gain_pct"] == pytest.approx((base - mine) / base * 100)
+    logs = [math.log(row["power_s"]) for row in container]
+    assert q01["log_share_pct"] == pytest.approx(logs[0] / sum(logs) * 100)
+    assert sum(row["log_share_pct"] for row in container) == pytest.approx(100)
+    assert math.prod(row["t_pt_factor"] for row in container) == pytest.approx(1)
+    # q30 ran in 2 of local_lab's 3 runs: its mean is over those
+    q30 = next(row for row in rows if row["environment"] == "local_lab" and row["query"] == "q30")
+    assert q30["n"] == 2 and q30["baseline_environment"] is None
+
+
+def test_published_phases_import_and_compute_qpm_and_its_delta(warehouse: Path) -> None:
+    for (env, rep), (load, power, throughput, published) in PUBLISHED.items():
+        row = qpm_row(warehouse, "published_study2", env, rep)
+        expected = qpm(10000, load, power, throughput)
+        assert (row["valid"], row["t_pt_source"], row["published_phases"]) == (True, "imported", True)
+        assert row["bbqpm"] == pytest.approx(expected, rel=1e-12)
+        assert row["published_delta_pct"] == pytest.approx((expected - published) / published * 100)
+    mean = _rows(
+        warehouse,
+        "select * from bigbench_comparison where campaign = 'published_study2' and run = 'mean'",
+    )
+    (row,) = mean
+    assert (row["environment"], row["baseline_environment"], row["cluster_nodes"]) == (
+        "container",
+        "bare_metal",
+        50,
+    )
+    per_run = [
+        (qpm(10000, *PUBLISHED[("container", r)][:3]) - qpm(10000, *PUBLISHED[("bare_metal", r)][:3]))
+        / qpm(10000, *PUBLISHED[("bare_metal", r)][:3]) * 100
+        for r in (1, 2, 3)
+    ]  # fmt: skip
+    assert row["qpm_gain_pct"] == pytest.approx(sum(per_run) / 3) and row["n_runs"] == 3
+
+
+def test_a_run_given_only_as_t_pt_and_qpm_gets_no_qpm_and_the_reason(warehouse: Path) -> None:
+    row = qpm_row(warehouse, "pub_tpt", "bare_metal", 1)
+    assert (row["t_pt_s"], row["t_pt_source"], row["bbqpm_published"]) == (7000.0, "imported", 300.0)
+    assert row["bbqpm"] is None and row["valid"] is False
+    assert row["invalid_reason"] == "no load phase; no throughput phase"
+
+
+def test_the_report_shows_the_tables_the_verdicts_and_the_label(warehouse: Path) -> None:
+    tables = report.read_tables(warehouse, STUDY, "lab1")
+    text = report.render(tables, "table", STUDY)
+    assert text.count("derived from BigBench; not comparable with TPCx-BB results") >= 4
+    assert "BigBench phases per run, 1 nodes, SF 0.01" in text
+    assert "lab_container vs local_lab (baseline), 1 nodes, SF 0.01: % gain" in text
+    assert "BigBench validity: 5 of 6 run(s) valid" in text
+    assert "- local_lab, 1 nodes, SF 0.01, run 2: invalid: power test has 29 of 30 queries" in text
+    assert "Power test per query on lab_container" in text
+    (figure,) = study_plugin(STUDY).figures[0](tables)
+    assert figure.id == "bigbench-ratios" and "> 1.0 is better" in figure.title
+    points = ratio_points(tables["bigbench_comparison"])
+    assert {point["measure"] for point in points} == {"Qpm", "power", "throughput", "load"}
+    assert all(point["cluster_nodes"] == 1 for point in points)
+
+
+def test_the_marts_baselines_are_the_specs() -> None:
+    """The marts pair bare_metal (the spec's baseline) with container, local_lab with lab_container."""
+    spec = load_spec(STUDY)
+    assert [env.name for env in spec.environments if env.baseline] == ["bare_metal"]
+    assert {"bare_metal", "container", "local_lab", "lab_container"} <= {
+        env.name for env in spec.environments
+    }
+    for mart in ("bigbench_comparison", "bigbench_queries"):
+        sql = (FOLDER / "marts" / f"{mart}.sql").read_text()
+        assert re.search(r"pairs = \[\('bare_metal', 'container'\), \('local_lab', 'lab_container'\)\]", sql)
+
+
+def test_the_published_template_holds_no_published_figure() -> None:
+    """Only the study's settings (S = 2, M = 30) are filled: the times and Qpm are the user's to give."""
+    rows = list(csv.DictReader(io.StringIO((FOLDER / "published" / "template.csv").read_text())))
+    filled = {(row["metric"], row["value"]) for row in rows if row["value"]}
+    assert filled == {("streams", "2"), ("queries", "30")}
+    assert {row["metric"] for row in rows if not row["value"]} == {"duration_s", "t_pt_s", "bbqpm_published"}
