@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,7 +205,14 @@ def podman_env() -> dict[str, str]:
     return {**os.environ, "CONTAINERS_CONF": str(containers_conf())}
 
 
+def have_podman() -> bool:
+    return shutil.which("podman") is not None
+
+
 def podman(*args: str, check: bool = True, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    """One podman command with the project's containers.conf; LabError when it fails (check)."""
+    if not have_podman():
+        raise LabError("podman is not installed: `lab/bin/bigbench-container up` installs it (apt, as root)")
     result = subprocess.run(
         ["podman", *args], capture_output=True, text=True, env=podman_env(), timeout=timeout, check=False
     )
@@ -217,7 +224,9 @@ def podman(*args: str, check: bool = True, timeout: float = 120.0) -> subprocess
 
 
 def container_state() -> str:
-    """`running`, `exited`, ... or `absent`."""
+    """`running`, `exited`, ... or `absent` (also when podman is not installed)."""
+    if not have_podman():
+        return "absent"
     result = podman("container", "inspect", "--format", "{{.State.Status}}", CONTAINER_NAME, check=False)
     return result.stdout.strip() if result.returncode == 0 else "absent"
 
@@ -257,6 +266,10 @@ def run_arguments(memory: str = MEMORY_LIMIT) -> list[str]:
     arguments += ["--rootfs", f"{rootfs_dir()}:O"]
     arguments += [str(venv_python), "-m", "benchcamp.studies.bigbench_containers.container_lab", "inside"]
     return arguments
+
+
+def container_id_file() -> Path:
+    return state_dir() / "run" / "container-id"
 
 
 def bridge_file() -> Path:
@@ -299,9 +312,9 @@ class ContainerStatus:
         return "\n".join(lines)
 
 
-def _probe(check: object) -> tuple[bool, str]:
+def _probe(check: Callable[[], tuple[bool, str]]) -> tuple[bool, str]:
     try:
-        return check()  # type: ignore[operator,no-any-return]
+        return check()
     except Exception as exc:  # any failing probe means "not healthy"; say why
         return False, f"{type(exc).__name__}: {exc}"
 
@@ -384,16 +397,18 @@ def up(timeout_s: float = START_TIMEOUT_S, memory: str = MEMORY_LIMIT) -> Contai
         current = status()
         if current.healthy:
             return current
-        ensure_installed()  # the host's jars the container mounts
-        meta = ensure_rootfs()
+        _ensure_host_packages()
         containers_conf().write_text(containers_conf_text())
         if current.state != "absent":  # exited, or running unhealthy: start again from scratch
-            _remove_container()
+            _remove_container()  # (before a rebuild: its overlay sits on the root filesystem)
+        ensure_installed()  # the host's jars the container mounts
+        meta = ensure_rootfs()
         for sub in ("run", "logs"):
             (state_dir() / sub).mkdir(parents=True, exist_ok=True)
         _ensure_network()
         ready_file().unlink(missing_ok=True)
-        podman(*run_arguments(memory))
+        started = podman(*run_arguments(memory))
+        container_id_file().write_text(started.stdout.strip() + "\n")  # for `leftovers` after removal
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             state = container_state()
@@ -436,9 +451,10 @@ def _remove_container() -> None:
 def down() -> list[str]:
     """Stop and remove the container and its network; what is left behind (empty when clean)."""
     with _locked("up"):
-        _remove_container()
-        if podman("network", "exists", NETWORK, check=False).returncode == 0:
-            podman("network", "rm", "--force", NETWORK, check=False)
+        if have_podman():
+            _remove_container()
+            if podman("network", "exists", NETWORK, check=False).returncode == 0:
+                podman("network", "rm", "--force", NETWORK, check=False)
         return leftovers()
 
 
@@ -447,9 +463,17 @@ def leftovers() -> list[str]:
     found: list[str] = []
     if container_state() != "absent":
         found.append(f"container {CONTAINER_NAME}")
-    if podman("network", "exists", NETWORK, check=False).returncode == 0:
+    if have_podman() and podman("network", "exists", NETWORK, check=False).returncode == 0:
         found.append(f"podman network {NETWORK}")
     state = str(state_dir())
+    try:
+        container_id = container_id_file().read_text().strip()
+    except OSError:
+        container_id = ""
+    if container_id:  # cgroupfs: <controller>/libpod_parent/libpod-<id>[/...]
+        cgroups = sorted(Path("/sys/fs/cgroup").glob(f"*/libpod_parent/*{container_id}*"))
+        cgroups += sorted(Path("/sys/fs/cgroup").glob(f"*/*/libpod_parent/*{container_id}*"))
+        found += [f"cgroup {path}" for path in cgroups]
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -457,11 +481,9 @@ def leftovers() -> list[str]:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if (
-            CONTAINER_NAME in command
-            or f"BENCHCAMP_LAB_DIR={state}" in command
-            or ("container_lab inside" in command)
-        ):
+        mine = CONTAINER_NAME in command or bool(container_id and container_id in command)
+        # the lab's JVMs name the state directory in their system properties (-Dhadoop.log.dir=...)
+        if mine or f"={state}/" in command or "container_lab inside" in command:
             found.append(f"process {pid}: {command[:120]}")
     mounts = Path("/proc/mounts").read_text()
     found += [f"mount {line.split()[1]}" for line in mounts.splitlines() if str(rootfs_dir()) in line]
