@@ -25,7 +25,7 @@ import pytest
 from benchcamp.core.records import ResultRecord
 from benchcamp.core.spec import load_spec
 from benchcamp.core.study import study_plugin
-from benchcamp.ops.cli import EXIT_EXPECTATIONS_FAILED, main
+from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, main
 from benchcamp.presentation import report
 from benchcamp.studies.bigbench_containers.plugin import ratio_points
 
@@ -343,3 +343,12 @@ def test_the_published_template_holds_no_published_figure() -> None:
     filled = {(row["metric"], row["value"]) for row in rows if row["value"]}
     assert filled == {("streams", "2"), ("queries", "30")}
     assert {row["metric"] for row in rows if not row["value"]} == {"duration_s", "t_pt_s", "bbqpm_published"}
+
+
+def test_an_unfilled_template_is_refused_and_loads_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "warehouse.duckdb"
+    errors = io.StringIO()
+    with contextlib.redirect_stderr(errors):
+        code, failed = _import(FOLDER / "published" / "template.csv", target)
+    assert code == EXIT_BAD_INPUT and not failed and not target.exists()
+    assert "template.csv, line 2: field 'value': empty" in errors.getvalue()

@@ -146,6 +146,7 @@ problems as (
         case
             when throughput_records = 0 then 'no throughput phase'
             when throughput_s is null then 'throughput phase failed'
+            when streams < 1 then 'stream count ' || streams || ' is below 1'
             else 'no streams/queries setting records'
         end
     from with_t_pt where throughput_s is null or streams is null or streams < 1 or queries is null
