@@ -61,13 +61,11 @@ browser:
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] || { echo "chromium missing: sudo apt-get install -y chromium"; exit 1; }; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
+# lint, then two streams sharing one lab (tests/run-suite says which module runs where and why):
+# every lab/ Java module's JUnit tests, the unit tier and the campaigns beside the Airflow stack's
+# and the YCSB stores' modules
 test: setup browser
-	$(VENV)/bin/ruff check include dags plugins tests benchmarks
-	$(VENV)/bin/mypy include
-	@# every Java module's own JUnit tests (YCSB bindings, data generators, graph jobs)
-	@for module in lab/*/; do if [ -d "$$module/src/test/java" ]; then \
-	  echo "mvn test $$module"; mvn -q -B -f "$$module/pom.xml" test || exit 1; fi; done
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	VENV=$(VENV) PYTEST_ARGS="$(PYTEST_ARGS)" tests/run-suite
 
 # One tier at a time: unit (no service, about a minute) or integration (the real lab, Airflow and
 # the browser: most of `make test`'s time).

@@ -11,6 +11,7 @@ another session is using).
 
 from __future__ import annotations
 
+import fcntl
 import os
 from collections.abc import Callable, Iterator
 
@@ -22,9 +23,17 @@ LabStarter = Callable[[], lab.LabStatus]
 
 
 def _start_with_stores() -> lab.LabStatus:
-    """The lab with the YCSB stores: one start serves the HiBench and the YCSB modules."""
+    """The lab with the YCSB stores: one start serves the HiBench and the YCSB modules.
+
+    Two pytest sessions may share the lab (tests/run-suite): a file lock keeps them from
+    starting the same service at once.
+    """
     os.environ["BENCHCAMP_LAB_STORES"] = "1"
-    return lab.lab_up()
+    directory = lab.lab_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / "lab-up.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return lab.lab_up()
 
 
 @pytest.fixture(scope="session")

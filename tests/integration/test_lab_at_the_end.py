@@ -1,0 +1,28 @@
+"""The shared lab after the whole suite (`tests/run-suite` runs this module last, alone).
+
+Every module before it shares one lab, some kill and restart its services, two streams use it
+at once: at the end each service must still be healthy, as the suite left it (read before the
+session's lab fixture could restart anything), and the session's end (conftest's `shared_lab`)
+stops the lab and checks that no process outlived it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from benchcamp.ops import lab
+
+pytestmark = pytest.mark.integration
+
+
+def test_every_service_is_healthy_as_the_suite_left_it() -> None:
+    status = lab.lab_status()  # the stores count once started (their PID files), whatever the env says
+    assert status.services, status.format()
+    unhealthy = [service.name for service in status.services if not service.healthy]
+    assert not unhealthy, status.format()
+
+
+def test_the_lab_stops_at_the_end_leaving_no_process(shared_lab: Callable[[], lab.LabStatus]) -> None:
+    """The work is the fixture's teardown (lab down, no process left); this test only brings it in."""
+    assert shared_lab().healthy
