@@ -217,3 +217,50 @@ def test_recorded_run_parses_into_the_contract_records() -> None:
     spec = load_spec("bigbench_containers")
     for record in records:
         spec.validate_record_params(record.workload, record.params)
+
+
+def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The generic hook: a workload's `run_own_step` replaces the SSH/Hive execute path; its
+    archived step is parsed like any other, the repetition's data removed afterwards."""
+    from datetime import UTC, datetime
+
+    from benchcamp.core.records import read_records
+    from benchcamp.pipeline import campaign
+
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
+    unit = {
+        "study": "bigbench_containers", "campaign": "hook", "environment": "local_lab",
+        "workload": "bigbench_load", "params": {"cluster_nodes": 1, "scale_factor_gb": 0.01},
+        "repetition": 1, "ladder": "tiny",
+    }  # fmt: skip
+    rep = (
+        tmp_path
+        / "bigbench_containers"
+        / "hook"
+        / "bigbench_load_cluster_nodes=1_scale_factor_gb=0.01"
+        / "rep1"
+    )
+    for step in ("clean", "generate"):
+        (rep / step / "try1").mkdir(parents=True)
+        (rep / step / "try1" / "meta.json").write_text('{"exit_code": 0}')
+    (rep / "generate" / "try1" / "verified.json").write_text("{}")
+
+    def own_step(self: BigBenchRun, ctx: RunContext, archive_dir: Path) -> ArchivedStep:
+        archive_dir.mkdir(parents=True)
+        (archive_dir / "outcomes.json").write_text(_outcomes(failed_power="q09").to_json())
+        now = datetime.now(UTC)
+        return ArchivedStep(archive_dir, 1, now, now)
+
+    removed: list[str] = []
+    monkeypatch.setattr(BigBenchRun, "run_own_step", own_step)
+    monkeypatch.setattr(campaign, "_capture_environment", lambda *args: None)
+    monkeypatch.setattr(campaign.ssh, "run_step", lambda ctx, conn, name, *rest, **kw: removed.append(name))
+    with pytest.raises(campaign.ssh.StepFailed):
+        campaign.run_execute(unit)
+    records = read_records(rep / "records.jsonl")
+    assert len(records) == 1 + 30 + 60 + 3
+    failed = [(r.workload, r.params.get("query")) for r in records if r.status == "failed"]
+    assert failed == [("bigbench_power", "q09")]
+    assert removed == ["remove_data"]
