@@ -38,14 +38,15 @@ setup: $(VENV)/.synced
 # `make run STUDY=mapreduce_ssd_hdd` the graph study at tiny on the lab's disk and on a tmpfs;
 # `make run STUDY=hdfs_interconnects` the HDFS micro-benchmarks at the lab's three link levels.
 LADDER ?= tiny
-# one repetition per cell for mapreduce_ssd_hdd: each is a reformat and a chain of YARN jobs
-REPETITIONS ?= $(if $(filter tiny,$(LADDER)),$(if $(filter mapreduce_ssd_hdd,$(STUDY)),1,2),)
+# one repetition per cell for mapreduce_ssd_hdd (each is a reformat and a chain of YARN jobs) and
+# bigbench_containers (a run is the load, the 30 queries and the throughput streams)
+REPETITIONS ?= $(if $(filter tiny,$(LADDER)),$(if $(filter mapreduce_ssd_hdd bigbench_containers,$(STUDY)),1,2),)
 comma := ,
 # the tiny look leaves out hive_join (about 2 minutes); WORKLOADS= runs every workload
 WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)dfsio_read$(comma)hive_aggregation,)
 # mapreduce_ssd_hdd compares the lab's two storage devices, hdfs_interconnects its three link
-# levels: one campaign on each
-RUN_ARGS ?= $(if $(filter mapreduce_ssd_hdd hdfs_interconnects,$(STUDY)),--environment all,)
+# levels, bigbench_containers bare vs container: one campaign on each
+RUN_ARGS ?= $(if $(filter mapreduce_ssd_hdd hdfs_interconnects bigbench_containers,$(STUDY)),--environment all,)
 YCSB_CELLS ?= ycsb_a|operationcount=1000|store=cassandra|threads=1,ycsb_a|operationcount=1000|store=hbase|threads=1,ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
 YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)'
 run: setup

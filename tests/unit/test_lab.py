@@ -113,3 +113,15 @@ def test_the_projects_java_tools_are_found_by_their_shape() -> None:
     found = {module.name: jar.name for module, jar in project_tool_modules()}
     assert found["hivebench"] == "hivebench-datagen.jar"
     assert "ycsb" not in found and "hadoop" not in found and "hive" not in found
+
+
+def test_lab_targets_are_the_labs_ssh_connection_and_those_studies_add(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`benchcamp run --environment all` runs every environment reached through one of these."""
+    from benchcamp.core import study
+
+    added = {
+        "AIRFLOW_CONN_SECOND_TARGET_SSH": json.dumps({"conn_type": "ssh", "host": "10.0.0.2"}),
+        "AIRFLOW_CONN_SECOND_TARGET_HIVE": json.dumps({"conn_type": "hiveserver2", "host": "10.0.0.2"}),
+    }
+    monkeypatch.setattr(study, "study_lab_connections", lambda: added)
+    assert lab.lab_ssh_connection_ids() == {lab.LAB_CONNECTION_ID, "second_target_ssh"}

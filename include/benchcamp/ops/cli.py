@@ -273,7 +273,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from benchcamp.pipeline.campaign import CampaignConfError, resolve_campaign
 
     spec = load_spec(args.study)
-    lab_targets = [env.name for env in spec.environments if env.transport.connection == lab.LAB_CONNECTION_ID]
+    lab_connections = lab.lab_ssh_connection_ids()
+    lab_targets = [env.name for env in spec.environments if env.transport.connection in lab_connections]
     named = [name for name in (args.environment or "").split(",") if name]
     chosen = lab_targets if named == ["all"] else named or lab_targets[:1]
     unknown = [name for name in chosen if name not in {env.name for env in spec.environments}]

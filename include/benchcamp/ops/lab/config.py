@@ -484,6 +484,21 @@ def host_public_key(directory: Path | None = None) -> str:
     return ((directory or lab_dir()) / "ssh" / "host_ed25519.pub").read_text().strip()
 
 
+def lab_ssh_connection_ids() -> frozenset[str]:
+    """The SSH connections of lab targets: the lab's own and those studies add (`Study.lab_connections`).
+
+    `benchcamp run --environment all` runs a study on every environment reached through one.
+    """
+    from benchcamp.core.study import study_lab_connections
+
+    ssh = {
+        name.removeprefix("AIRFLOW_CONN_").lower()
+        for name, value in study_lab_connections().items()
+        if json.loads(value).get("conn_type") == "ssh"
+    }
+    return frozenset({LAB_CONNECTION_ID, *ssh})
+
+
 def airflow_connection_env() -> dict[str, str]:
     """The lab's Airflow connections as `AIRFLOW_CONN_*` variables.
 
