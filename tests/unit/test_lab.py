@@ -115,7 +115,9 @@ def test_the_projects_java_tools_are_found_by_their_shape() -> None:
     assert "ycsb" not in found and "hadoop" not in found and "hive" not in found
 
 
-def test_lab_targets_are_the_labs_ssh_connection_and_those_studies_add(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lab_targets_are_the_labs_ssh_connection_and_those_studies_add(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """`benchcamp run --environment all` runs every environment reached through one of these."""
     from benchcamp.core import study
 
