@@ -51,7 +51,9 @@ def monkeypatch_module() -> Iterator[pytest.MonkeyPatch]:
 def test_services_answer_on_the_container_address_within_its_memory_cap(container: c.ContainerStatus) -> None:
     assert container.healthy, container.format()
     assert "Hive 4.0.1" in container.hive[1] and "bigbench-lab" in container.ssh[1]
-    assert 0 < container.memory_mb < container.memory_limit_mb == 3072, container.format()
+    assert 0 < container.memory_mb < container.memory_limit_mb == c.memory_bytes(c.MEMORY_LIMIT) / 2**20, (
+        container.format()
+    )
     again = c.up()  # idempotent: the same container, no restart
     assert again.healthy
     assert (
@@ -99,7 +101,7 @@ def test_facts_mark_a_container_with_its_limits(container: c.ContainerStatus) ->
     assert facts["environment_kind"] == "container"
     assert facts["container_runtime"] == "podman" and facts["container_runtime_version"].startswith("4.")
     assert facts["oci_runtime"] == "runc" and facts["oci_runtime_version"]
-    assert facts["cgroup_memory_limit_bytes"] == str(3 * 2**30)
+    assert facts["cgroup_memory_limit_bytes"] == str(c.memory_bytes(c.MEMORY_LIMIT))
     assert facts["rootfs_recipe_sha256"] == c.recipe_digest()
     assert len(facts["rootfs_packages_sha256"]) == 64 and int(facts["rootfs_packages"]) > 100
     assert facts["kernel"] == os.uname().release  # a container shares the host's kernel

@@ -22,6 +22,8 @@ V1_FILES = """==> /proc/self/cgroup <==
 3221225472
 ==> /sys/fs/cgroup/memory/memory.usage_in_bytes <==
 1010827264
+==> /sys/fs/cgroup/memory/memory.max_usage_in_bytes <==
+1337982976
 ==> /sys/fs/cgroup/cpu/cpu.cfs_quota_us <==
 -1
 ==> /sys/fs/cgroup/cpu/cpu.cfs_period_us <==
@@ -33,6 +35,8 @@ V2_FILES = """==> /proc/self/cgroup <==
 2147483648
 ==> /sys/fs/cgroup/memory.current <==
 52428800
+==> /sys/fs/cgroup/memory.peak <==
+62914560
 ==> /sys/fs/cgroup/cpu.max <==
 150000 100000
 """
@@ -43,6 +47,7 @@ def test_cgroup_v1_limits_are_read_in_bytes_and_millicores() -> None:
         "cgroup_version": 1,
         "memory_limit_bytes": 3 * 2**30,
         "memory_usage_bytes": 1010827264,
+        "memory_peak_bytes": 1337982976,
         "cpu_quota_millicores": 0,  # -1: no quota
     }
 
@@ -58,6 +63,7 @@ def test_cgroup_v2_limits_and_cpu_quota() -> None:
         "cgroup_version": 2,
         "memory_limit_bytes": 2 * 2**30,
         "memory_usage_bytes": 50 * 2**20,
+        "memory_peak_bytes": 60 * 2**20,
         "cpu_quota_millicores": 1500,
     }
     no_limits = V2_FILES.replace("2147483648", "max").replace("150000 100000", "max 100000")
@@ -197,6 +203,17 @@ def test_the_lab_merges_study_connections_and_keeps_its_own(monkeypatch: pytest.
     assert connections["AIRFLOW_CONN_X_SSH"] == "{}"
     assert json.loads(connections[own])["host"] == "127.0.0.1"
     assert study_module.study_lab_connections() == plugins[0].lab_connections()  # type: ignore[misc]
+
+
+def test_memory_sizes_as_podman_reads_them() -> None:
+    assert [c.memory_bytes(text) for text in ("3g", "512M", "1024k", "4096")] == [
+        3 * 2**30,
+        2**29,
+        2**20,
+        4096,
+    ]
+    with pytest.raises(lab.LabError, match="not a memory size"):
+        c.memory_bytes("3 GB")
 
 
 def test_cat_blocks_keep_each_file_apart() -> None:

@@ -52,7 +52,9 @@ SUBNET = "10.232.14.0/24"  # the links study uses 10.231.0.0/24
 GATEWAY = "10.232.14.1"
 CONTAINER_ADDRESS = "10.232.14.2"
 HOSTNAME = "bigbench-lab"
-MEMORY_LIMIT = "3g"  # the bare lab's core services take ~1.5 GB; Hive's local MapReduce needs room
+# the services' heaps (NameNode 384 MB, DataNode 256 MB, HiveServer2 1 GB, which runs MapReduce
+# locally) and Spark's local[2] driver for the ML queries; BENCHCAMP_CONTAINER_MEMORY overrides it
+MEMORY_LIMIT = os.environ.get("BENCHCAMP_CONTAINER_MEMORY", "3g")
 SSH_PORT = DEFAULT_PORTS["ssh"]
 HIVE_PORT = DEFAULT_PORTS["hiveserver2"]
 SSH_CONNECTION_ID = "benchcamp_container_ssh"
@@ -62,6 +64,14 @@ START_TIMEOUT_S = 300.0
 STOP_TIMEOUT_S = 60
 NPROC_LIMIT = 32768  # per container; the lab's JVMs use a few hundred threads
 ENVIRONMENT_KIND = "container"
+
+
+def memory_bytes(text: str) -> int:
+    """podman's memory size (`3g`, `512m`, `1024k`, bytes) in bytes."""
+    match = re.fullmatch(r"(\d+)([bkmg]?)", text.strip().lower())
+    if match is None:
+        raise LabError(f"not a memory size: {text!r} (e.g. 3g, 2048m)")
+    return int(match.group(1)) * 1024 ** "bkmg".index(match.group(2) or "b")
 
 
 def container_home() -> Path:
@@ -294,6 +304,8 @@ class ContainerStatus:
     hive: tuple[bool, str]
     memory_mb: float
     memory_limit_mb: float
+    memory_peak_mb: float = 0.0
+    services_rss_mb: float = 0.0  # the lab services' resident memory when they came up
 
     @property
     def healthy(self) -> bool:
@@ -308,7 +320,11 @@ class ContainerStatus:
             f"  hiveserver2 {HIVE_PORT:>6}  {'healthy' if self.hive[0] else 'unhealthy'}  {self.hive[1]}"
         )
         if self.state == "running":
-            lines.append(f"  memory: {self.memory_mb:.0f} MB used of {self.memory_limit_mb:.0f} MB (cgroup)")
+            lines.append(
+                f"  memory (cgroup, page cache included): {self.memory_mb:.0f} MB used, peak"
+                f" {self.memory_peak_mb:.0f} MB, limit {self.memory_limit_mb:.0f} MB;"
+                f" services' RSS at start {self.services_rss_mb:.0f} MB"
+            )
         return "\n".join(lines)
 
 
@@ -385,7 +401,17 @@ def status() -> ContainerStatus:
         _probe(_check_hive),
         limits.get("memory_usage_bytes", 0) / 2**20,
         limits.get("memory_limit_bytes", 0) / 2**20,
+        limits.get("memory_peak_bytes", 0) / 2**20,
+        float(_ready().get("rss_mb", 0.0)),
     )
+
+
+def _ready() -> dict[str, float]:
+    """What the entry process wrote once the services were healthy (start time, their RSS)."""
+    try:
+        return {name: float(value) for name, value in json.loads(ready_file().read_text()).items()}
+    except (OSError, ValueError):
+        return {}
 
 
 def up(timeout_s: float = START_TIMEOUT_S, memory: str = MEMORY_LIMIT) -> ContainerStatus:
@@ -527,6 +553,8 @@ CGROUP_FILES = (
     "/proc/self/cgroup",
     "/sys/fs/cgroup/memory/memory.limit_in_bytes",
     "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+    "/sys/fs/cgroup/memory/memory.max_usage_in_bytes",
+    "/sys/fs/cgroup/memory.peak",
     "/sys/fs/cgroup/memory.max",
     "/sys/fs/cgroup/memory.current",
     "/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
@@ -557,8 +585,8 @@ def parse_cat_blocks(text: str) -> dict[str, str]:
 
 
 def parse_cgroup_limits(text: str) -> dict[str, int]:
-    """The container's cgroup limits from its files (v1 or v2): memory limit/usage in bytes (0: no
-    limit), CPU quota in millicores (0: no quota), and the cgroup version (1 or 2)."""
+    """The container's cgroup limits from its files (v1 or v2): memory limit/usage/peak in bytes
+    (limit 0: none; usage counts the page cache too), CPU quota in millicores (0: no quota), and the cgroup version (1 or 2)."""
     files = parse_cat_blocks(text)
     limits: dict[str, int] = {}
     if "/sys/fs/cgroup/memory.max" in files:
@@ -566,6 +594,7 @@ def parse_cgroup_limits(text: str) -> dict[str, int]:
         raw = files["/sys/fs/cgroup/memory.max"]
         limits["memory_limit_bytes"] = 0 if raw == "max" else int(raw)
         limits["memory_usage_bytes"] = int(files.get("/sys/fs/cgroup/memory.current", "0") or 0)
+        limits["memory_peak_bytes"] = int(files.get("/sys/fs/cgroup/memory.peak", "0") or 0)
         quota, _, period = files.get("/sys/fs/cgroup/cpu.max", "max 100000").partition(" ")
         limits["cpu_quota_millicores"] = 0 if quota == "max" else int(quota) * 1000 // int(period)
     else:
@@ -573,6 +602,9 @@ def parse_cgroup_limits(text: str) -> dict[str, int]:
         raw_limit = int(files.get("/sys/fs/cgroup/memory/memory.limit_in_bytes", "0") or 0)
         limits["memory_limit_bytes"] = 0 if raw_limit >= UNLIMITED else raw_limit
         limits["memory_usage_bytes"] = int(files.get("/sys/fs/cgroup/memory/memory.usage_in_bytes", "0") or 0)
+        limits["memory_peak_bytes"] = int(
+            files.get("/sys/fs/cgroup/memory/memory.max_usage_in_bytes", "0") or 0
+        )
         quota_us = int(files.get("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "-1") or -1)
         period_us = int(files.get("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000") or 100000)
         limits["cpu_quota_millicores"] = 0 if quota_us < 0 else quota_us * 1000 // period_us
@@ -619,6 +651,7 @@ def facts() -> dict[str, str]:
         "kernel": inside.get("/proc/sys/kernel/osrelease", ""),
         "cgroup_version": str(limits["cgroup_version"]),
         "cgroup_memory_limit_bytes": str(limits["memory_limit_bytes"]),
+        "cgroup_memory_peak_bytes": str(limits["memory_peak_bytes"]),
         "cgroup_cpu_quota_millicores": str(limits["cpu_quota_millicores"]),
         "cpus_visible": cpus,
         "java": java[0] if java else "",
