@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import pytest
 from benchcamp.core.records import RecordError, ResultRecord, read_jsonl, read_records, write_csv, write_jsonl
-from benchcamp.ops.cli import EXIT_BAD_INPUT, main
+from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, main
 from benchcamp.pipeline import importer
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.presentation.report import read_tables
@@ -149,6 +149,25 @@ def test_warmup_records_import_and_stay_out_of_the_expectations(tmp_path: Path) 
     ):
         read_records(bad)
     assert main(["import", str(bad), "--warehouse", str(tmp_path / "b.duckdb")]) == 2
+
+
+def test_a_cell_without_durations_is_counted_and_gated_by_its_one_metric(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A published summary figure (a cell with one metric, no `duration_s`) is a run per
+    repetition: complete runs pass every expectation, a missing one is named."""
+    base = {"study": "hibench_dse", "campaign": "s", "environment": "local_lab", "workload": "wordcount",
+            "params": {"data_size_gb": 240, "maps": 4, "reduces": 2}, "metric": "throughput_mb_s",
+            "unit": "MB/s", "status": "ok"}  # fmt: skip
+    complete = [{**base, "repetition": rep, "value": 50.0 + rep} for rep in (1, 2, 3)]
+    code, out, _, _ = _import(_write(tmp_path / "complete.jsonl", complete), tmp_path / "a", capsys)
+    assert code == 0, out
+    gap = [row for row in complete if row["repetition"] != 2]
+    (tmp_path / "b").mkdir()
+    code, out, _, _ = _import(_write(tmp_path / "gap.jsonl", gap), tmp_path / "b", capsys)
+    assert code == EXIT_EXPECTATIONS_FAILED
+    (failure,) = [line for line in out.splitlines() if line.startswith("FAILED repetitions_complete")]
+    assert failure.endswith("2 of 3 repetitions present (missing: 2)"), failure
 
 
 # -- what a record file may hold: repeated keys, the spec's axes, BOMs, CRLF, malformed rows ---------

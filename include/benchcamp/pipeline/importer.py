@@ -476,6 +476,14 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                 select study, campaign, environment, workload, cell_key, max(repetition) as expected_reps
                 from measured group by all
             ),
+            counted as (
+                -- a cell's repetitions are counted by its durations; a cell without any (a
+                -- published summary figure such as a T_PT) by its one metric
+                select study, campaign, environment, workload, cell_key,
+                    case when bool_or(metric = '{DURATION_METRIC}') then '{DURATION_METRIC}'
+                        else min(metric) end as counted_metric
+                from measured group by all
+            ),
             durations as (
                 select study, campaign, environment, workload, cell_key,
                     count(distinct repetition) as present_reps,
@@ -485,13 +493,18 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                     count(*) as duration_records,
                     min(value) filter (where status = 'ok') as min_duration,
                     list_distinct(list(repetition)) as reps
-                from measured where metric = '{DURATION_METRIC}' group by all
+                from measured join counted using (study, campaign, environment, workload, cell_key)
+                where metric = counted_metric group by all
             ),
             gated as (
                 select i.study, i.campaign, i.environment, i.workload, i.cell_key,
                     count(*) as ok_n, avg(value) as gated_mean, stddev_samp(value) as gated_stddev
-                from measured i join gated_metrics g on i.workload = g.workload and i.metric = g.stddev_metric
-                where i.status = 'ok' group by all
+                from measured i
+                join counted k using (study, campaign, environment, workload, cell_key)
+                join gated_metrics g on i.workload = g.workload
+                where i.status = 'ok' and i.metric = case when k.counted_metric = '{DURATION_METRIC}'
+                    then g.stddev_metric else k.counted_metric end
+                group by all
             ),
             errors as (
                 select study, campaign, environment, workload, cell_key, sum(value) as error_returns
@@ -503,7 +516,8 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                 coalesce(d.failed_list, '') as failed_list,
                 coalesce(d.duration_records, 0) as duration_records,
                 d.min_duration,
-                g.stddev_metric,
+                case when k.counted_metric = '{DURATION_METRIC}' then g.stddev_metric
+                    else k.counted_metric end as stddev_metric,
                 coalesce(s.ok_n, 0) as ok_n,
                 s.gated_mean,
                 s.gated_stddev,
@@ -516,6 +530,9 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                 coalesce(e.error_returns, 0) as error_returns
             from cells c
             join gated_metrics g on c.workload = g.workload
+            join counted k
+                    on k.study = c.study and k.campaign = c.campaign and k.environment = c.environment
+                    and k.workload = c.workload and k.cell_key = c.cell_key
             left join durations d
                     on d.study = c.study and d.campaign = c.campaign and d.environment = c.environment
                     and d.workload = c.workload and d.cell_key = c.cell_key
