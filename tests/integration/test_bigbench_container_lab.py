@@ -107,3 +107,18 @@ def test_facts_mark_a_container_with_its_limits(container: c.ContainerStatus) ->
     assert facts["kernel"] == os.uname().release  # a container shares the host's kernel
     assert facts["rootfs_distribution"].startswith("debian 12.")
     assert facts["java"].startswith('openjdk version "17.')
+
+
+def test_a_controller_step_runs_inside_against_the_container_hdfs(container: c.ContainerStatus) -> None:
+    """exec_argv: 127.0.0.1 in there is the container's NameNode; the work dir is shared with the host."""
+    out = c.work_dir() / "exec-probe.json"
+    out.unlink(missing_ok=True)
+    script = (
+        "import sys, urllib.request\n"
+        "url = 'http://127.0.0.1:9870/webhdfs/v1/?op=LISTSTATUS'\n"
+        "open(sys.argv[1], 'w').write(urllib.request.urlopen(url).read().decode())\n"
+    )
+    subprocess.run(c.exec_argv(["python3", "-c", script, str(out)]), check=True, timeout=60)
+    names = [status["pathSuffix"] for status in json.loads(out.read_text())["FileStatuses"]["FileStatus"]]
+    assert "benchcamp" in names
+    out.unlink()

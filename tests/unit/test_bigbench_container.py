@@ -216,6 +216,23 @@ def test_memory_sizes_as_podman_reads_them() -> None:
         c.memory_bytes("3 GB")
 
 
+def test_exec_argv_runs_in_the_container_from_its_work_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))
+    monkeypatch.delenv("BENCHCAMP_CONTAINER_INSIDE", raising=False)
+    argv = c.exec_argv(["java", "-version"])
+    assert argv == [
+        "podman",
+        "exec",
+        "--workdir",
+        str(tmp_path / "bigbench-container" / "work"),
+        c.CONTAINER_NAME,
+        "java",
+        "-version",
+    ]
+
+
 def test_cat_blocks_keep_each_file_apart() -> None:
     blocks = c.parse_cat_blocks("==> /a <==\n1\n2\n==> /b <==\n\n")
     assert blocks == {"/a": "1\n2", "/b": ""}

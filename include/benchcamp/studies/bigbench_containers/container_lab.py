@@ -60,7 +60,7 @@ HIVE_PORT = DEFAULT_PORTS["hiveserver2"]
 SSH_CONNECTION_ID = "benchcamp_container_ssh"
 HIVE_CONNECTION_ID = "benchcamp_container_hive"
 OCI_RUNTIME = "runc"
-START_TIMEOUT_S = 300.0
+START_TIMEOUT_S = 480.0  # beyond the lab_up inside (420 s): its own error comes first
 STOP_TIMEOUT_S = 60
 NPROC_LIMIT = 32768  # per container; the lab's JVMs use a few hundred threads
 ENVIRONMENT_KIND = "container"
@@ -371,13 +371,16 @@ def _check_ssh() -> tuple[bool, str]:
 
 
 def hive_query(sql: str) -> list[tuple[object, ...]]:
-    """Rows of one statement through the container's HiveServer2 (the Hive connection's endpoint)."""
+    """Rows of one statement through the container's HiveServer2 (the Hive connection's endpoint);
+    [] for a statement without a result set."""
     from pyhive import hive
 
     connection = hive.connect(CONTAINER_ADDRESS, port=HIVE_PORT, username=getpass.getuser(), auth="NONE")
     try:
         cursor = connection.cursor()
         cursor.execute(sql)
+        if cursor.description is None:  # DDL and INSERT: no result set
+            return []
         return [tuple(row) for row in cursor.fetchall()]
     finally:
         connection.close()
@@ -656,6 +659,22 @@ def facts() -> dict[str, str]:
         "cpus_visible": cpus,
         "java": java[0] if java else "",
     }
+
+
+# -- commands in the container from the controller -------------------------------------------
+
+
+def work_dir() -> Path:
+    """Writable in the container and the same path on the host (inside the state directory)."""
+    return state_dir() / "work"
+
+
+def exec_argv(command: Sequence[str]) -> list[str]:
+    """`command` run inside the running container (its root filesystem, cgroup and network: its
+    127.0.0.1 is the container lab's, not the bare lab's), for a step the controller runs itself
+    (e.g. a Spark job reading WebHDFS at 127.0.0.1:9870). Files it should leave for the host go
+    under `work_dir()`; the checkout is read-only in there."""
+    return ["podman", "exec", "--workdir", str(work_dir()), CONTAINER_NAME, *command]
 
 
 # -- Airflow connections ---------------------------------------------------------------------
