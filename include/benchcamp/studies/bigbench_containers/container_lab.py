@@ -446,12 +446,19 @@ def up(timeout_s: float = START_TIMEOUT_S, memory: str = MEMORY_LIMIT) -> Contai
             if ready_file().exists():
                 current = status()
                 if current.healthy:
-                    _log_event("up", meta)
+                    _log_event("up", {**meta, **_ready(), "memory_limit": memory})
                     return current
             time.sleep(1.0)
         raise LabError(
             f"the lab container was not healthy after {timeout_s:.0f} s:\n{status().format()}\n{_container_log()}"
         )
+
+
+def ensure() -> dict[str, str]:
+    """The DAG's preflight for `lab_container`: the container up and healthy (a no-op when it is),
+    then its facts to record with the campaign."""
+    up()
+    return facts()
 
 
 def _container_log(lines: int = 40) -> str:
