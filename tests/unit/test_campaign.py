@@ -492,3 +492,24 @@ def test_with_regenerate_data_false_the_first_repetition_generates_and_the_next_
     campaign._forget_shared_inputs(campaign.context_for(units[0]))
     campaign.run_generate(units[1])
     assert len(bodies) == 2, "a forgotten input is generated again"
+
+
+def test_controller_setup_runs_here_archive_first_and_fails_naming_its_output(tmp_path: Path) -> None:
+    """An environment's controller_setup (e.g. the lab's container brought up before the preflight
+    reaches it): argv without a shell, a relative program is the project's, output archived."""
+    from benchcamp.pipeline.campaign import ControllerSetupFailed, run_controller_setup
+
+    step = run_controller_setup(("bash", "-c", 'echo "up $1"; echo note >&2', "-", "a b;c"), tmp_path / "ok")
+    assert step.exit_code == 0 and step.text("stdout.log") == "up a b;c\n"
+    assert step.text("stderr.log") == "note\n" and (tmp_path / "ok" / "status").read_text().startswith("0 ")
+    assert json.loads((tmp_path / "ok" / "command.json").read_text())[1:] == [
+        "-c",
+        'echo "up $1"; echo note >&2',
+        "-",
+        "a b;c",
+    ]
+    with pytest.raises(ControllerSetupFailed, match=r"exited 3; raw output archived in .*failed\n.*broken"):
+        run_controller_setup(("bash", "-c", "echo broken >&2; exit 3"), tmp_path / "failed")
+    assert (tmp_path / "failed" / "stderr.log").read_text() == "broken\n"
+    with pytest.raises(ControllerSetupFailed, match=r"no-such-tool up' exited 127(.|\n)*No such file"):
+        run_controller_setup(("lab/bin/no-such-tool", "up"), tmp_path / "missing")

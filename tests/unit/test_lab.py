@@ -127,3 +127,33 @@ def test_lab_targets_are_the_labs_ssh_connection_and_those_studies_add(
     }
     monkeypatch.setattr(study, "study_lab_connections", lambda: added)
     assert lab.lab_ssh_connection_ids() == {lab.LAB_CONNECTION_ID, "second_target_ssh"}
+
+
+def test_lab_down_stops_every_service_even_when_a_studys_target_fails_to_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A study's lab target (Study.lab_teardown) stops first; its failure is raised naming the
+    study, after the lab's own services were stopped all the same."""
+    from benchcamp.core import study
+    from benchcamp.ops.lab import services
+
+    monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))
+    monkeypatch.setenv("BENCHCAMP_LAB_YARN", "0")
+    stopped: list[str] = []
+
+    class Service:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def stop(self) -> None:
+            stopped.append(self.name)
+
+    def fails() -> None:
+        stopped.append("target")
+        raise RuntimeError("container still running")
+
+    monkeypatch.setattr(services, "SERVICES", [Service("sshd"), Service("namenode")])
+    monkeypatch.setattr(study, "study_lab_teardowns", lambda: [("some_study", fails)])
+    with pytest.raises(lab.LabError, match="some_study: RuntimeError: container still running"):
+        lab.lab_down()
+    assert stopped == ["target", "namenode", "sshd"]

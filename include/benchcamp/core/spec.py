@@ -205,6 +205,13 @@ class TransportOptions(_Options):
         "`name=value` lines: facts only the environment knows (the storage device an install is on, "
         "a measured link rate), kept under the facts' `target`",
     )
+    controller_setup: tuple[str, ...] = Field(
+        default=(),
+        description="a program and its arguments (no shell) run where Airflow's task runs, not over "
+        "SSH, by the campaign's preflight before it reaches the target: it brings up a target that "
+        "machine hosts itself (e.g. the lab's container); a relative program path is the project's "
+        "(lab/bin/...); its output is archived and a non-zero exit fails the preflight",
+    )
     hardware_facts: tuple[str, ...] = Field(
         default=(),
         description="names among facts_command's facts that are hardware (e.g. storage_disk, "

@@ -84,7 +84,8 @@ class Study:
     (`benchcamp run` starts them); `build_dags` makes the study's DAGs from its id, when the one
     DAG the factory builds from the spec (once the spec has implemented workloads) is not it;
     `lab_connections` gives the `AIRFLOW_CONN_*` variables of lab environments the study runs
-    itself (e.g. a second lab target), merged into the lab's own connections.
+    itself (e.g. a second lab target), merged into the lab's own connections, and `lab_teardown`
+    stops them when the lab stops (their environments' `controller_setup` starts them).
     """
 
     id: str
@@ -96,6 +97,7 @@ class Study:
     lab_services: frozenset[str] = frozenset()
     build_dags: Callable[[str], list[Any]] | None = None  # airflow DAGs; None: the factory's one
     lab_connections: Callable[[], dict[str, str]] | None = None  # AIRFLOW_CONN_* name → JSON
+    lab_teardown: Callable[[], None] | None = None  # stops what those lab targets run; `lab down` calls it
 
 
 def study_lab_connections() -> dict[str, str]:
@@ -105,6 +107,11 @@ def study_lab_connections() -> dict[str, str]:
         if plugin.lab_connections is not None:
             connections.update(plugin.lab_connections())
     return connections
+
+
+def study_lab_teardowns() -> list[tuple[str, Callable[[], None]]]:
+    """Every study's `lab_teardown`, with the study's id, in study order."""
+    return [(plugin.id, plugin.lab_teardown) for plugin in study_plugins() if plugin.lab_teardown is not None]
 
 
 def _studies_package() -> Any:

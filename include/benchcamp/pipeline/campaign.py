@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
+import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchcamp.core.paths import check_component, default_warehouse
+from benchcamp.core.paths import check_component, default_warehouse, repo_root
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
 from benchcamp.pipeline import archive
@@ -701,6 +703,36 @@ def _preflight_facts(ctx: RunContext) -> dict[str, str]:
     return step_facts((step_dir / "stdout.log").read_text(encoding="utf-8"))
 
 
+class ControllerSetupFailed(RuntimeError):
+    """An environment's controller_setup exited non-zero; names it and its archived output."""
+
+
+def run_controller_setup(argv: tuple[str, ...], archive_dir: Path) -> ArchivedStep:
+    """Run an environment's `controller_setup` here (not over SSH), archive-first: its argv,
+    output, exit code and times are written before its exit code is judged."""
+    archive_dir.mkdir(parents=True, exist_ok=True)
+    program = argv[0] if "/" not in argv[0] or argv[0].startswith("/") else str(repo_root() / argv[0])
+    command = [shutil.which(program) or program, *argv[1:]]
+    (archive_dir / "command.json").write_text(json.dumps(command), encoding="utf-8")
+    started = datetime.now(UTC)
+    with (archive_dir / "stdout.log").open("wb") as out, (archive_dir / "stderr.log").open("wb") as err:
+        try:
+            code = subprocess.run(command, stdout=out, stderr=err, cwd=repo_root(), check=False).returncode
+        except OSError as exc:  # a missing program is a failed setup, said like one
+            err.write(f"{exc}\n".encode())
+            code = 127
+    step = ArchivedStep(
+        directory=archive_dir, exit_code=code, started_at=started, finished_at=datetime.now(UTC)
+    )
+    (archive_dir / "status").write_text(f"{code} {step.duration_s:.3f}\n", encoding="utf-8")
+    if code != 0:
+        raise ControllerSetupFailed(
+            f"controller_setup {' '.join(argv)!r} exited {code}; raw output archived in {archive_dir}\n"
+            f"{ssh.stderr_tail(step.text('stderr.log'))}"
+        )
+    return step
+
+
 def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
     """Reject a campaign a target cannot hold, before any data is generated; check Hive answers."""
     if not units:
@@ -710,6 +742,8 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     data_fs = _uses_data_fs(units)
     archive_dir = archive.step_dir(_preflight_root(ctx), slug(ctx.environment.name), try_number)
     _forget_shared_inputs(ctx)  # a re-run campaign (same name) generates its cells' input anew
+    if ctx.environment.transport.controller_setup:
+        run_controller_setup(ctx.environment.transport.controller_setup, archive_dir / "controller_setup")
     step = ssh.run_step(
         ctx, ctx.environment.transport.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
         archive_dir, try_number,

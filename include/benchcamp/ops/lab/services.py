@@ -751,7 +751,19 @@ def _log_tail(name: str, lines: int = 15) -> str:
 
 
 def lab_down() -> None:
-    """Stop every lab service by its recorded PID, in reverse start order; leave no process behind."""
+    """Stop every lab service by its recorded PID, in reverse start order; leave no process behind.
+
+    Lab targets a study runs itself (`Study.lab_teardown`) stop first; one that fails to stop
+    is raised after everything else has stopped.
+    """
+    from benchcamp.core.study import study_lab_teardowns
+
+    failures: list[str] = []
+    for study, teardown in study_lab_teardowns():
+        try:
+            teardown()
+        except Exception as exc:  # the lab's own services must stop whatever a study's target did
+            failures.append(f"{study}: {type(exc).__name__}: {exc}")
     for service in reversed(SERVICES):
         service.stop()
     # Processes a study started under the lab's supervision (e.g. a Hadoop install per storage
@@ -766,3 +778,5 @@ def lab_down() -> None:
         for name in sorted(names):
             if name.startswith("benchcamp-"):
                 subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
+    if failures:
+        raise LabError("a study's lab target did not stop: " + "; ".join(failures))

@@ -268,6 +268,27 @@ def ratio_figures(tables: Tables) -> list[figures.Figure]:
     ]
 
 
+def container_connections() -> dict[str, str]:
+    """The lab_container environment's Airflow connections (container_lab.py)."""
+    from benchcamp.studies.bigbench_containers import container_lab
+
+    return container_lab.lab_connections()
+
+
+def stop_container_lab() -> None:
+    """`lab down` stops the lab's container too (its preflight started it: controller_setup).
+
+    Without podman (inside the container itself, or a machine that never ran it) nothing of it runs.
+    """
+    from benchcamp.studies.bigbench_containers import container_lab
+
+    if not container_lab.have_podman():
+        return
+    left = container_lab.down()
+    if left:
+        raise RuntimeError("the lab container left behind: " + "; ".join(left))
+
+
 STUDY = Study(
     "bigbench_containers",
     marts=(
@@ -282,4 +303,6 @@ STUDY = Study(
         TableSection(validity_blocks),
     ),
     figures=(ratio_figures,),
+    lab_connections=container_connections,
+    lab_teardown=stop_container_lab,
 )
