@@ -199,24 +199,74 @@ def test_one_database_per_repetition() -> None:
     assert database(_ctx(1)).startswith("bb_")
 
 
+def _recorded() -> Path:
+    if not (RECORDED / "execute" / "outcomes.json").exists():
+        pytest.skip("no recorded run")
+    return RECORDED
+
+
 def test_recorded_run_parses_into_the_contract_records() -> None:
-    step_dir = RECORDED / "execute"
-    if not (step_dir / "outcomes.json").exists():
-        pytest.skip("no recorded run yet")
-    outcomes = read_outcomes(step_dir / "outcomes.json")
     from datetime import UTC, datetime
 
+    step_dir = _recorded() / "execute"
+    outcomes = read_outcomes(step_dir / "outcomes.json")
+    assert outcomes.invalid_reasons() == [] and (step_dir / "validity.txt").read_text() == "valid\n"
     now = datetime.now(UTC)
-    step = ArchivedStep(step_dir, 0, now, now)
-    records = get_workload("bigbench_load").parse(_ctx(), step)
-    by_workload = {w: [r for r in records if r.workload == w] for w in phases.__dict__ and
-                   ("bigbench_load", "bigbench_power", "bigbench_throughput")}  # fmt: skip
-    assert len(by_workload["bigbench_load"]) == 1
-    assert len(by_workload["bigbench_power"]) == len(outcomes.power)
+    records = get_workload("bigbench_load").parse(_ctx(), ArchivedStep(step_dir, 0, now, now))
+    count = {
+        w: sum(r.workload == w for r in records)
+        for w in ("bigbench_load", "bigbench_power", "bigbench_throughput")
+    }
+    assert count == {"bigbench_load": 1, "bigbench_power": 30, "bigbench_throughput": 60 + 3}
+    assert {r.status for r in records} == {"ok"}
     assert {r.params["scale_factor_gb"] for r in records} == {0.01}
     spec = load_spec("bigbench_containers")
     for record in records:
         spec.validate_record_params(record.workload, record.params)
+    for number, stream in enumerate(outcomes.streams, start=1):
+        assert [o.query for o in stream] == outcomes.orders[number - 1]
+        assert sorted(o.query for o in stream) == list(QUERIES)
+    assert outcomes.orders == stream_orders("it_bigbench", 1, 2)  # the campaign's seeded shuffles
+
+
+def test_recorded_query_times_are_the_servers_own() -> None:
+    """Each recorded query's time is the sum of HiveServer2's compile and execute times of its
+    statements, as its operation log says (plus the Spark step's wall time for ML queries)."""
+    from benchcamp.platforms.hive import server_timing, statement_logs
+
+    outcomes = {o.query: o for o in read_outcomes(_recorded() / "execute" / "outcomes.json").power}
+    for name in ("q01", "q10", "q20"):
+        directory = RECORDED / "execute" / "power" / name
+        logs = statement_logs((directory / "operation.log").read_text())
+        timings = [server_timing(log) for label, log in logs.items() if label.startswith(f"{name}_")]
+        hive_s = sum(t.total_s for t in timings if t is not None)
+        assert outcomes[name].hive_s == pytest.approx(hive_s)
+        spark = outcomes[name].spark_s or 0.0
+        assert outcomes[name].seconds == pytest.approx(hive_s + spark)
+    assert outcomes["q20"].spark_s and outcomes["q20"].spark_s > 0 and outcomes["q01"].spark_s is None
+
+
+def test_recorded_results_check_as_the_run_checked_them() -> None:
+    from benchcamp.studies.bigbench_containers.ml import KMeansResult, parse_result
+
+    expected = json.loads((_recorded() / "generate" / "expected.json").read_text())
+    assert len(expected) == 21 and all(found["rows"] > 0 for found in expected.values())
+    power = RECORDED / "execute" / "power"
+    rows = json.loads((power / "q01" / "results.json").read_text())["q01_0"]
+    assert _checked(QueryOutcome("q01", "ok", 1.0, "/a"), rows, expected).status == "ok"
+    assert _checked(QueryOutcome("q01", "ok", 1.0, "/a"), rows[1:], expected).status == "failed"
+    text = json.loads((power / "q10" / "results.json").read_text())
+    assert _checked(QueryOutcome("q10", "ok", 1.0, "/a"), text["q10_2"], expected).status == "ok"
+    assert isinstance(parse_result("q20", power / "q20" / "spark-result.json"), KMeansResult)
+
+
+def test_recorded_generate_step_verifies() -> None:
+    from datetime import UTC, datetime
+
+    directory = _recorded() / "generate"
+    now = datetime.now(UTC)
+    checked = get_workload("bigbench_load").verify_generate(_ctx(), ArchivedStep(directory, 0, now, now))
+    assert checked["rows"] > 0 and checked["bytes"] > 5_000_000
 
 
 def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
@@ -264,3 +314,23 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
     failed = [(r.workload, r.params.get("query")) for r in records if r.status == "failed"]
     assert failed == [("bigbench_power", "q09")]
     assert removed == ["remove_data"]
+
+
+def test_session_setup_statements_are_not_timed() -> None:
+    from benchcamp.studies.bigbench_containers.workloads.run import is_timed
+
+    assert not is_timed("ADD JAR /x/bigbench-udf.jar")
+    assert not is_timed("  create temporary function f AS 'a.B'")
+    assert is_timed("SELECT 1") and is_timed("INSERT OVERWRITE DIRECTORY '/x' SELECT 1")
+
+
+def test_generate_runs_datagen_and_duckdb_then_uploads_through_webhdfs() -> None:
+    from benchcamp.workloads.base import render
+
+    lines = [render(command) for command in get_workload("bigbench_load").generate(_ctx())]
+    datagen = next(line for line in lines if "bigbench_containers.datagen" in line)
+    assert "--scale-factor 0.01 --seed 1" in datagen and '> "$JOB"/datagen.json' in datagen
+    assert any("workloads.expected" in line and '"$JOB"/expected.json' in line for line in lines)
+    assert any("op=CREATE" in line for line in lines)  # WebHDFS, no hadoop fs JVM
+    assert any("/benchcamp/bigbench_containers/camp/bigbench_load_cluster_nodes=1_scale_factor_gb=0.01/input" in line
+               for line in lines)  # fmt: skip
