@@ -75,8 +75,20 @@ def memory_bytes(text: str) -> int:
 
 
 def container_home() -> Path:
-    """lab/container/: the recipe (committed) and the built root filesystem (git-ignored)."""
+    """lab/container/: the recipe (committed)."""
     return repo_root() / "lab" / "container"
+
+
+def cache_home() -> Path:
+    """Where the built root filesystem is kept: outside the checkout, as uv's and Maven's caches
+    are, so a new clone of the same recipe starts at once ($BENCHCAMP_CACHE, else
+    $XDG_CACHE_HOME/benchcamp or ~/.cache/benchcamp; then container/)."""
+    base = os.environ.get("BENCHCAMP_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "benchcamp"
+    )
+    home = Path(base) / "container"
+    home.mkdir(parents=True, exist_ok=True)
+    return home
 
 
 def recipe_file() -> Path:
@@ -84,15 +96,15 @@ def recipe_file() -> Path:
 
 
 def rootfs_dir() -> Path:
-    return container_home() / "rootfs"
+    return cache_home() / "rootfs"
 
 
 def rootfs_meta_file() -> Path:
-    return container_home() / "rootfs.json"
+    return cache_home() / "rootfs.json"
 
 
 def containers_conf() -> Path:
-    return container_home() / "containers.conf"
+    return cache_home() / "containers.conf"
 
 
 def state_dir() -> Path:
@@ -146,7 +158,7 @@ def rootfs_current() -> bool:
 @contextmanager
 def _locked(name: str) -> Iterator[None]:
     """One builder/starter at a time (two DAG runs' preflights may call `up` together)."""
-    lock = container_home() / f"rootfs.{name}.lock"
+    lock = cache_home() / f"rootfs.{name}.lock"
     with lock.open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
@@ -158,11 +170,11 @@ def ensure_rootfs() -> dict[str, object]:
         if rootfs_current():
             return rootfs_meta()
         _ensure_host_packages()
-        target, building = rootfs_dir(), container_home() / "rootfs.new"
+        target, building = rootfs_dir(), cache_home() / "rootfs.new"
         for stale in (building, target):
             if stale.exists():
                 subprocess.run(["rm", "-rf", "--one-file-system", str(stale)], check=True)
-        log = container_home() / "rootfs.build.log"
+        log = cache_home() / "rootfs.build.log"
         started = time.monotonic()
         with log.open("wb") as handle:
             result = subprocess.run(
