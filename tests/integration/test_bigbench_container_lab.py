@@ -110,6 +110,22 @@ def test_facts_mark_a_container_with_its_limits(container: c.ContainerStatus) ->
     assert facts["java"].startswith('openjdk version "17.')
 
 
+def test_the_facts_reach_the_environment_capture_over_ssh(container: c.ContainerStatus) -> None:
+    """`bigbench-container up` (the environment's controller_setup) writes the facts where the
+    facts_command reads them inside, over the environment's SSH connection."""
+    from airflow.providers.ssh.hooks.ssh import SSHHook
+
+    written = c.ensure()
+    client = SSHHook(ssh_conn_id=c.SSH_CONNECTION_ID, conn_retry_attempts=1).get_conn()
+    try:
+        _, stdout, _ = client.exec_command('cat "$BENCHCAMP_WORK_DIR"/../run/container-facts.txt')
+        text = stdout.read().decode()
+        assert stdout.channel.recv_exit_status() == 0
+    finally:
+        client.close()
+    assert dict(line.split("=", 1) for line in text.splitlines()) == written
+
+
 def test_a_controller_step_runs_inside_against_the_container_hdfs(container: c.ContainerStatus) -> None:
     """exec_argv: 127.0.0.1 in there is the container's NameNode; the work dir is shared with the host."""
     out = c.work_dir() / "exec-probe.json"

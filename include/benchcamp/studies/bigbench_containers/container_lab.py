@@ -466,11 +466,20 @@ def up(timeout_s: float = START_TIMEOUT_S, memory: str = MEMORY_LIMIT) -> Contai
         )
 
 
+def facts_file() -> Path:
+    """The facts as `name=value` lines, where the container sees them too: the environment's
+    facts_command reads them over SSH (`$BENCHCAMP_WORK_DIR/../run/container-facts.txt` inside)."""
+    return state_dir() / "run" / "container-facts.txt"
+
+
 def ensure() -> dict[str, str]:
-    """The DAG's preflight for `lab_container`: the container up and healthy (a no-op when it is),
-    then its facts to record with the campaign."""
+    """The DAG's preflight for `lab_container` (its controller_setup, `bigbench-container up`):
+    the container up and healthy (a no-op when it is), then its facts, written to facts_file()
+    for the campaign's environment capture."""
     up()
-    return facts()
+    found = facts()
+    facts_file().write_text("".join(f"{name}={value}\n" for name, value in found.items()), encoding="utf-8")
+    return found
 
 
 def _container_log(lines: int = 40) -> str:
@@ -821,8 +830,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "up":
             started = time.monotonic()
-            print(up().format())
-            print(f"up in {time.monotonic() - started:.1f} s")
+            ensure()
+            print(status().format())
+            print(f"up in {time.monotonic() - started:.1f} s; facts in {facts_file()}")
         elif args.command == "down":
             left = down()
             print("down: nothing left behind" if not left else "down, but left behind:\n" + "\n".join(left))
