@@ -28,10 +28,8 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -130,7 +128,12 @@ def controller_python() -> str:
 
 
 def udf_jar() -> str:
-    """The bigbench-udf jar as HiveServer2 reads it (ADD JAR): the lab's build, or $BENCHCAMP_BIGBENCH_UDF_JAR."""
+    """The bigbench-udf jar as HiveServer2 reads it (ADD JAR): the lab's build, or $BENCHCAMP_BIGBENCH_UDF_JAR.
+
+    Known on the lab's HiveServer2 (local MapReduce): a text query's map task sometimes finds no
+    word list in the jar (q10 every time, q19 once in a throughput stream; a fresh copy of the jar
+    per session did not help) while the sentence model, cached in a static field at its first
+    load, is found: the UDTF's class loader is closed by then. The query is recorded failed."""
     return os.environ.get(UDF_JAR_ENV) or str(
         repo_root() / "lab" / "bigbench-udf" / "target" / "bigbench-udf.jar"
     )
@@ -304,7 +307,6 @@ class RunDriver:
         self.connection = ctx.environment.hive.connection or ""
         self.database = database(ctx)
         self.params = _query_parameters()
-        self.jar_dir = ""  # per-session copies of the UDF jar (see session_jar), removed at the end
         # the ORC database's directory on HDFS (path and URI), known after the load's setup
         self.location = self.location_uri = ""
 
@@ -323,8 +325,6 @@ class RunDriver:
             outcomes.orders = orders
             outcomes.throughput, outcomes.streams = self.throughput(hive, orders, expected)
         hive.run_statements(self.connection, _drop_databases(self.ctx), self.dir / "drop")
-        if self.jar_dir:
-            shutil.rmtree(self.jar_dir, ignore_errors=True)
         finished = datetime.now(UTC)
         reasons = outcomes.invalid_reasons()
         (self.dir / OUTCOMES_FILE).write_text(outcomes.to_json(), encoding="utf-8")
@@ -365,22 +365,6 @@ class RunDriver:
         status: Status = "ok" if step.exit_code == 0 else "failed"
         return PhaseOutcome(status, step.duration_s, str(step.directory), step.text("stderr.log").strip())
 
-    def session_jar(self, name: str, stream: int | None) -> str:
-        """The UDF jar for one session, at a path of its own when it is the lab's build.
-
-        HiveServer2 closes a session's class loader at its end, and with it the JVM's cached
-        handle of the jar's URL: the next session's ADD JAR of the same path then finds no word
-        list in the jar (getResourceAsStream gives null; seen on the lab's HiveServer2). A copy per
-        session has its own URL; an explicit $BENCHCAMP_BIGBENCH_UDF_JAR (a path on a remote
-        HiveServer2's host) is used as given."""
-        if os.environ.get(UDF_JAR_ENV):
-            return udf_jar()
-        if not self.jar_dir:
-            self.jar_dir = tempfile.mkdtemp(prefix="benchcamp-bigbench-udf-")
-        copy = Path(self.jar_dir) / f"bigbench-udf-{stream or 0}-{name}.jar"
-        shutil.copyfile(udf_jar(), copy)
-        return str(copy)
-
     def throughput(
         self, hive: Any, orders: list[list[str]], expected: dict[str, dict[str, Any]]
     ) -> tuple[PhaseOutcome, list[list[QueryOutcome]]]:
@@ -417,7 +401,7 @@ class RunDriver:
 
         extra: dict[str, Any] = {}
         if name in TEXT_QUERIES:
-            extra["udf_jar"] = self.session_jar(name, stream)
+            extra["udf_jar"] = udf_jar()
         # inside the run's database directory: DROP DATABASE ... CASCADE removes the exports too
         export = f"{self.location}/ml_{'power' if stream is None else f'stream{stream}'}_{name}"
         if name in ML_QUERIES:
