@@ -354,3 +354,16 @@ def test_generate_runs_datagen_and_duckdb_then_uploads_through_webhdfs() -> None
     assert any("op=CREATE" in line for line in lines)  # WebHDFS, no hadoop fs JVM
     assert any("/benchcamp/bigbench_containers/camp/bigbench_load_cluster_nodes=1_scale_factor_gb=0.01/input" in line
                for line in lines)  # fmt: skip
+
+
+def test_the_spark_step_runs_inside_the_lab_container_and_here_elsewhere(tmp_path: Path) -> None:
+    from benchcamp.studies.bigbench_containers.workloads.run import RunDriver
+
+    spec = load_spec("bigbench_containers")
+    params = {"cluster_nodes": 1, "scale_factor_gb": 0.01}
+    bare = RunDriver(_ctx(), tmp_path)
+    assert bare.spark_argv(["/usr/bin/java", "-cp", "x"]) == ["/usr/bin/java", "-cp", "x"]
+    assert bare.spark_result_path("q20", None, tmp_path / "r.json") == tmp_path / "r.json"
+    ctx = RunContext(spec, spec.environment("lab_container"), "camp", "bigbench_load", params, 1, "tiny")
+    inside = RunDriver(ctx, tmp_path).spark_argv(["/usr/bin/java", "-cp", "x"])
+    assert inside[:2] == ["podman", "exec"] and inside[-3:] == ["java", "-cp", "x"]

@@ -28,6 +28,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -70,6 +71,7 @@ from benchcamp.workloads.base import (
     staging_path,
 )
 
+CONTAINER_ENVIRONMENT = "lab_container"  # the Spark step runs inside it (container_lab.exec_argv)
 DATA_SEED = 1  # the generator's seed: every run of every campaign measures the same data
 EXPECTED_FILE = "expected.json"
 DATAGEN_FILE = "datagen.json"
@@ -435,6 +437,30 @@ class RunDriver:
         outcome.result_rows = len(rows)
         return _checked(outcome, rows, expected)
 
+    def in_container(self) -> bool:
+        """The lab's container: its NameNode (WebHDFS at its own 127.0.0.1) is reached from inside."""
+        return self.ctx.environment.name == CONTAINER_ENVIRONMENT
+
+    def spark_result_path(self, name: str, stream: int | None, result: Path) -> Path:
+        """Where the Spark step writes its result: the archive, or for the container a file in its
+        work directory (the same path on the host), moved into the archive afterwards."""
+        if not self.in_container():
+            return result
+        from benchcamp.studies.bigbench_containers.container_lab import work_dir
+
+        directory = work_dir() / "bigbench-spark" / self.database
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory / f"{stream or 0}-{name}.json"
+
+    def spark_argv(self, command: list[str]) -> list[str]:
+        """The Spark step as the controller starts it: here, or inside the lab's container (its
+        WebHDFS address is the container's own loopback)."""
+        if not self.in_container():
+            return command
+        from benchcamp.studies.bigbench_containers.container_lab import exec_argv
+
+        return exec_argv(["java", *command[1:]])
+
     def spark(self, name: str, outcome: QueryOutcome, export: str, where: Path) -> QueryOutcome:
         """The ML query's Spark step (its wall time joins the query's), result checked by ml.py."""
         from benchcamp.studies.bigbench_containers.ml import MlResultError, parse_result, spark_command
@@ -443,8 +469,9 @@ class RunDriver:
         authority = url.split("://", 1)[1].rstrip("/") if url else ""
         source = f"webhdfs://{authority}{export}" if url else self.location_uri + export[len(self.location) :]
         result = where / "spark-result.json"
+        written = self.spark_result_path(name, outcome.stream, result)
         try:
-            command = spark_command(name, self.params.get(name, {}), source, result)
+            command = self.spark_argv(spark_command(name, self.params.get(name, {}), source, written))
         except Exception as exc:  # SparkUnavailableError names Spark and how to build it
             outcome.status, outcome.error = "failed", f"{type(exc).__name__}: {exc}"
             return outcome
@@ -453,6 +480,8 @@ class RunDriver:
         with (where / "spark.stdout.log").open("w") as out, (where / "spark.stderr.log").open("w") as err:
             code = subprocess.run(command, stdout=out, stderr=err, check=False).returncode
         outcome.spark_s = time.monotonic() - started
+        if written != result and written.exists():
+            shutil.move(written, result)
         outcome.seconds = (outcome.hive_s or 0.0) + outcome.spark_s
         if code != 0:
             outcome.status = "failed"
