@@ -100,6 +100,7 @@ benchmark: setup
 	$(PY) benchmarks/harness.py
 	$(PY) benchmarks/ycsb_overhead.py
 	$(PY) benchmarks/import_vs_pandas.py
+	$(PY) benchmarks/client_polling.py
 
 manifest: $(VENV)/.synced
 	$(PY) -c "from benchcamp.pipeline.transform import generate_manifest; generate_manifest()"
