@@ -100,7 +100,7 @@ def _run_one(
 
 
 def run_statements(
-    conn_id: str, statements: list[HiveStatement], archive_dir: Path, poll_s: float = 0.5
+    conn_id: str, statements: list[HiveStatement], archive_dir: Path, poll_s: float = 0.1
 ) -> ArchivedStep:
     """Run the statements in order, stopping at the first failure; archive log, rows and status.
 
