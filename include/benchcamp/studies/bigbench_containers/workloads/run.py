@@ -132,10 +132,11 @@ def controller_python() -> str:
 def udf_jar() -> str:
     """The bigbench-udf jar as HiveServer2 reads it (ADD JAR): the lab's build, or $BENCHCAMP_BIGBENCH_UDF_JAR.
 
-    Known on the lab's HiveServer2 (local MapReduce): a text query's map task sometimes finds no
-    word list in the jar (q10 every time, q19 once in a throughput stream; a fresh copy of the jar
-    per session did not help) while the sentence model, cached in a static field at its first
-    load, is found: the UDTF's class loader is closed by then. The query is recorded failed."""
+    Seen on the lab's HiveServer2 (local MapReduce), in one of two full runs: a text query's map
+    task found no word list in the jar (q10 in the power test and stream 1, q19 in stream 2; a
+    fresh copy of the jar per session did not help) while the sentence model, cached in a static
+    field at its first load, was found: the UDTF's class loader was closed by then, it seems.
+    The query is then recorded failed, the run invalid."""
     return os.environ.get(UDF_JAR_ENV) or str(
         repo_root() / "lab" / "bigbench-udf" / "target" / "bigbench-udf.jar"
     )
