@@ -7,20 +7,46 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The study's word lists (positive, negative, negations, competitors), packed into the jar from
  * include/benchcamp/studies/bigbench_containers/words/ so the UDFs and the data generator share
  * one copy. Format: one entry per line, blank lines and lines starting with '#' skipped.
+ *
+ * <p>All lists are read once, when the class is initialised: HiveServer2 closes a session's
+ * class loader (ADD JAR) when the session ends, and a task of a later session still using this
+ * class then finds no resource in the jar (seen on the lab: a text query failed with "word list
+ * ... is not in the jar" in one of two runs, while the sentence model, kept in a static field,
+ * was found).
  */
 public final class WordLists {
   static final String RESOURCE_DIR = "/benchcamp/bigbench/words/";
+  static final List<String> NAMES = List.of("positive", "negative", "negations", "competitors");
+  private static final Map<String, List<String>> LISTS = readAll();
 
   private WordLists() {}
 
-  /** The list `name` (e.g. "positive") from the jar; fails loudly when the jar lacks it. */
+  /** The list `name` (e.g. "positive") read from the jar; fails loudly for an unknown name. */
   public static List<String> resource(String name) {
+    List<String> entries = LISTS.get(name);
+    if (entries == null) {
+      throw new IllegalArgumentException("no word list " + name + " (known: " + NAMES + ")");
+    }
+    return entries;
+  }
+
+  private static Map<String, List<String>> readAll() {
+    Map<String, List<String>> lists = new HashMap<>();
+    for (String name : NAMES) {
+      lists.put(name, List.copyOf(readResource(name)));
+    }
+    return Map.copyOf(lists);
+  }
+
+  private static List<String> readResource(String name) {
     String path = RESOURCE_DIR + name + ".txt";
     try (InputStream in = WordLists.class.getResourceAsStream(path)) {
       if (in == null) {
