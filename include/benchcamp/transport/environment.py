@@ -28,9 +28,10 @@ section mem_total_kb; awk '/^MemTotal:/ {print $2}' /proc/meminfo
 section kernel; uname -sr
 section os; . /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"
 section disks
-if command -v lsblk >/dev/null 2>&1; then
-  lsblk -d -n -b -o NAME,ROTA,SIZE,TYPE 2>/dev/null | awk '$4 == "disk"'
-else  # no util-linux (a slim container): the kernel's own list, without virtual devices
+listed=$(command -v lsblk >/dev/null 2>&1 && lsblk -d -n -b -o NAME,ROTA,SIZE,TYPE 2>/dev/null | awk '$4 == "disk"')
+if [ -n "$listed" ]; then
+  echo "$listed"
+else  # no util-linux, or a container without device nodes: the kernel's own list, no virtual devices
   for d in /sys/block/*; do
     case "${d##*/}" in loop*|ram*|zram*|dm-*|sr*|md*|nbd*) continue ;; esac
     [ -r "$d/size" ] && echo "${d##*/} $(cat "$d/queue/rotational" 2>/dev/null || echo 0) $(( $(cat "$d/size") * 512 )) disk"
