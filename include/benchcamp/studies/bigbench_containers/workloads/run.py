@@ -18,7 +18,8 @@ The unit is a `bigbench_load` cell (cluster_nodes x scale_factor_gb); its steps 
 
 Results are checked outside the timed part: the SQL queries' rows against DuckDB's fingerprints,
 the text queries non-empty, the ML queries by their Spark result (lab/bigbench-ml, local[2], run
-on the controller over the Hive export read through WebHDFS: on the lab that is the same host).
+on the controller, or inside the lab's container for lab_container, over the Hive export read as
+hdfs:// in both, so that the two environments' ML query times compare).
 """
 
 from __future__ import annotations
@@ -466,9 +467,9 @@ class RunDriver:
         """The ML query's Spark step (its wall time joins the query's), result checked by ml.py."""
         from benchcamp.studies.bigbench_containers.ml import MlResultError, parse_result, spark_command
 
-        url = self.ctx.environment.hadoop.webhdfs_url
-        authority = url.split("://", 1)[1].rstrip("/") if url else ""
-        source = f"webhdfs://{authority}{export}" if url else self.location_uri + export[len(self.location) :]
+        # the export as Hive located it (hdfs://...), in every environment alike: bare and
+        # container read it through the same client, so their ML query times compare
+        source = self.location_uri + export[len(self.location) :]
         result = where / "spark-result.json"
         written = self.spark_result_path(name, outcome.stream, result)
         try:
