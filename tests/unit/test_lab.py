@@ -157,3 +157,21 @@ def test_lab_down_stops_every_service_even_when_a_studys_target_fails_to_stop(
     with pytest.raises(lab.LabError, match="some_study: RuntimeError: container still running"):
         lab.lab_down()
     assert stopped == ["target", "namenode", "sshd"]
+
+
+def test_configuration_files_are_replaced_whole_and_only_when_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`lab up` rewrites the configuration while services read it: never truncated in place."""
+    from benchcamp.ops.lab import config
+
+    monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))
+    config.write_configuration(tmp_path)
+    site = lab.lab_dir() / "conf" / "hadoop" / "core-site.xml"
+    before = site.stat().st_ino
+    config.write_configuration(tmp_path)
+    assert site.stat().st_ino == before, "an unchanged file is left alone"
+    site.write_text("<configuration/>")
+    config.write_configuration(tmp_path)
+    assert site.stat().st_ino != before and "fs.defaultFS" in site.read_text(), "replaced by a rename"
+    assert not list(site.parent.glob(".*.tmp"))

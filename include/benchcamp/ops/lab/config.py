@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import getpass
 import json
-import shutil
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -240,29 +240,45 @@ def hive_site(directory: Path) -> str:
     return site_xml(properties, "benchcamp lab: HiveServer2 on 127.0.0.1")
 
 
+def _replace_if_changed(path: Path, text: str) -> None:
+    """Write a configuration file only when its text changes, and then whole: into a temporary
+    file renamed over it. Every `lab up` writes the configuration while running services (and
+    two test streams' jobs) may be reading it: a file truncated in place read as empty XML
+    ("Unexpected EOF in prolog") in a HiveServer2 query compiled at that moment."""
+    try:
+        if path.read_text() == text:
+            return
+    except OSError:
+        pass
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(text)
+    os.replace(partial, path)
+
+
 def write_configuration(directory: Path) -> None:
+    log4j = (repo_root() / "lab" / "hadoop" / "log4j.properties").read_text()
     hadoop_conf = hadoop_conf_dir()
     hadoop_conf.mkdir(parents=True, exist_ok=True)
     for name, text in hadoop_site_files(directory).items():
-        (hadoop_conf / name).write_text(text)
-    shutil.copyfile(repo_root() / "lab" / "hadoop" / "log4j.properties", hadoop_conf / "log4j.properties")
+        _replace_if_changed(hadoop_conf / name, text)
+    _replace_if_changed(hadoop_conf / "log4j.properties", log4j)
     yarn_conf = yarn_conf_dir()
     yarn_conf.mkdir(parents=True, exist_ok=True)
     for name, text in yarn_site_files(directory).items():
-        (yarn_conf / name).write_text(text)
-    shutil.copyfile(repo_root() / "lab" / "hadoop" / "log4j.properties", yarn_conf / "log4j.properties")
+        _replace_if_changed(yarn_conf / name, text)
+    _replace_if_changed(yarn_conf / "log4j.properties", log4j)
     hive_conf = hive_conf_dir()
     hive_conf.mkdir(parents=True, exist_ok=True)
-    (hive_conf / "hive-site.xml").write_text(hive_site(directory))
+    _replace_if_changed(hive_conf / "hive-site.xml", hive_site(directory))
     for sub in ("scratch", "resources", "querylog", "operation_logs"):
         (directory / "hive" / sub).mkdir(parents=True, exist_ok=True)
     cassandra_conf = cassandra_conf_dir()
     cassandra_conf.mkdir(parents=True, exist_ok=True)
-    (cassandra_conf / "cassandra.yaml").write_text(cassandra_yaml(directory))
+    _replace_if_changed(cassandra_conf / "cassandra.yaml", cassandra_yaml(directory))
     hbase_conf = hbase_conf_dir()
     hbase_conf.mkdir(parents=True, exist_ok=True)
-    (hbase_conf / "hbase-site.xml").write_text(hbase_site(directory))
-    (hbase_conf / "log4j2.properties").write_text(hbase_log4j2(directory))
+    _replace_if_changed(hbase_conf / "hbase-site.xml", hbase_site(directory))
+    _replace_if_changed(hbase_conf / "log4j2.properties", hbase_log4j2(directory))
 
 
 # -- Cassandra (a YCSB store) ---------------------------------------------------------------
