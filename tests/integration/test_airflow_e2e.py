@@ -242,8 +242,18 @@ def _warehouse_rows(stack: dict[str, Any], sql: str) -> list[tuple[Any, ...]]:
 
 
 def _backfill(api: Api, body: dict[str, Any], timeout_s: float = 1800) -> list[dict[str, Any]]:
-    """Create a backfill through the REST API, wait until it completes; its runs."""
-    status, backfill = api.call("POST", "/api/v2/backfills", {"dag_id": DAG, "max_active_runs": 1, **body})
+    """Create a backfill through the REST API, wait until it completes; its runs.
+
+    On SQLite (the stack's metadata DB) Airflow answers 503 "Database is locked" when the scheduler
+    writes at the same moment, and creates nothing; a client retries, as the README tells users.
+    """
+    for _attempt in range(6):
+        status, backfill = api.call(
+            "POST", "/api/v2/backfills", {"dag_id": DAG, "max_active_runs": 1, **body}
+        )
+        if not (status == 503 and "Database is locked" in str(backfill)):
+            break
+        time.sleep(5)
     assert status == 200, backfill
     deadline = time.monotonic() + timeout_s
     while True:
