@@ -55,7 +55,12 @@ def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
     # the marts in one dbt build, in the warehouse's pool, between load and report
     build = dag.task_dict["dbt_build"]
     assert build.pool == "benchcamp_warehouse" and build.upstream_task_ids == {"load"}
-    assert build.downstream_task_ids == {"report"}
+    assert build.downstream_task_ids == {"alert_regressions"}
+    # the campaign's regressions (change_points mart) as Asset events, before the report
+    alert = dag.task_dict["alert_regressions"]
+    assert alert.downstream_task_ids == {"report"} and alert.pool == "benchcamp_warehouse"
+    (regression_alias,) = alert.outlets
+    assert regression_alias.name == "benchcamp_regression"
     assert dag.task_dict["repetitions_local_lab.execute"].pool == "benchcamp_target_local_lab"
     assert dag.task_dict["load"].pool == "benchcamp_warehouse"
     assert dag.max_active_runs == 1 and not dag.catchup

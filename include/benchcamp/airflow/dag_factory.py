@@ -43,6 +43,9 @@ START_DATE = datetime(2026, 1, 1)
 # The load task emits, through this alias, one event on `hardware_asset(environment)` per target
 # whose hardware fingerprint changed since that target's previous campaign (none otherwise).
 HARDWARE_CHANGE_ALIAS = AssetAlias("benchcamp_hardware_change")
+# The alert_regressions task emits, through this alias, one event on
+# `regression_asset(study, environment)` per regression the campaign makes known (none otherwise).
+REGRESSION_ALIAS = AssetAlias("benchcamp_regression")
 STEP_RETRIES = 2
 
 
@@ -259,6 +262,25 @@ def build_study_dag(study: str) -> DAG:
                 )
             return loaded.summary()
 
+        @task(pool=WAREHOUSE_POOL, outlets=[REGRESSION_ALIAS])
+        def alert_regressions() -> list[str]:
+            """Regressions this campaign makes known (change_points mart): an Asset event each, and
+            the user's notifier (Airflow Variable benchcamp_regression_notifier) called once."""
+            from benchcamp.core.paths import default_warehouse
+            from benchcamp.pipeline.regressions import new_regressions
+
+            context = get_current_context()
+            campaign = _campaign(context)
+            regressions = new_regressions(default_warehouse(), spec.study, campaign)
+            for regression in regressions:
+                print(regression.summary())
+                context["outlet_events"][REGRESSION_ALIAS].add(
+                    regression_asset(spec.study, regression.environment), extra=regression.extra(campaign)
+                )
+            if regressions:
+                notify_regressions(context, [regression.extra(campaign) for regression in regressions])
+            return [regression.summary() for regression in regressions]
+
         @task(trigger_rule=TriggerRule.ALL_DONE)
         def report(units: dict[str, list[dict[str, Any]]] | None) -> None:
             from benchcamp.presentation.report import run_report
@@ -276,10 +298,11 @@ def build_study_dag(study: str) -> DAG:
         validated = validate(units)  # type: ignore[arg-type]  # an XComArg resolves at run time
         loaded = load()
         transformed = dbt_build_task()
+        alerted = alert_regressions()
         reported = report(units)  # type: ignore[arg-type]
         [cleaned for _checked, cleaned in target_steps] >> validated
         published = publish()
-        validated >> loaded >> transformed >> reported >> published
+        validated >> loaded >> transformed >> alerted >> reported >> published
         # A target that could not be prepared or cleaned (unreachable, full, left dirty) fails the
         # run whatever fail_on_validation says: its failed repetitions are loaded and reported
         # first, but such a campaign is not a measurement to publish.
@@ -317,6 +340,36 @@ def hardware_asset(environment: str) -> Asset:
     return Asset(
         name=f"benchcamp_hardware_{environment}", uri=f"benchcamp://hardware/{environment}", group="hardware"
     )
+
+
+def regression_asset(study: str, environment: str) -> Asset:
+    """The asset whose events are a study's regressions on one target (DAGs may schedule on it)."""
+    return Asset(
+        name=f"benchcamp_regression_{study}_{environment}",
+        uri=f"benchcamp://regressions/{study}/{environment}",
+        group="regressions",
+    )
+
+
+def notify_regressions(context: Any, regressions: list[dict[str, Any]]) -> None:
+    """Call the notifier named by the Airflow Variable `benchcamp_regression_notifier` (also set as
+    the environment variable AIRFLOW_VAR_BENCHCAMP_REGRESSION_NOTIFIER), `module:attribute` of a
+    BaseNotifier instance (SmtpNotifier, SlackNotifier, ...) or a callable, with the task context
+    plus `regressions` (the events' extras, for its templates). A failing notifier is logged, not
+    raised: the Asset events, which a DAG scheduled on them also receives, are still emitted."""
+    from airflow.sdk import Variable
+
+    from benchcamp.pipeline.regressions import NOTIFIER_VARIABLE, load_notifier
+
+    path = Variable.get(NOTIFIER_VARIABLE, default=None)
+    if not path:
+        return
+    try:
+        load_notifier(path)({**context, "regressions": regressions})
+    except Exception:  # the events matter more than one channel
+        import logging
+
+        logging.getLogger(__name__).exception("regression notifier %s failed", path)
 
 
 def repetition_group(environment: str, units: Any) -> Any:

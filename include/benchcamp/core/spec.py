@@ -145,6 +145,43 @@ class Thresholds(_Strict):
     )
 
 
+MetricName = Annotated[str, StringConstraints(pattern=_NAME)]
+
+
+class History(_Checked):
+    """What the change-point detection tracks across a study's campaigns (`change_points` mart).
+
+    Each metric with the direction in which it is better; a change in the bad direction larger
+    than `regression_pct` of the mean before it is a regression (an Airflow event); `alpha` is
+    the significance level of the Welch t-tests, after Benjamini-Hochberg over the study.
+    """
+
+    metrics: dict[MetricName, str] = Field(
+        description="metric: the direction in which it is better (lower or higher)"
+    )
+    regression_pct: float = Field(
+        default=10.0, gt=0, description="a change in the bad direction beyond this % is a regression"
+    )
+    alpha: float = Field(default=0.05, gt=0, lt=1, description="significance level (false discovery rate)")
+
+    def problems(self) -> Iterator[Problem]:
+        if not self.metrics:
+            yield Problem(
+                ("metrics",), "is empty: list each metric with its better direction, e.g. duration_s: lower"
+            )
+        for metric, direction in self.metrics.items():
+            if direction not in ("lower", "higher"):
+                yield Problem(
+                    ("metrics", metric),
+                    f"{direction!r} is not a direction: write lower (smaller is better, e.g. a duration) "
+                    "or higher (e.g. a throughput)",
+                )
+
+    def better(self, metric: str) -> Literal["lower", "higher"]:
+        """The direction in which `metric` is better."""
+        return "higher" if self.metrics[metric] == "higher" else "lower"
+
+
 def _plain_words(value: str) -> str:
     """Words a command line is built from, never a shell fragment: a spec cannot inject `; rm`."""
     if not all(re.fullmatch(r"[A-Za-z0-9_./=:+-]+", word) for word in value.split()):
@@ -511,6 +548,11 @@ class StudySpec(_Checked):
     )
     reformat_storage: bool = False
     thresholds: Thresholds = Field(default_factory=Thresholds)
+    history: History | None = Field(
+        default=None,
+        description="metrics whose change points across campaigns are found and alerted on; "
+        "none: the study gets no change points",
+    )
     environments: list[Environment] = Field(min_length=1)
     axes: dict[str, Axis] = Field(min_length=1)
     workloads: list[str] = Field(min_length=1)

@@ -81,7 +81,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         # The suite (Python) runs on the other core while DuckDB inserts the records.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-validate") as pool:
             validating = pool.submit(importer.validate, cells, thresholds, min_ok)
-            loads = importer.load(con, target, loads, validating.result, thresholds)
+            histories = {study: load_spec(study).history for study in thresholds}
+            loads = importer.load(con, target, loads, validating.result, thresholds, histories)
             failures = validating.result()
     dbt.join()
     for item in loads:

@@ -877,6 +877,7 @@ def run_load(
     for snapshot in archive.load_campaign_environments(study, campaign):
         wh.load_environment(path, snapshot)
     wh.upsert_study_thresholds(path, study, spec.thresholds.max_stddev_pct)
+    wh.upsert_study_history(path, study, spec.history)
     if run is not None and records:  # a run that measured nothing (target unreachable) is no campaign
         wh.record_campaign_run(path, study, campaign, run.run_id, run.run_type, run.logical_date)
     changes = wh.detect_hardware_changes(path, study, campaign)

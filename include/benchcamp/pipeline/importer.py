@@ -39,12 +39,15 @@ from benchcamp.pipeline.warehouse import (
     RESULT_COLUMNS,
     RESULT_KEY,
     SCHEMA,
+    write_study_history,
     write_study_threshold,
 )
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
+
+    from benchcamp.core.spec import History
 
 REQUIRED = RECORD_FIELDS[:10]
 # A comma before a closing bracket (yyjson allows it, Python's json does not), a byte-order mark
@@ -651,9 +654,10 @@ def load(
     loads: list[CampaignLoad],
     failures: Callable[[], list[ValidationFailure]],
     thresholds: dict[str, float],
+    histories: dict[str, History | None] | None = None,
 ) -> list[CampaignLoad]:
-    """Insert-or-replace `incoming`, the campaigns' validation failures and the study thresholds,
-    all in one transaction on the warehouse. `incoming` holds each key once (`check_repeats`);
+    """Insert-or-replace `incoming`, the campaigns' validation failures, the study thresholds and
+    (when given) the studies' tracked history metrics, all in one transaction on the warehouse. `incoming` holds each key once (`check_repeats`);
     a key still repeated fails the insert, and the transaction loads nothing.
 
     `failures` is asked for only after the records are inserted, so the suite (Python, on the
@@ -704,6 +708,8 @@ def load(
                 con.unregister("failure_frame")
             for study, threshold in thresholds.items():
                 write_study_threshold(con, study, threshold)
+            for study, history in (histories or {}).items():
+                write_study_history(con, study, history)
             con.execute("commit")
         except BaseException:
             con.execute("rollback")

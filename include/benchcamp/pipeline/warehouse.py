@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
+    from benchcamp.core.spec import History
+
 __all__ = [
     "DEFAULT_MAX_STDDEV_PCT",
     "RESULT_KEY",
@@ -35,6 +37,8 @@ __all__ = [
     "record_campaign_run",
     "replace_validation_failures",
     "upsert_study_thresholds",
+    "upsert_study_history",
+    "write_study_history",
 ]
 
 DEFAULT_MAX_STDDEV_PCT = 10.0  # the marts' fallback when a study has no row in raw.study_thresholds
@@ -86,6 +90,25 @@ create table if not exists raw.environments (
 create table if not exists raw.study_thresholds (
     study varchar primary key,
     max_stddev_pct double not null
+);
+create table if not exists raw.study_history_metrics (
+    study varchar not null,
+    metric varchar not null,
+    better varchar not null,
+    regression_pct double not null,
+    alpha double not null,
+    primary key (study, metric)
+);
+create table if not exists raw.regression_alerts (
+    study varchar not null,
+    environment varchar not null,
+    hardware_epoch bigint not null,
+    cell_key varchar not null,
+    metric varchar not null,
+    campaign_after varchar not null,
+    alerted_by varchar not null,
+    alerted_at timestamptz not null,
+    primary key (study, environment, hardware_epoch, cell_key, metric, campaign_after)
 );
 create table if not exists raw.campaign_runs (
     study varchar not null,
@@ -315,6 +338,29 @@ def write_study_threshold(con: duckdb.DuckDBPyConnection, study: str, max_stddev
     con.execute(
         "insert or replace into raw.study_thresholds (study, max_stddev_pct) values (?, ?)",
         [study, float(max_stddev_pct)],
+    )
+
+
+def upsert_study_history(path: Path | None, study: str, history: History | None) -> None:
+    """Record the spec's `history:` section, which the `change_points` mart reads."""
+    with connect(path) as con:
+        write_study_history(con, study, history)
+
+
+def write_study_history(con: duckdb.DuckDBPyConnection, study: str, history: History | None) -> None:
+    """`upsert_study_history` on an open connection: the study's rows become exactly its spec's
+    tracked metrics (none without a `history:` section), so a metric dropped from the spec stops
+    getting change points."""
+    con.execute("delete from raw.study_history_metrics where study = ?", [study])
+    if history is None:
+        return
+    con.executemany(
+        "insert into raw.study_history_metrics (study, metric, better, regression_pct, alpha) "
+        "values (?, ?, ?, ?, ?)",
+        [
+            [study, metric, history.better(metric), float(history.regression_pct), float(history.alpha)]
+            for metric in history.metrics
+        ],
     )
 
 
