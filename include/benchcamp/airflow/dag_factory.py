@@ -26,7 +26,7 @@ from airflow.sdk import (
     task_group,
 )
 
-from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, StudySpec, load_spec
+from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, RUN_ORDERS, StudySpec, load_spec
 from benchcamp.core.study import study_plugins
 from benchcamp.pipeline.campaign import (
     CAMPAIGN_PATTERN,
@@ -136,6 +136,24 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             description=f"0 to {MAX_WARMUP_REPETITIONS}, run first, archived, left out of every figure. "
             "Empty: the study's own "
             f"({_warmup_summary(spec)}).",
+        ),
+        "order": Param(
+            spec.order,
+            type="string",
+            enum=list(RUN_ORDERS),
+            title="Run order",
+            description="Order of the measured repetitions on the target (warm-ups first): sequential "
+            "(cell by cell), randomised (seeded shuffle of cells x repetitions) or blocked (repetition 1 "
+            "of every cell in a shuffled order, then repetition 2, ...).",
+        ),
+        "order_seed": Param(
+            spec.order_seed,
+            type=["null", "integer"],
+            exclusiveMinimum=-1,
+            exclusiveMaximum=2**32,
+            title="Run order seed",
+            description="Seed of a randomised or blocked order; empty: derived from the campaign name "
+            "(reproducible; recorded with every repetition).",
         ),
     }
 

@@ -39,6 +39,8 @@ from benchcamp.core.records import cell_key
 from benchcamp.core.study import SPEC_FILE, study_folders
 
 Ladder = Literal["tiny", "small", "paper"]
+RunOrder = Literal["sequential", "randomised", "blocked"]
+RUN_ORDERS: tuple[RunOrder, ...] = ("sequential", "randomised", "blocked")
 LADDERS: tuple[Ladder, ...] = ("tiny", "small", "paper")
 AxisValue = float | int | str
 _NAME = r"^[a-z][a-z0-9_]*$"
@@ -547,6 +549,20 @@ class StudySpec(_Checked):
         "(otherwise the refusal is recorded in the clean step's archive and environment facts)",
     )
     reformat_storage: bool = False
+    order: RunOrder = Field(
+        default="sequential",
+        description="the order a campaign runs its measured repetitions on a target (warm-ups always "
+        "first): sequential (cell by cell, every repetition of a cell in a row), randomised (a seeded "
+        "shuffle of cells x repetitions) or blocked (repetition 1 of every cell in a shuffled order, "
+        "then repetition 2, ...); a trigger can choose another",
+    )
+    order_seed: int | None = Field(
+        default=None,
+        ge=0,
+        le=2**32 - 1,
+        description="the seed of a randomised or blocked order; null: derived from the study and "
+        "campaign names (reproducible, and recorded with every repetition)",
+    )
     thresholds: Thresholds = Field(default_factory=Thresholds)
     history: History | None = Field(
         default=None,

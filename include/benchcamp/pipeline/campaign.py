@@ -20,8 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from benchcamp.core.paths import check_component, default_warehouse, repo_root
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
-from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, Ladder, SpecError, StudySpec, load_spec
-from benchcamp.pipeline import archive
+from benchcamp.core.spec import (
+    LADDERS,
+    MAX_WARMUP_REPETITIONS,
+    Ladder,
+    RunOrder,
+    SpecError,
+    StudySpec,
+    load_spec,
+)
+from benchcamp.pipeline import archive, run_order
 from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hadoop import parse_job_reports
 from benchcamp.platforms.hive import HiveStatement
@@ -53,6 +61,8 @@ CONF_KEYS = (
     "fail_on_validation",
     "note",
     "warmup_repetitions",
+    "order",
+    "order_seed",
 )
 # Empty (the run id names it) or a name that starts with a letter or digit: `.` and `..` would
 # make the archive the study's folder or the results root, and the cleanup the whole data root.
@@ -118,6 +128,8 @@ class CampaignConf:
     fail_on_validation: bool
     note: str
     warmups: int | None = None  # None: the spec's per-workload warm-ups
+    order: RunOrder = "sequential"  # run order of the measured repetitions (pipeline.run_order)
+    order_seed: int | None = None  # None: derived from the study and campaign names
 
     def warmups_for(self, spec: StudySpec, workload: str) -> int:
         return spec.warmups(workload) if self.warmups is None else self.warmups
@@ -210,7 +222,16 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
             f"warmup_repetitions must be an integer from 0 to {MAX_WARMUP_REPETITIONS} "
             f"(or empty for the study's own), got {warmups!r}"
         )
+    try:
+        order, order_seed = run_order.check_order(
+            conf.get("order") or spec.order,
+            conf.get("order_seed") if conf.get("order_seed") is not None else spec.order_seed,
+        )
+    except run_order.RunOrderError as exc:
+        raise CampaignConfError(str(exc)) from exc
     return CampaignConf(
+        order=order,
+        order_seed=order_seed,
         warmups=warmups,
         ladder=ladder,
         repetitions=repetitions,
@@ -223,7 +244,8 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
 
 
 def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, list[dict[str, Any]]]:
-    """Repetition units per environment, in the order they should run (cell by cell)."""
+    """Repetition units per environment, in the order they should run: warm-ups first, then the
+    measured repetitions in the conf's run order (sequential: cell by cell)."""
     units: dict[str, list[dict[str, Any]]] = {env.name: [] for env in spec.environments}
     for cell in spec.cells(conf.ladder, conf.workloads):
         if conf.cells and cell.key not in conf.cells:
@@ -241,7 +263,9 @@ def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, 
                     "ladder": conf.ladder,
                 }
             )
-    return units
+    # the run order (sequential keeps the cell-by-cell plan), each unit with its planned position
+    seed = run_order.derived_seed(spec.study, campaign) if conf.order_seed is None else conf.order_seed
+    return {env: run_order.with_positions(env_units, conf.order, seed) for env, env_units in units.items()}
 
 
 def expected_cells(units: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str, str, int]]:
@@ -445,6 +469,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
     """Run the timed step, archive it, parse the archive, then capture the environment."""
     ctx = context_for(unit)
     rep_dir = rep_dir_for(ctx)
+    run_order.save_run_order(rep_dir, unit)  # its planned place in the run order, with the repetition
     workload = get_workload(ctx.workload)
     generate_commands = workload.generate(ctx)
     for previous in ("clean", "generate") if generate_commands else ("clean",):
@@ -874,6 +899,9 @@ def run_load(
     records = archive.load_campaign_records(study, campaign)
     summary = wh.load_records(path, records)
     wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
+    wh.replace_run_order(
+        path, study, campaign, run_order.load_run_order(archive.campaign_dir(study, campaign))
+    )
     for snapshot in archive.load_campaign_environments(study, campaign):
         wh.load_environment(path, snapshot)
     wh.upsert_study_thresholds(path, study, spec.thresholds.max_stddev_pct)

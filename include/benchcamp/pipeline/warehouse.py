@@ -36,6 +36,7 @@ __all__ = [
     "load_records",
     "record_campaign_run",
     "replace_validation_failures",
+    "replace_run_order",
     "upsert_study_thresholds",
     "upsert_study_history",
     "write_study_history",
@@ -171,6 +172,51 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the `raw` schema and its tables if missing (never alters existing ones)."""
     con.execute(SCHEMA)
+    con.execute(RUN_ORDER_SCHEMA)
+
+
+# Each repetition's planned place in its target's run order (pipeline.run_order), beside the
+# result records (whose contract it leaves alone); the actual order is their started_at.
+RUN_ORDER_SCHEMA = """
+create table if not exists raw.run_order (
+    study varchar not null,
+    campaign varchar not null,
+    environment varchar not null,
+    workload varchar not null,
+    cell_key varchar not null,
+    repetition integer not null,
+    planned_position integer not null,
+    "order" varchar not null,
+    seed bigint not null,
+    primary key (study, campaign, environment, cell_key, repetition)
+);
+"""
+RUN_ORDER_COLUMNS = (
+    "study", "campaign", "environment", "workload", "cell_key", "repetition", "planned_position", "order", "seed",
+)  # fmt: skip
+
+
+def replace_run_order(path: Path | None, study: str, campaign: str, rows: list[dict[str, object]]) -> None:
+    """Make the campaign's stored run order exactly `rows` (a re-load replaces, never appends)."""
+    strangers = [row for row in rows if (row["study"], row["campaign"]) != (study, campaign)]
+    if strangers:
+        raise ValueError(
+            f"run order of {strangers[0]['study']}/{strangers[0]['campaign']} passed for {study}/{campaign}"
+        )
+    columns = ", ".join(f'"{name}"' for name in RUN_ORDER_COLUMNS)
+    with connect(path) as con:
+        con.execute("begin transaction")
+        try:
+            con.execute("delete from raw.run_order where study = ? and campaign = ?", [study, campaign])
+            if rows:
+                con.executemany(
+                    f"insert into raw.run_order ({columns}) values ({', '.join('?' for _ in RUN_ORDER_COLUMNS)})",
+                    [[row[name] for name in RUN_ORDER_COLUMNS] for row in rows],
+                )
+            con.execute("commit")
+        except Exception:
+            con.execute("rollback")
+            raise
 
 
 def _results_frame(records: list[ResultRecord]) -> pd.DataFrame:

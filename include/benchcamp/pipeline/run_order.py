@@ -1,0 +1,126 @@
+"""The run order of a campaign's repetitions on a target: sequential, randomised or blocked.
+
+A slow drift of the target (a filling disk, a warming cache, a neighbour's load) adds to every
+repetition that runs later; run cell by cell, it looks like a difference between cells. A seeded
+shuffle (randomised) or blocks that hold one repetition of every cell (blocked, ABAB...) spread
+it over the cells instead, and the `run_order_drift` mart tests for it. Warm-ups always run
+first, in place. Every unit carries its planned position, the order and the seed; the execute
+step archives them with the repetition (`run_order.json`) and the load copies them into
+`raw.run_order`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from benchcamp.core.records import cell_key
+from benchcamp.core.spec import RUN_ORDERS, RunOrder
+from benchcamp.pipeline.archive import write_atomically
+
+RUN_ORDER_FILE = "run_order.json"
+MAX_SEED = 2**32 - 1
+
+
+class RunOrderError(ValueError):
+    """An order or seed that cannot be used; the message says what to give instead."""
+
+
+def check_order(order: object, seed: object) -> tuple[RunOrder, int | None]:
+    """The order and seed of a trigger's conf, or the reason they are refused."""
+    if order not in RUN_ORDERS:
+        raise RunOrderError(f"order must be one of {', '.join(RUN_ORDERS)}, got {order!r}")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
+    ):
+        raise RunOrderError(f"order_seed must be an integer from 0 to {MAX_SEED} (or empty), got {seed!r}")
+    return order, seed  # type: ignore[return-value]  # checked against RUN_ORDERS above
+
+
+def derived_seed(study: str, campaign: str) -> int:
+    """The seed of a campaign that names none: the same names give the same order, on any machine."""
+    return int.from_bytes(hashlib.sha256(f"{study}/{campaign}".encode()).digest()[:4], "big")
+
+
+def _cell(unit: dict[str, Any]) -> str:
+    return cell_key(unit["workload"], unit["params"])
+
+
+def ordered(units: list[dict[str, Any]], order: RunOrder, seed: int) -> list[dict[str, Any]]:
+    """One target's units (as planned: cell by cell, each cell's warm-ups before its repetitions)
+    with the measured repetitions in the run order.
+
+    sequential returns the plan unchanged. The others put the warm-ups (repetition <= 0) first,
+    in their planned order, as the DAG runs them (their own mapped group, before any measured
+    repetition). `random.Random(seed).shuffle` is stable across Python versions for an int seed,
+    so a seed reproduces its order.
+    """
+    if order == "sequential":
+        return list(units)
+    warmups = [unit for unit in units if int(unit["repetition"]) <= 0]
+    measured = [unit for unit in units if int(unit["repetition"]) >= 1]
+    rng = random.Random(seed)
+    if order == "randomised":
+        rng.shuffle(measured)
+    else:  # blocked: one block per repetition number, each holding every cell once
+        cells = list(dict.fromkeys(_cell(unit) for unit in measured))
+        by_repetition: dict[int, dict[str, dict[str, Any]]] = {}
+        for unit in measured:
+            by_repetition.setdefault(int(unit["repetition"]), {})[_cell(unit)] = unit
+        measured = []
+        for repetition in sorted(by_repetition):
+            block = [cell for cell in cells if cell in by_repetition[repetition]]
+            rng.shuffle(block)  # each block its own shuffle: no cell always first or last
+            measured += [by_repetition[repetition][cell] for cell in block]
+    return warmups + measured
+
+
+def with_positions(units: list[dict[str, Any]], order: RunOrder, seed: int) -> list[dict[str, Any]]:
+    """The units in run order, each with its 1-based `position` on the target, the `order` and the
+    `order_seed` (kept with the unit through Airflow, archived by the execute step).
+
+    Positions count as the DAG runs: every warm-up first (in planned order), then the measured
+    repetitions in the run order, whose map index follows the same order.
+    """
+    units = ordered(units, order, seed)
+    running = [unit for unit in units if int(unit["repetition"]) <= 0] + [
+        unit for unit in units if int(unit["repetition"]) >= 1
+    ]
+    position = {id(unit): number for number, unit in enumerate(running, start=1)}
+    return [{**unit, "position": position[id(unit)], "order": order, "order_seed": seed} for unit in units]
+
+
+def save_run_order(rep_dir: Path, unit: dict[str, Any]) -> Path | None:
+    """Archive the repetition's planned place in the run order (a unit planned before run orders
+    existed, or added later without one, has none: nothing is written)."""
+    if "position" not in unit:
+        return None
+    path = rep_dir / RUN_ORDER_FILE
+    write_atomically(path, json.dumps(run_order_row(unit), indent=2))
+    return path
+
+
+def run_order_row(unit: dict[str, Any]) -> dict[str, Any]:
+    """The `raw.run_order` row of a unit."""
+    return {
+        "study": unit["study"],
+        "campaign": unit["campaign"],
+        "environment": unit["environment"],
+        "workload": unit["workload"],
+        "cell_key": _cell(unit),
+        "repetition": int(unit["repetition"]),
+        "planned_position": int(unit["position"]),
+        "order": unit["order"],
+        "seed": int(unit["order_seed"]),
+    }
+
+
+def load_run_order(campaign_dir: Path) -> list[dict[str, Any]]:
+    """Every archived `run_order.json` of a campaign's repetitions."""
+    return [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted(campaign_dir.glob(f"*/rep*/{RUN_ORDER_FILE}"))
+    ]
