@@ -1,0 +1,159 @@
+"""Does a campaign's duration drift with the position in its run order? One row per campaign,
+environment, workload and metric (duration_s).
+
+The position is the actual one: the rank of each measured repetition's start (its records'
+earliest started_at) among the target's measured repetitions of the campaign; the planned one
+(stg_run_order) is compared with it in `followed_plan`, since `airflow dags test` does not run
+mapped repetitions in their planned order (the scheduler does, in map-index order under the
+target's one-slot pool). Each value minus its cell's mean (the within-cell residual) is tested
+against the position with Spearman's rank correlation (scipy.stats.spearmanr, two-sided); the
+least-squares slope (scipy.stats.linregress) gives the drift's size in seconds and in % of the
+workload's mean per position. The p-values of a campaign's tests (its environments x workloads)
+are corrected with Holm's step-down method (family-wise error rate 5 %); `drift` is an adjusted
+p below 0.05. A workload needs 4 usable repetitions and 3 more than it has cells to be tested.
+
+A dbt-duckdb Python model, as int_ycsb_stores_compared, because DuckDB has no rank-correlation
+p-value. Python models have no dbt unit tests: tests/unit/test_run_order_drift.py checks the
+statistics on constructed series (a linear drift found, none in stationary noise, Holm applied).
+"""
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+ALPHA = 0.05
+CORRECTION = "holm"
+METRIC = "duration_s"
+MIN_REPETITIONS = 4
+MIN_RESIDUAL_DF = 3  # usable repetitions minus cells: what is left to see a drift within cells
+
+KEYS = ["study", "campaign", "environment"]
+COLUMNS = {
+    "study": "varchar",
+    "campaign": "varchar",
+    "environment": "varchar",
+    "workload": "varchar",
+    "metric": "varchar",
+    "run_order": "varchar",
+    "seed": "bigint",
+    "followed_plan": "boolean",
+    "n": "integer",
+    "n_cells": "integer",
+    "first_position": "integer",
+    "last_position": "integer",
+    "mean_s": "double",
+    "rho": "double",
+    "p_value": "double",
+    "slope_s_per_position": "double",
+    "slope_pct_per_position": "double",
+    "n_tests": "integer",
+    "correction": "varchar",
+    "p_adjusted": "double",
+    "drift": "boolean",
+}
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (NaN stays NaN and is not counted as a test)."""
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full(p.shape, np.nan)
+    tested = np.flatnonzero(~np.isnan(p))
+    m = len(tested)
+    if m == 0:
+        return adjusted
+    order = tested[np.argsort(p[tested], kind="stable")]
+    steps = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted[order] = np.maximum.accumulate(steps)
+    return adjusted
+
+
+def drift_test(positions: np.ndarray, values: np.ndarray, cells: np.ndarray) -> dict[str, float | None]:
+    """Spearman's rho and its p-value of the within-cell residuals against the positions, and the
+    least-squares slope; rho, p and slope are None when too few repetitions are left after the
+    cell means (fewer than 4, or fewer than 3 more than the cells)."""
+    frame = pd.DataFrame({"position": positions, "value": values, "cell": cells})
+    residuals = frame["value"] - frame.groupby("cell")["value"].transform("mean")
+    n, n_cells = len(frame), frame["cell"].nunique()
+    untested: dict[str, float | None] = {"rho": None, "p_value": None, "slope": None}
+    if n < MIN_REPETITIONS or n - n_cells < MIN_RESIDUAL_DF or frame["position"].nunique() < 2:
+        return untested
+    slope = float(stats.linregress(frame["position"], residuals).slope)
+    if np.allclose(residuals, 0.0):  # no spread within any cell: nothing drifts
+        return {"rho": None, "p_value": 1.0, "slope": slope}
+    rho, p_value = stats.spearmanr(frame["position"], residuals)
+    return {"rho": float(rho), "p_value": float(p_value), "slope": slope}
+
+
+def _followed_plan(group: pd.DataFrame) -> bool | None:
+    """Whether the measured repetitions started in their planned order (None: no plan recorded)."""
+    planned = group.dropna(subset=["planned_position"]).drop_duplicates(["cell_key", "repetition"])
+    if planned.empty:
+        return None
+    by_plan = planned.sort_values("planned_position")["actual_position"].to_numpy()
+    return bool(np.all(np.diff(by_plan) > 0))
+
+
+def drift_rows(results: pd.DataFrame, run_order: pd.DataFrame) -> pd.DataFrame:
+    """The mart's rows from stg_results' and stg_run_order's columns (see the module's docstring)."""
+    measured = results[~results["is_warmup"].astype(bool) & results["started_at"].notna()]
+    starts = measured.groupby([*KEYS, "cell_key", "repetition"], as_index=False)["started_at"].min()
+    starts = starts.sort_values([*KEYS, "started_at", "cell_key", "repetition"])
+    starts["actual_position"] = starts.groupby(KEYS).cumcount() + 1
+    usable = results[results["is_usable"].astype(bool) & ~results["is_warmup"].astype(bool)]
+    usable = usable[usable["metric"] == METRIC].merge(
+        starts.drop(columns="started_at"), on=[*KEYS, "cell_key", "repetition"]
+    )
+    planned = starts.merge(
+        run_order[[*KEYS, "cell_key", "repetition", "planned_position", "run_order", "seed"]],
+        on=[*KEYS, "cell_key", "repetition"],
+        how="left",
+    )
+    plans = {
+        key: (
+            group["run_order"].dropna().iloc[0] if group["run_order"].notna().any() else None,
+            group["seed"].dropna().iloc[0] if group["seed"].notna().any() else None,
+            _followed_plan(group),
+        )
+        for key, group in planned.groupby(KEYS)
+    }
+    rows = []
+    for (study, campaign, environment, workload), group in usable.groupby([*KEYS, "workload"]):
+        test = drift_test(
+            group["actual_position"].to_numpy(),
+            group["value"].to_numpy(dtype=float),
+            group["cell_key"].to_numpy(),
+        )
+        mean = float(group["value"].mean())
+        order, seed, followed = plans.get((study, campaign, environment), (None, None, None))
+        rows.append({
+            "study": study, "campaign": campaign, "environment": environment, "workload": workload,
+            "metric": METRIC, "run_order": order, "seed": seed, "followed_plan": followed,
+            "n": len(group), "n_cells": group["cell_key"].nunique(),
+            "first_position": int(group["actual_position"].min()),
+            "last_position": int(group["actual_position"].max()),
+            "mean_s": mean, "rho": test["rho"], "p_value": test["p_value"],
+            "slope_s_per_position": test["slope"],
+            "slope_pct_per_position": None if test["slope"] is None or mean == 0 else 100 * test["slope"] / mean,
+        })  # fmt: skip
+    frame = pd.DataFrame(rows, columns=[name for name in COLUMNS if name not in ("n_tests", "correction")])
+    frame["p_value"] = frame["p_value"].astype(float)
+    frame["p_adjusted"] = np.nan
+    frame["n_tests"] = 0
+    for _campaign, group in frame.groupby(["study", "campaign"]):
+        frame.loc[group.index, "p_adjusted"] = holm(group["p_value"].to_numpy(dtype=float))
+        frame.loc[group.index, "n_tests"] = int(group["p_value"].notna().sum())
+    frame["correction"] = CORRECTION
+    frame["drift"] = frame["p_adjusted"].astype(float) < ALPHA
+    return frame[list(COLUMNS)]
+
+
+def model(dbt: Any, session: Any) -> Any:
+    dbt.config(materialized="table")
+    results: pd.DataFrame = dbt.ref("stg_results").df()
+    run_order: pd.DataFrame = dbt.ref("stg_run_order").df()
+    frame = drift_rows(results, run_order)
+    # back from pandas with fixed column types (an empty frame would lose them); NaN reads as NULL
+    typed = ", ".join(f"{name}::{dtype} as {name}" for name, dtype in COLUMNS.items())
+    return session.from_df(frame).project(typed)
