@@ -28,6 +28,7 @@ from airflow.sdk import (
 
 from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, RUN_ORDERS, StudySpec, load_spec
 from benchcamp.core.study import study_plugins
+from benchcamp.pipeline.adaptive import adaptive_rounds
 from benchcamp.pipeline.campaign import (
     CAMPAIGN_PATTERN,
     MAX_REPETITIONS,
@@ -137,6 +138,31 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             "Empty: the study's own "
             f"({_warmup_summary(spec)}).",
         ),
+        "target_ci_pct": Param(
+            spec.target_ci_pct,
+            type=["null", "number"],
+            exclusiveMinimum=0,
+            exclusiveMaximum=100,
+            title="Target CI half-width (% of the mean)",
+            description="Adaptive repetitions: after the minimum, a cell gets more until the 95 % "
+            "confidence interval of its mean is within this % of the mean, up to max_repetitions. "
+            + (
+                f"Up to {adaptive_rounds(spec)} more per cell (the spec's max_repetitions "
+                f"{spec.max_repetitions}). Empty: "
+                + (f"the spec's {spec.target_ci_pct} %." if spec.target_ci_pct else "no target.")
+                if adaptive_rounds(spec)
+                else "This study declares no max_repetitions: leave empty."
+            ),
+        ),
+        "max_repetitions": Param(
+            None,
+            type=["null", "integer"],
+            exclusiveMinimum=0,
+            exclusiveMaximum=MAX_REPETITIONS + 1,
+            title="Maximum repetitions per cell (with a target)",
+            description="At most repetitions + "
+            f"{adaptive_rounds(spec)} here. Empty: the spec's ({spec.max_repetitions or 'none'}).",
+        ),
         "order": Param(
             spec.order,
             type="string",
@@ -240,7 +266,7 @@ def build_study_dag(study: str) -> DAG:
             return plan_units(spec, conf, _campaign(context))
 
         units = plan()
-        target_steps = [repetition_group(env.name, units) for env in spec.environments]
+        target_steps = [repetition_group(env.name, units, adaptive_rounds(spec)) for env in spec.environments]
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
         def validate(units: dict[str, list[dict[str, Any]]] | None) -> int:
@@ -390,7 +416,7 @@ def notify_regressions(context: Any, regressions: list[dict[str, Any]]) -> None:
         logging.getLogger(__name__).exception("regression notifier %s failed", path)
 
 
-def repetition_group(environment: str, units: Any) -> Any:
+def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
     """clean → generate → execute mapped over the environment's repetition units, in its pool:
     the warm-ups first (their own mapped group, finished before any measured repetition starts),
     then the measured repetitions, then the campaign's cleanup on that target (whatever happened).
@@ -464,7 +490,16 @@ def repetition_group(environment: str, units: Any) -> Any:
         from benchcamp.pipeline.campaign import run_cleanup
 
         skip_unless_planned(environment_units)
-        return run_cleanup(environment_units or [], get_current_context()["ti"].try_number)
+        units = list(environment_units or [])
+        if units and rounds:  # the adaptive repetitions' Hive tables are dropped too
+            from benchcamp.pipeline.adaptive import added_units
+
+            units += [
+                unit
+                for unit in added_units(units[0]["study"], units[0]["campaign"])
+                if unit["environment"] == environment
+            ]
+        return run_cleanup(units, get_current_context()["ti"].try_number)
 
     @task(task_id=f"preflight_{environment}", **retrying)
     def preflight(environment_units: list[dict[str, Any]]) -> dict[str, str]:
@@ -479,8 +514,55 @@ def repetition_group(environment: str, units: Any) -> Any:
     measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
     cleaned = cleanup(environment_units)  # type: ignore[arg-type]
     checked >> warmed >> done
-    [checked, done] >> measured >> cleaned
+    [checked, done] >> measured
+    adaptive_repetitions(environment, environment_units, steps, rounds, after=measured) >> cleaned
     return checked, cleaned
+
+
+def adaptive_repetitions(
+    environment: str, environment_units: Any, steps: Any, rounds: int, after: Any
+) -> Any:
+    """Adaptive rounds on one target (`pipeline.adaptive`): `adapt_<env>_<k>` decides from the
+    archive which cells need one more repetition, `adaptive_<env>_<k>` runs them (mapped, like the
+    measured ones), `rounds` times; `adapt_<env>_<rounds + 1>` records why the last ones stopped.
+
+    `rounds` is the spec's max_repetitions − repetitions (none: no task, the DAG as without the
+    option). A round with nothing to add maps over nothing, and its group is skipped. Each adapt
+    step runs whatever happened before it: failed repetitions are counted, not hidden.
+    """
+    if rounds == 0:
+        return after
+
+    def adapt(round_number: int) -> Any:
+        @task(task_id=f"adapt_{environment}_{round_number}", trigger_rule=TriggerRule.ALL_DONE)
+        def adapt_round(environment_units: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+            from benchcamp.core.spec import load_spec
+            from benchcamp.pipeline.adaptive import run_round
+            from benchcamp.pipeline.campaign import check_conf
+
+            skip_unless_planned(environment_units)
+            units = environment_units or []
+            if not units:
+                return []
+            spec = load_spec(units[0]["study"])
+            conf = check_conf(spec, dict(get_current_context()["params"]))
+            return run_round(
+                units, round_number, round_number > rounds, conf.target_ci_pct, conf.max_repetitions,
+                spec.thresholds.min_ok_repetitions, conf.repetitions,
+            )  # fmt: skip
+
+        return adapt_round(environment_units)
+
+    previous = after
+    for round_number in range(1, rounds + 1):
+        added = adapt(round_number)
+        group = task_group(group_id=f"adaptive_{environment}_{round_number}")(steps)
+        ran = group.expand(unit=added)
+        previous >> added
+        previous = ran
+    final = adapt(rounds + 1)
+    previous >> final
+    return final
 
 
 def dbt_build_task() -> Any:

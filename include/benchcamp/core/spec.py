@@ -535,6 +535,21 @@ class StudySpec(_Checked):
     source: str = ""
     schedule: str | None = Field(default=None, description="cron; null = manual only")
     repetitions: int = Field(default=3, ge=1, le=100)
+    target_ci_pct: float | None = Field(
+        default=None,
+        gt=0,
+        lt=100,
+        description="adaptive repetitions: after `repetitions`, a cell gets more until the 95 % "
+        "confidence interval of its mean is within this % of the mean (half-width), up to "
+        "max_repetitions; null: no target (a trigger may set one when max_repetitions is declared)",
+    )
+    max_repetitions: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="the most repetitions a cell may get with a target_ci_pct; the DAG has "
+        "max_repetitions - repetitions adaptive rounds per target (none when null)",
+    )
     warmup_repetitions: int | dict[str, int] = Field(
         default=0,
         description="repetitions run first in every cell and excluded from every statistic and gate "
@@ -690,6 +705,18 @@ class StudySpec(_Checked):
 
     def problems(self) -> Iterator[Problem]:
         """What needs fields declared below it: per-workload warm-ups name known workloads."""
+        if self.max_repetitions is not None and self.max_repetitions < self.repetitions:
+            yield Problem(
+                ("max_repetitions",),
+                f"{self.max_repetitions} is below repetitions ({self.repetitions}): the adaptive "
+                "repetitions come after the minimum; set it to at least repetitions",
+            )
+        if self.target_ci_pct is not None and self.max_repetitions is None:
+            yield Problem(
+                ("target_ci_pct",),
+                "needs max_repetitions (the most repetitions a cell may get while its confidence "
+                "interval is wider than the target)",
+            )
         if isinstance(self.warmup_repetitions, dict):
             for workload in self.warmup_repetitions:
                 if workload not in self.workloads:

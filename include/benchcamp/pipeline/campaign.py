@@ -29,7 +29,7 @@ from benchcamp.core.spec import (
     StudySpec,
     load_spec,
 )
-from benchcamp.pipeline import archive, run_order
+from benchcamp.pipeline import adaptive, archive, run_order
 from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hadoop import parse_job_reports
 from benchcamp.platforms.hive import HiveStatement
@@ -61,6 +61,8 @@ CONF_KEYS = (
     "fail_on_validation",
     "note",
     "warmup_repetitions",
+    "target_ci_pct",
+    "max_repetitions",
     "order",
     "order_seed",
 )
@@ -128,6 +130,8 @@ class CampaignConf:
     fail_on_validation: bool
     note: str
     warmups: int | None = None  # None: the spec's per-workload warm-ups
+    target_ci_pct: float | None = None  # adaptive repetitions (pipeline.adaptive): none without
+    max_repetitions: int | None = None  # the most a cell gets with a target (None without one)
     order: RunOrder = "sequential"  # run order of the measured repetitions (pipeline.run_order)
     order_seed: int | None = None  # None: derived from the study and campaign names
 
@@ -229,7 +233,15 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         )
     except run_order.RunOrderError as exc:
         raise CampaignConfError(str(exc)) from exc
+    try:
+        target_ci_pct, max_repetitions = adaptive.check_adaptive_conf(
+            spec, repetitions, conf.get("target_ci_pct"), conf.get("max_repetitions")
+        )
+    except adaptive.AdaptiveConfError as exc:
+        raise CampaignConfError(str(exc)) from exc
     return CampaignConf(
+        target_ci_pct=target_ci_pct,
+        max_repetitions=max_repetitions,
         order=order,
         order_seed=order_seed,
         warmups=warmups,
@@ -848,6 +860,8 @@ def run_validate(
 
     spec = load_spec(study)
     records = archive.load_campaign_records(study, campaign)
+    if units is not None:  # the adaptive rounds' repetitions are expected too (archived by each round)
+        units = {**units, "adaptive": adaptive.added_units(study, campaign)}
     expected = expected_cells(units) if units is not None else None
     failures = validate_campaign(
         records,
@@ -905,6 +919,7 @@ def run_load(
     for snapshot in archive.load_campaign_environments(study, campaign):
         wh.load_environment(path, snapshot)
     wh.upsert_study_thresholds(path, study, spec.thresholds.max_stddev_pct)
+    wh.replace_adaptive_stops(path, study, campaign, adaptive.stops(study, campaign))
     wh.upsert_study_history(path, study, spec.history)
     if run is not None and records:  # a run that measured nothing (target unreachable) is no campaign
         wh.record_campaign_run(path, study, campaign, run.run_id, run.run_type, run.logical_date)

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.records import RECORD_FIELDS, EnvironmentSnapshot, ResultRecord, ValidationFailure
@@ -36,6 +36,7 @@ __all__ = [
     "load_records",
     "record_campaign_run",
     "replace_validation_failures",
+    "replace_adaptive_stops",
     "replace_run_order",
     "upsert_study_thresholds",
     "upsert_study_history",
@@ -172,6 +173,7 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the `raw` schema and its tables if missing (never alters existing ones)."""
     con.execute(SCHEMA)
+    con.execute(ADAPTIVE_STOPS_SCHEMA)
     con.execute(RUN_ORDER_SCHEMA)
 
 
@@ -553,3 +555,55 @@ def detect_hardware_changes(path: Path | None, study: str, campaign: str) -> lis
             con.execute("rollback")
             raise
     return changes
+
+
+# Why each cell of a campaign with adaptive repetitions stopped (pipeline.adaptive), beside the
+# result records (whose contract it leaves alone): the 95 % CI the last decision saw, and the reason.
+ADAPTIVE_STOPS_SCHEMA = """
+create table if not exists raw.adaptive_stops (
+    study varchar not null,
+    campaign varchar not null,
+    environment varchar not null,
+    workload varchar not null,
+    cell_key varchar not null,
+    metric varchar not null,
+    repetitions integer not null,
+    ok_n integer not null,
+    failed_n integer not null,
+    mean double,
+    stddev double,
+    half_width double,
+    half_width_pct double,
+    target_ci_pct double not null,
+    max_repetitions integer not null,
+    confidence double not null,
+    reason varchar not null,
+    decided_round integer not null,
+    primary key (study, campaign, environment, cell_key)
+);
+"""
+ADAPTIVE_STOP_COLUMNS = (
+    "environment", "workload", "cell_key", "metric", "repetitions", "ok_n", "failed_n", "mean", "stddev",
+    "half_width", "half_width_pct", "target_ci_pct", "max_repetitions", "confidence", "reason",
+)  # fmt: skip
+
+
+def replace_adaptive_stops(path: Path | None, study: str, campaign: str, stops: list[dict[str, Any]]) -> None:
+    """Make the campaign's stored stops exactly `stops` (`adaptive.stops`): a re-load replaces them."""
+    rows = [
+        [study, campaign, *(stop[name] for name in ADAPTIVE_STOP_COLUMNS), stop["round"]] for stop in stops
+    ]
+    columns = ", ".join(("study", "campaign", *ADAPTIVE_STOP_COLUMNS, "decided_round"))
+    with connect(path) as con:
+        con.execute("begin transaction")
+        try:
+            con.execute("delete from raw.adaptive_stops where study = ? and campaign = ?", [study, campaign])
+            if rows:
+                con.executemany(
+                    f"insert into raw.adaptive_stops ({columns}) values ({', '.join('?' for _ in rows[0])})",
+                    rows,
+                )
+            con.execute("commit")
+        except Exception:
+            con.execute("rollback")
+            raise

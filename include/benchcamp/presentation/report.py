@@ -40,7 +40,11 @@ _ORDER = {
     "phase_times": "environment, workload, series_params, data_size_gb",
     "hardware_changes": "environment",
     "validation": "environment, workload, cell_key, expectation",
+    "repetition_adequacy": "environment, workload, cell_key",
 }
+# Generic marts shown only for campaigns with rows in them (and read only where built: a warehouse
+# built before them lacks them): the achieved CI of campaigns run with adaptive repetitions.
+OPTIONAL_MARTS = ("repetition_adequacy",)
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
 
 
@@ -147,6 +151,8 @@ def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tab
     with _read_only(warehouse) as con:
         _check_marts(con, warehouse, study_marts)
         chosen = campaign or _latest_campaign(con, study)
+        built = _built(con)
+        order = {mart: by for mart, by in order.items() if mart not in OPTIONAL_MARTS or mart in built}
         tables = {
             mart: _rows(
                 con,
@@ -469,6 +475,60 @@ def _hardware_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     ]
 
 
+def _adequacy_blocks(rows: list[dict[str, Any]]) -> list[Block]:
+    """A campaign run with a target_ci_pct: the achieved 95 % CI of each cell's mean, and why its
+    repetitions stopped (`repetition_adequacy`)."""
+    if not rows:
+        return []
+    reasons = {
+        "target_reached": "target reached",
+        "max_repetitions": "max_repetitions reached",
+        "too_many_failures": "too many failed repetitions",
+    }
+    body = tuple(
+        Row(
+            (row["environment"], row["cell_key"]),
+            (
+                Cell(row["environment"]),
+                Cell(row["cell_key"]),
+                Cell(row["metric"]),
+                num(str(row["n"]), row["n"]),
+                num(str(row["n_failed"]), row["n_failed"]),
+                num(number(row["mean"]), row["mean"]),
+                num(number(row["half_width"]), row["half_width"]),
+                num(number(row["half_width_pct"]), row["half_width_pct"]),
+                num(number(row["target_ci_pct"]), row["target_ci_pct"]),
+                Cell(f"{reasons.get(row['stop_reason'], row['stop_reason'])} at n = {row['n_planned']}"),
+            ),
+        )
+        for row in rows
+    )
+    first = rows[0]
+    return [
+        Block(
+            f"Repetitions: achieved {first['confidence'] * 100:g} % confidence interval of each cell's mean "
+            f"(Student's t; target: half-width within {number(first['target_ci_pct'])} % of the mean, "
+            f"at most {first['max_repetitions']} repetitions)",
+            (
+                "environment",
+                "cell",
+                "metric",
+                "n",
+                "failed",
+                "mean",
+                "CI ± ",
+                "CI ± (%)",
+                "target (%)",
+                "stopped",
+            ),
+            body,
+            text_columns=1,
+            lead_text_columns=3,
+            kind="adequacy",
+        )
+    ]
+
+
 def _validation_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """The validation verdicts: all passed, or each failed expectation."""
     if not rows:
@@ -500,6 +560,7 @@ def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
         *_dfsio_blocks(tables.get("dfsio_read_write", [])),
         *_phase_blocks(tables.get("phase_times", [])),
         *_hardware_blocks(tables.get("hardware_changes", [])),
+        *_adequacy_blocks(tables.get("repetition_adequacy", [])),
     ]
     for section in study_plugin(study).report_sections:
         blocks = getattr(section, "blocks", None)
