@@ -176,13 +176,18 @@ def test_a_cell_short_of_the_target_stops_at_the_maximum_in_the_last_round(tmp_p
     save(tmp_path, WIDE, 3, 5.4)
     assert [u["repetition"] for u in adaptive.run_round(planned, 2, False, *args, root=tmp_path)] == [4]
     save(tmp_path, WIDE, 4, 5.9)
-    assert adaptive.run_round(planned, 3, True, *args, root=tmp_path) == []
+    assert adaptive.stops(STUDY, CAMPAIGN, tmp_path) == []  # the DAG's rounds are over: validate finishes
+    adaptive.finish({ENV: planned}, None, root=tmp_path)
+    adaptive.finish({ENV: planned}, None, root=tmp_path)  # a re-run validate decides nothing new
+    assert [u["repetition"] for u in adaptive.added_units(STUDY, CAMPAIGN, tmp_path)] == [3, 4]
     (stop,) = adaptive.stops(STUDY, CAMPAIGN, tmp_path)
     assert (stop["reason"], stop["repetitions"], stop["ok_n"], stop["round"]) == ("max_repetitions", 4, 4, 3)
     expected = precision([5.0, 6.0, 5.4, 5.9])
     assert stop["half_width_pct"] == pytest.approx(expected.half_width_pct) and stop["half_width_pct"] > 5
     saved = json.loads((adaptive.adaptive_dir(STUDY, CAMPAIGN, ENV, tmp_path) / "round3.json").read_text())
     assert saved["target_ci_pct"] == 5.0 and saved["confidence"] == 0.95 and saved["added_units"] == []
+    assert saved["final"] is True
+    assert not (adaptive.adaptive_dir(STUDY, CAMPAIGN, ENV, tmp_path) / "round4.json").exists()
 
 
 def test_without_a_target_a_round_does_nothing(tmp_path: Path) -> None:

@@ -524,7 +524,7 @@ def adaptive_repetitions(
 ) -> Any:
     """Adaptive rounds on one target (`pipeline.adaptive`): `adapt_<env>_<k>` decides from the
     archive which cells need one more repetition, `adaptive_<env>_<k>` runs them (mapped, like the
-    measured ones), `rounds` times; `adapt_<env>_<rounds + 1>` records why the last ones stopped.
+    measured ones), `rounds` times; validate records why the last round's cells stopped.
 
     `rounds` is the spec's max_repetitions − repetitions (none: no task, the DAG as without the
     option). A round with nothing to add maps over nothing, and its group is skipped. Each adapt
@@ -547,7 +547,7 @@ def adaptive_repetitions(
             spec = load_spec(units[0]["study"])
             conf = check_conf(spec, dict(get_current_context()["params"]))
             return run_round(
-                units, round_number, round_number > rounds, conf.target_ci_pct, conf.max_repetitions,
+                units, round_number, False, conf.target_ci_pct, conf.max_repetitions,
                 spec.thresholds.min_ok_repetitions, conf.repetitions,
             )  # fmt: skip
 
@@ -560,9 +560,7 @@ def adaptive_repetitions(
         ran = group.expand(unit=added)
         previous >> added
         previous = ran
-    final = adapt(rounds + 1)
-    previous >> final
-    return final
+    return previous
 
 
 def dbt_build_task() -> Any:

@@ -280,7 +280,7 @@ def run_round(
     `environment_units`: the target's planned units (warm-ups are ignored). Earlier rounds' files
     say what they added; a cell that stopped in an earlier round is not decided again. Re-running a
     round replaces its own file and adds the same units. In the `last` round (after the final
-    adaptive repetitions) nothing is added: a cell still short of the target stops at the maximum.
+    adaptive repetitions, `finish`) nothing is added: a cell still short of the target stops there.
     """
     measured = [unit for unit in environment_units if int(unit["repetition"]) >= 1]
     if target_ci_pct is None or max_repetitions is None or not measured:
@@ -340,6 +340,7 @@ def run_round(
                 "target_ci_pct": target_ci_pct,
                 "max_repetitions": max_repetitions,
                 "confidence": CONFIDENCE,
+                "final": last,
                 "decisions": [asdict(decision) for decision in decisions],
                 "added_units": added,
             },
@@ -347,3 +348,27 @@ def run_round(
         ),
     )
     return added
+
+
+def finish(
+    units: dict[str, list[dict[str, Any]]], min_ok_repetitions: int | None, root: Path | None = None
+) -> None:
+    """After the DAG's last adaptive round has run its repetitions (validate calls this): decide the
+    cells that round gave a repetition to once more, nothing added, so each records why it stopped
+    (still short of the target there: at max_repetitions). Re-running it replaces its own file."""
+    for environment_units in units.values():
+        measured = [unit for unit in environment_units if int(unit["repetition"]) >= 1]
+        if not measured:
+            continue
+        first = measured[0]
+        directory = adaptive_dir(first["study"], first["campaign"], first["environment"], root)
+        numbers = sorted(int(path.stem[5:]) for path in directory.glob("round*.json"))
+        if not numbers:
+            continue
+        last = json.loads((directory / f"round{numbers[-1]}.json").read_text(encoding="utf-8"))
+        if not last["added_units"] or last.get("final"):
+            continue
+        run_round(
+            environment_units, numbers[-1] + 1, True, last["target_ci_pct"], last["max_repetitions"],
+            min_ok_repetitions, max(int(unit["repetition"]) for unit in measured), root,
+        )  # fmt: skip

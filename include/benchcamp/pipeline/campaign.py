@@ -861,6 +861,7 @@ def run_validate(
     spec = load_spec(study)
     records = archive.load_campaign_records(study, campaign)
     if units is not None:  # the adaptive rounds' repetitions are expected too (archived by each round)
+        adaptive.finish(units, spec.thresholds.min_ok_repetitions)  # why the last ones stopped
         units = {**units, "adaptive": adaptive.added_units(study, campaign)}
     expected = expected_cells(units) if units is not None else None
     failures = validate_campaign(
