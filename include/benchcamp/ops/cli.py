@@ -326,6 +326,10 @@ def _run_campaign(args: argparse.Namespace, env: dict[str, str], target: str | N
         conf["cells"] = args.cells.split(",")
     if args.warmups is not None:
         conf["warmup_repetitions"] = args.warmups
+    if args.target_ci_pct is not None:
+        conf["target_ci_pct"] = args.target_ci_pct
+    if args.max_repetitions is not None:
+        conf["max_repetitions"] = args.max_repetitions
     conf["campaign"] = campaign
     campaign_dir = archive.campaign_dir(args.study, campaign)
     log = campaign_dir / "airflow-dags-test.log"
@@ -415,6 +419,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--warmups",
         type=int,
         help="warm-up repetitions per cell (default: the study spec's warmup_repetitions)",
+    )
+    runner.add_argument(
+        "--target-ci-pct",
+        type=float,
+        help="adaptive repetitions: more per cell until the 95%% CI half-width of its mean is within "
+        "this %% of the mean (default: the study spec's target_ci_pct, if any)",
+    )
+    runner.add_argument(
+        "--max-repetitions", type=int, help="at most this many repetitions per cell with a target"
     )
     runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
     runner.add_argument("--keep-lab", action="store_true")
