@@ -127,6 +127,7 @@ def test_report_formats(warehouse: Path, capsys: pytest.CaptureFixture[str]) -> 
         "phase_times",
         "hardware_changes",
         "validation",
+        "scorecard",  # the study's claims (claims.yaml) scored: tests/unit/test_scorecard.py
     }
     assert payload["tables"]["phase_times"] == []  # the published records have no job histories
     assert payload["tables"]["hardware_changes"] == []  # nor environment captures

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchcamp.core.claims import load_claims
 from benchcamp.core.paths import check_component, default_warehouse, repo_root
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import (
@@ -920,6 +921,7 @@ def run_load(
     for snapshot in archive.load_campaign_environments(study, campaign):
         wh.load_environment(path, snapshot)
     wh.upsert_study_thresholds(path, study, spec.thresholds.max_stddev_pct)
+    wh.upsert_study_claims(path, study, load_claims(study))  # what the scorecard mart scores
     wh.replace_adaptive_stops(path, study, campaign, adaptive.stops(study, campaign))
     wh.upsert_study_history(path, study, spec.history)
     if run is not None and records:  # a run that measured nothing (target unreachable) is no campaign

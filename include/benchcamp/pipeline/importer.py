@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchcamp.core.claims import load_claims
 from benchcamp.core.records import (
     PARAM_COLUMN_PREFIX,
     RECORD_FIELDS,
@@ -35,10 +36,12 @@ from benchcamp.core.records import (
 )
 from benchcamp.core.study import CellCheck, cell_checks
 from benchcamp.pipeline.warehouse import (
+    CLAIMS_SCHEMA,
     FAILURE_COLUMNS,
     RESULT_COLUMNS,
     RESULT_KEY,
     SCHEMA,
+    write_study_claims,
     write_study_history,
     write_study_threshold,
 )
@@ -670,6 +673,7 @@ def load(
     try:
         con.execute("use warehouse")
         con.execute(SCHEMA)
+        con.execute(CLAIMS_SCHEMA)
         con.execute("begin transaction")
         try:
             match = " and ".join(f"r.{name} = i.{name}" for name in RESULT_KEY)
@@ -708,6 +712,7 @@ def load(
                 con.unregister("failure_frame")
             for study, threshold in thresholds.items():
                 write_study_threshold(con, study, threshold)
+                write_study_claims(con, study, load_claims(study))  # what the scorecard scores
             for study, history in (histories or {}).items():
                 write_study_history(con, study, history)
             con.execute("commit")

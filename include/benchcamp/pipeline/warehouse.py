@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
+    from benchcamp.core.claims import Claim
     from benchcamp.core.spec import History
 
 __all__ = [
@@ -36,6 +37,8 @@ __all__ = [
     "load_records",
     "record_campaign_run",
     "replace_validation_failures",
+    "upsert_study_claims",
+    "write_study_claims",
     "replace_adaptive_stops",
     "replace_run_order",
     "upsert_study_thresholds",
@@ -173,6 +176,7 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the `raw` schema and its tables if missing (never alters existing ones)."""
     con.execute(SCHEMA)
+    con.execute(CLAIMS_SCHEMA)
     con.execute(ADAPTIVE_STOPS_SCHEMA)
     con.execute(RUN_ORDER_SCHEMA)
 
@@ -607,3 +611,41 @@ def replace_adaptive_stops(path: Path | None, study: str, campaign: str, stops: 
         except Exception:
             con.execute("rollback")
             raise
+
+
+# Each study's published claims (its claims.yaml, `core.claims`), which the `scorecard` mart
+# scores every campaign against: written with the thresholds, when a campaign is loaded or imported.
+CLAIMS_SCHEMA = """
+create table if not exists raw.study_claims (
+    study varchar not null,
+    claim_id varchar not null,
+    position integer not null,
+    paper varchar not null,
+    kind varchar not null,
+    metric varchar not null,
+    expect varchar not null,
+    tolerance_pct double,
+    definition json not null,
+    primary key (study, claim_id)
+);
+"""
+
+
+def upsert_study_claims(path: Path | None, study: str, claims: list[Claim]) -> None:
+    """Record the study's claims (`core.claims.load_claims`): its rows become exactly these."""
+    with connect(path) as con:
+        write_study_claims(con, study, claims)
+
+
+def write_study_claims(con: duckdb.DuckDBPyConnection, study: str, claims: list[Claim]) -> None:
+    """`upsert_study_claims` on an open connection (e.g. inside the import's transaction)."""
+    con.execute("delete from raw.study_claims where study = ?", [study])
+    if claims:
+        con.executemany(
+            "insert into raw.study_claims values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                [study, claim.id, position, claim.paper, claim.kind, claim.metric, claim.expect,
+                 claim.tolerance_pct, claim.model_dump_json()]
+                for position, claim in enumerate(claims, start=1)
+            ],
+        )  # fmt: skip

@@ -41,10 +41,12 @@ _ORDER = {
     "hardware_changes": "environment",
     "validation": "environment, workload, cell_key, expectation",
     "repetition_adequacy": "environment, workload, cell_key",
+    "scorecard": "environment, claim_position",
 }
 # Generic marts shown only for campaigns with rows in them (and read only where built: a warehouse
 # built before them lacks them): the achieved CI of campaigns run with adaptive repetitions.
-OPTIONAL_MARTS = ("repetition_adequacy",)
+# The reproduction scorecard likewise: rows only for studies that declare claims (claims.yaml).
+OPTIONAL_MARTS = ("repetition_adequacy", "scorecard")
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
 
 
@@ -240,7 +242,8 @@ def export_snapshot(warehouse: Path) -> Path:
 def _snapshot_tables(built: set[str]) -> list[str]:
     """The generic marts and extras, and every study's marts that are built (all studies share the page)."""
     study_marts = [mart.name for plugin in study_plugins() for mart in plugin.marts if mart.name in built]
-    return [*MARTS, *dict.fromkeys(study_marts), *_SNAPSHOT_EXTRAS]
+    optional = [name for name in OPTIONAL_MARTS if name in built]
+    return [*MARTS, *optional, *dict.fromkeys(study_marts), *_SNAPSHOT_EXTRAS]
 
 
 def _first_row(tables: Tables) -> dict[str, Any] | None:
@@ -541,6 +544,69 @@ def _validation_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     return [Block(title, items=items, kind="validation")]
 
 
+def _ci(row: dict[str, Any]) -> str:
+    if row["ci_low"] is None or row["ci_high"] is None:
+        return "-"
+    return f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+
+
+_SCORECARD_HEADERS = (
+    "Claim",
+    "Claimed",
+    "Ratio",
+    "95 % CI",
+    "n",
+    "Comparisons",
+    "Verdict",
+    "Deciding comparison",
+)
+
+
+def _scorecard_blocks(rows: list[dict[str, Any]]) -> list[Block]:
+    """The reproduction scorecard (`scorecard`): each published claim's verdict on this campaign,
+    with the deciding comparison's ratio, its 95 % CI, the repetitions per side and the method."""
+    out = []
+    for environment in dict.fromkeys(row["environment"] for row in rows):
+        scored = [row for row in rows if row["environment"] == environment]
+        body = tuple(
+            Row(
+                (row["claim_id"],),
+                (
+                    Cell(row["claim_id"]),
+                    Cell(row["claimed"]),
+                    num(f"{row['estimate']:.3f}" if row["estimate"] is not None else "-", row["estimate"]),
+                    Cell(_ci(row)),
+                    Cell(row["n_per_side"] or "-"),
+                    Cell(f"{row['n_reproduced']}/{row['n_contradicted']}/{row['n_inconclusive']}"),
+                    Cell(row["verdict"]),
+                    Cell(row["deciding_comparison"] or "the campaign has none of the claim's cells"),
+                ),
+            )
+            for row in scored
+        )
+        notes = (
+            *(f'{row["claim_id"]}: "{row["paper"]}"' for row in scored),
+            "Ratio: of the cells' mean metric (scaling: divided by the data ratio, 1 = linear). "
+            "Comparisons: reproduced/contradicted/inconclusive. Reproduced: every comparison's 95 % CI "
+            "inside the claimed region; contradicted: one outside it after Benjamini–Hochberg over the "
+            "claim's comparisons; inconclusive: a CI spans the region's edge (or n < 2).",
+            "Method: ratio of means, 95 % CI by the delta method on the log scale (Welch–Satterthwaite t); "
+            "Benjamini–Hochberg over each claim's comparisons (the mart's `method` and `evidence` columns).",
+        )
+        out.append(
+            Block(
+                f"Reproduction scorecard on {environment}: the study's published claims",
+                _SCORECARD_HEADERS,
+                body,
+                text_columns=2,
+                lead_text_columns=2,
+                notes=notes,
+                kind="scorecard",
+            )
+        )
+    return out
+
+
 def left_align(headers: list[str], body: list[list[str]], columns: int) -> None:
     """Pad the first `columns` cells of every row to their column's width (text, not numbers)."""
     for column in range(columns):
@@ -568,6 +634,7 @@ def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
             parts += blocks(tables)
         else:
             parts.append(section(tables))
+    parts += _scorecard_blocks(tables.get("scorecard", []))
     parts += _validation_blocks(tables.get("validation", []))
     return parts
 

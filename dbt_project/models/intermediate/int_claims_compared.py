@@ -1,0 +1,299 @@
+"""Every campaign against its study's published claims: one row per comparison a claim makes.
+
+A claim (stg_study_claims; core/claims.py) is a ratio of cell means and the side of 1 the paper
+puts it on. Per study, campaign, environment and claim, this model finds the cells the claim
+compares in int_cells_summarised (its metric; n, mean and sample σ of the usable repetitions)
+and scores each comparison:
+
+- estimate: the ratio of the means (a `scaling` claim divides by the levels' own ratio, so 1 is
+  the linear projection; a `trend_axis` ratio divides the ratio at a level by the one at the
+  smallest level: four means);
+- its 95 % confidence interval by the delta method on the log scale: log ratio ± t · SE with
+  SE² = Σ σᵢ² / (nᵢ · meanᵢ²) over the independent means and Welch–Satterthwaite degrees of
+  freedom (scipy.stats.t), so the interval is never below 0 and a ratio of ratios is as easy;
+- p_support, the p-value that the ratio lies inside the claimed region (higher: above 1; lower:
+  below 1; within: inside 1 ± tolerance, two one-sided tests), and p_against, that it lies
+  outside it, each doubled from one-sided so that p < 0.05 exactly when the 95 % interval is
+  wholly inside (or wholly outside) the region;
+- p_against_adjusted: Benjamini–Hochberg over the claim's comparisons in the campaign and
+  environment (scipy.stats.false_discovery_control): a claim over many cells is contradicted
+  only if a comparison stays significant after the correction;
+- verdict: reproduced (p_support < 0.05), contradicted (p_against_adjusted < 0.05), else
+  inconclusive (the interval spans the region's edge, or a side has fewer than two repetitions).
+
+The scorecard mart rolls the comparisons up per claim (reproduced only when every comparison
+is: an intersection-union test, which needs no correction). Python models have no dbt unit
+tests: tests/unit/test_scorecard.py checks the intervals against scipy on the repetitions.
+"""
+
+import json
+import math
+from typing import Any
+
+import pandas as pd
+from scipy import stats
+
+ALPHA = 0.05
+METHOD = "ratio of means, 95 % CI by the delta method on the log scale (Welch–Satterthwaite t)"
+COLUMNS = {
+    "study": "varchar",
+    "campaign": "varchar",
+    "environment": "varchar",
+    "claim_id": "varchar",
+    "comparison": "varchar",
+    "comparison_position": "integer",
+    "n_per_side": "varchar",
+    "min_n": "integer",
+    "estimate": "double",
+    "ci_low": "double",
+    "ci_high": "double",
+    "dof": "double",
+    "p_support": "double",
+    "p_against": "double",
+    "p_against_adjusted": "double",
+    "comparisons": "integer",
+    "verdict": "varchar",
+    "method": "varchar",
+}
+
+Cell = dict[str, Any]  # workload, params (dict), n, mean, stddev
+
+
+def _level(value: Any) -> float | None:
+    try:
+        level = float(value)
+    except (TypeError, ValueError):
+        return None
+    return level if math.isfinite(level) else None
+
+
+def _shown(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _others(params: dict[str, Any], leave_out: set[str]) -> str:
+    """The cell's other axes as the comparison names them: 'maps=4, reduces=2'."""
+    return ", ".join(f"{name}={_shown(params[name])}" for name in sorted(params) if name not in leave_out)
+
+
+def log_ratio_interval(
+    terms: list[tuple[float, float | None, int, int]], scale: float = 1.0, alpha: float = ALPHA
+) -> dict[str, float] | None:
+    """(mean, σ, n, ±1) terms → ratio Π meanᵢ^±1 / scale, its CI, SE and dof; None when a side has
+    n < 2, no σ or a mean ≤ 0 (no interval)."""
+    if any(
+        n < 2 or stddev is None or not math.isfinite(stddev) or not mean > 0 for mean, stddev, n, _ in terms
+    ):
+        return None
+    log_ratio = sum(sign * math.log(mean) for mean, _, _, sign in terms) - math.log(scale)
+    parts = [(stddev / mean) ** 2 / n for mean, stddev, n, _ in terms]
+    variance = sum(parts)
+    if variance == 0:
+        return {
+            "log_ratio": log_ratio,
+            "se": 0.0,
+            "dof": math.inf,
+            "low": math.exp(log_ratio),
+            "high": math.exp(log_ratio),
+        }
+    dof = variance**2 / sum(part**2 / (n - 1) for part, (_, _, n, _) in zip(parts, terms, strict=True))
+    se = math.sqrt(variance)
+    half = float(stats.t.ppf(1 - alpha / 2, dof)) * se
+    return {
+        "log_ratio": log_ratio,
+        "se": se,
+        "dof": dof,
+        "low": math.exp(log_ratio - half),
+        "high": math.exp(log_ratio + half),
+    }
+
+
+def _p_above(interval: dict[str, float], bound: float) -> float:
+    """One-sided p-value of the test whose rejection says the ratio is above `bound`."""
+    distance = interval["log_ratio"] - math.log(bound)
+    if interval["se"] == 0:
+        return 0.0 if distance > 0 else 1.0
+    return float(stats.t.sf(distance / interval["se"], interval["dof"]))
+
+
+def _p_below(interval: dict[str, float], bound: float) -> float:
+    distance = math.log(bound) - interval["log_ratio"]
+    if interval["se"] == 0:
+        return 0.0 if distance > 0 else 1.0
+    return float(stats.t.sf(distance / interval["se"], interval["dof"]))
+
+
+def claim_p_values(interval: dict[str, float], low: float, high: float) -> tuple[float, float]:
+    """(p_support, p_against) for the claimed region (low, high): doubled one-sided p-values, so
+    that each is < 0.05 exactly when the 95 % interval lies wholly inside (outside) the region."""
+    support = max(
+        _p_above(interval, low) if low > 0 else 0.0,
+        _p_below(interval, high) if math.isfinite(high) else 0.0,
+    )
+    against = min(
+        _p_below(interval, low) if low > 0 else 1.0,
+        _p_above(interval, high) if math.isfinite(high) else 1.0,
+    )
+    return min(1.0, 2 * support), min(1.0, 2 * against)
+
+
+def claimed_region(claim: dict[str, Any]) -> tuple[float, float]:
+    if claim["expect"] == "higher":
+        return 1.0, math.inf
+    if claim["expect"] == "lower":
+        return 0.0, 1.0
+    tolerance = claim["tolerance_pct"] / 100
+    return 1 - tolerance, 1 + tolerance
+
+
+def _levels_comparisons(
+    claim: dict[str, Any], cells: list[Cell]
+) -> list[tuple[str, list[tuple[Cell, int]], float]]:
+    """scaling / levels: each level of the axis against the smallest, per workload and series."""
+    axis = claim["axis"]
+    series: dict[tuple[str, str], dict[float, Cell]] = {}
+    for cell in cells:
+        level = _level(cell["params"].get(axis))
+        if cell["workload"] in claim["workloads"] and level is not None:
+            series.setdefault((cell["workload"], _others(cell["params"], {axis})), {})[level] = cell
+    out = []
+    for (workload, others), by_level in sorted(series.items()):
+        smallest = min(by_level)
+        for level in sorted(by_level):
+            if level == smallest:
+                continue
+            scale = level / smallest if claim["kind"] == "scaling" and smallest > 0 else 1.0
+            where = f" ({others})" if others else ""
+            label = f"{workload}{where}: {axis} {level:g} vs {smallest:g}"
+            out.append((label, [(by_level[level], 1), (by_level[smallest], -1)], scale))
+    return out
+
+
+def _matches(cell: Cell, side: dict[str, Any]) -> bool:
+    if side.get("workload") is not None and cell["workload"] != side["workload"]:
+        return False
+    return all(str(cell["params"].get(name)) == str(value) for name, value in side.get("params", {}).items())
+
+
+def _ratio_comparisons(
+    claim: dict[str, Any], cells: list[Cell]
+) -> list[tuple[str, list[tuple[Cell, int]], float]]:
+    """ratio: numerator against denominator cells with equal other axes; with a trend axis, that
+    ratio at each level of it against the ratio at its smallest level."""
+    numerator, denominator = claim["numerator"], claim["denominator"]
+    fixed = set(numerator.get("params", {})) | set(denominator.get("params", {}))
+    by_workload = numerator.get("workload") is None and denominator.get("workload") is None
+
+    def key(cell: Cell) -> tuple[str, str]:
+        return (cell["workload"] if by_workload else "", _others(cell["params"], fixed))
+
+    tops = {key(cell): cell for cell in cells if _matches(cell, numerator)}
+    bottoms = {key(cell): cell for cell in cells if _matches(cell, denominator)}
+    pairs = {
+        pair_key: (tops[pair_key], bottoms[pair_key]) for pair_key in sorted(tops.keys() & bottoms.keys())
+    }
+    trend = claim.get("trend_axis")
+    if trend is None:
+        return [
+            (f"{workload + ': ' if workload else ''}{others or 'all'}", [(top, 1), (bottom, -1)], 1.0)
+            for (workload, others), (top, bottom) in pairs.items()
+        ]
+    groups: dict[tuple[str, str], dict[float, tuple[Cell, Cell]]] = {}
+    for (_, _), (top, bottom) in pairs.items():
+        level = _level(top["params"].get(trend))
+        if level is not None:
+            group = (top["workload"] if by_workload else "", _others(top["params"], fixed | {trend}))
+            groups.setdefault(group, {})[level] = (top, bottom)
+    out = []
+    for (workload, others), by_level in sorted(groups.items()):
+        smallest = min(by_level)
+        for level in sorted(by_level):
+            if level != smallest:
+                (top, bottom), (top_0, bottom_0) = by_level[level], by_level[smallest]
+                where = f"{workload + ' ' if workload else ''}{'(' + others + ') ' if others else ''}"
+                label = f"{where}ratio at {trend} {level:g} vs {smallest:g}"
+                out.append((label, [(top, 1), (bottom, -1), (top_0, -1), (bottom_0, 1)], 1.0))
+    return out
+
+
+def score_claim(claim: dict[str, Any], cells: list[Cell]) -> list[dict[str, Any]]:
+    """The claim's comparisons in one campaign and environment, each with its evidence and verdict."""
+    build = _ratio_comparisons if claim["kind"] == "ratio" else _levels_comparisons
+    comparisons = build(claim, [cell for cell in cells if cell["metric"] == claim["metric"]])
+    low, high = claimed_region(claim)
+    rows = []
+    for position, (label, terms, scale) in enumerate(comparisons, start=1):
+        stats_terms = [(cell["mean"], cell["stddev"], int(cell["n"]), sign) for cell, sign in terms]
+        usable = all(cell["mean"] is not None and cell["n"] >= 1 for cell, _ in terms)
+        interval = log_ratio_interval(stats_terms, scale) if usable else None
+        row = {
+            "comparison": label,
+            "comparison_position": position,
+            "n_per_side": "/".join(str(int(cell["n"])) for cell, _ in terms),
+            "min_n": min(int(cell["n"]) for cell, _ in terms),
+            "estimate": None,
+            "ci_low": None,
+            "ci_high": None,
+            "dof": None,
+            "p_support": None,
+            "p_against": None,
+            "method": METHOD,
+        }
+        if usable and all(cell["mean"] > 0 for cell, _ in terms):
+            ratio = math.prod(cell["mean"] ** sign for cell, sign in terms) / scale
+            row["estimate"] = ratio
+        if interval is not None:
+            support, against = claim_p_values(interval, low, high)
+            row |= {
+                "ci_low": interval["low"],
+                "ci_high": interval["high"],
+                "dof": interval["dof"] if math.isfinite(interval["dof"]) else None,
+                "p_support": support,
+                "p_against": against,
+            }
+        rows.append(row)
+    tested = [row for row in rows if row["p_against"] is not None]
+    if tested:
+        adjusted = stats.false_discovery_control([row["p_against"] for row in tested], method="bh")
+        for row, p_value in zip(tested, adjusted, strict=True):
+            row["p_against_adjusted"] = float(p_value)
+    for row in rows:
+        row.setdefault("p_against_adjusted", None)
+        row["comparisons"] = len(rows)
+        if row["p_support"] is not None and row["p_support"] < ALPHA:
+            row["verdict"] = "reproduced"
+        elif row["p_against_adjusted"] is not None and row["p_against_adjusted"] < ALPHA:
+            row["verdict"] = "contradicted"
+        else:
+            row["verdict"] = "inconclusive"
+    return rows
+
+
+CELLS_SQL = """
+select study, campaign, environment, workload, metric, cast(params as varchar) as params, n, mean, stddev
+from cells
+where n > 0
+"""
+
+
+def model(dbt: Any, session: Any) -> Any:
+    dbt.config(materialized="table")
+    claims: pd.DataFrame = dbt.ref("stg_study_claims").df()
+    cells: pd.DataFrame = dbt.ref("int_cells_summarised").query("cells", CELLS_SQL).df()
+    cells = cells[cells["study"].isin(set(claims["study"]))]
+    rows = []
+    per_run: dict[tuple[str, str, str], list[Cell]] = {}
+    for record in cells.to_dict("records"):
+        record["params"] = json.loads(record["params"])
+        record["stddev"] = None if pd.isna(record["stddev"]) else float(record["stddev"])
+        per_run.setdefault((record["study"], record["campaign"], record["environment"]), []).append(record)
+    for claim_row in claims.to_dict("records"):
+        claim = json.loads(claim_row["definition"])
+        for (study, campaign, environment), run_cells in sorted(per_run.items()):
+            if study == claim_row["study"]:
+                for row in score_claim(claim, run_cells):
+                    context = {"study": study, "campaign": campaign, "environment": environment}
+                    rows.append(context | {"claim_id": claim["id"]} | row)
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    typed = ", ".join(f"{name}::{dtype} as {name}" for name, dtype in COLUMNS.items())
+    return session.from_df(frame).project(typed)
