@@ -1,7 +1,10 @@
 package benchcamp.ycsb;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -41,13 +44,31 @@ public final class ResetTable {
     return fieldCount;
   }
 
+  /** Longest a schema change or TRUNCATE may take before the reset fails. */
+  static final Duration ADMIN_REQUEST_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * The client's configuration with a 60 s request timeout instead of the driver's 2 s: a
+   * TRUNCATE flushes and snapshots the table and a schema change waits for agreement, which on
+   * a loaded host took longer than 2 s ("Query timed out after PT2S" failed a repetition before
+   * anything was measured). The benchmark's own requests keep the driver's default.
+   */
+  static DriverConfigLoader adminConfig() {
+    return DriverConfigLoader.programmaticBuilder()
+        .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_QUIET_PERIOD, 0)
+        .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_QUIET_PERIOD, 0)
+        .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, ADMIN_REQUEST_TIMEOUT)
+        .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, ADMIN_REQUEST_TIMEOUT)
+        .build();
+  }
+
   static String resetCassandra(Properties properties, String table) {
     CassandraCQLClient.Settings settings = new CassandraCQLClient.Settings(properties);
     int fieldCount = fieldCount(properties);
     try (CqlSession session = CqlSession.builder()
         .addContactPoints(settings.contactPoints)
         .withLocalDatacenter(settings.datacenter)
-        .withConfigLoader(CassandraCQLClient.driverConfig())
+        .withConfigLoader(adminConfig())
         .build()) {
       session.execute("CREATE KEYSPACE IF NOT EXISTS " + settings.keyspace
           + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");

@@ -36,4 +36,14 @@ class ResetTableTest {
   void theExpectedColumnsAreTheKeyAndTheFields() {
     assertEquals(java.util.Set.of("y_id", "field0", "field1"), Schema.cassandraColumns(2));
   }
+
+  @Test
+  void schemaChangesAndTruncateWaitLongerThanTheBenchmarksRequests() {
+    var admin = ResetTable.adminConfig().getInitialConfig().getDefaultProfile();
+    var client = CassandraCQLClient.driverConfig().getInitialConfig().getDefaultProfile();
+    assertEquals(java.time.Duration.ofSeconds(60), admin.getDuration(
+        com.datastax.oss.driver.api.core.config.DefaultDriverOption.REQUEST_TIMEOUT));
+    assertEquals(java.time.Duration.ofSeconds(2), client.getDuration(
+        com.datastax.oss.driver.api.core.config.DefaultDriverOption.REQUEST_TIMEOUT));
+  }
 }
