@@ -72,6 +72,8 @@ def test_connect_creates_the_folder_and_the_raw_schema(path: Path) -> None:
         "validation_failures",
         "environments",
         "study_thresholds",
+        "study_history_metrics",
+        "regression_alerts",
         "study_claims",
         "campaign_runs",
         "hardware_changes",

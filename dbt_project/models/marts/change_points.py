@@ -1,8 +1,8 @@
 """Change points over campaign history: per study, environment, hardware fingerprint, cell and
 tracked metric, each significant shift in the campaign means, with the campaigns either side.
 
-A dbt-duckdb Python model because the detection (e-divisive means with a permutation test,
-Welch's t-test and Otava's merge, Benjamini–Hochberg over the study) is Python and scipy:
+A dbt-duckdb Python model because the detection (e-divisive means, Welch's t-test adjusted for
+the choice of the split and Otava's merge, Benjamini–Hochberg over the study) is Python and scipy:
 `benchcamp.pipeline.change_points`, which documents the method. It reads int_history_series
 (series never cross a hardware change) and the study's `history:` settings carried on each row
 (better direction, regression_pct, alpha). A stable series gives no row.
@@ -37,6 +37,7 @@ COLUMNS = {
     "mean_after": "double",
     "change_pct": "double",
     "p_value": "double",
+    "p_split": "double",
     "p_adjusted": "double",
     "direction": "varchar",
     "is_regression": "boolean",
@@ -83,6 +84,7 @@ def change_rows(series: pd.DataFrame) -> list[dict[str, Any]]:
                         "mean_after": point.mean_after,
                         "change_pct": change,
                         "p_value": point.p_value,
+                        "p_split": point.p_split,
                         "p_adjusted": point.p_adjusted,
                         "direction": "worse" if worse else "better",
                         "is_regression": bool(worse and abs(change) > float(first["regression_pct"])),

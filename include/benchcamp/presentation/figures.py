@@ -195,8 +195,10 @@ def dfsio_read_write(rows: Rows) -> Figure:
     return Figure("dfsio-read-write", title, chart.to_dict())
 
 
-def time_series(history: Rows, changes: Rows) -> Figure:
-    """Each cell's campaign mean over time (when measured); a red rule where a target's hardware changed."""
+def time_series(history: Rows, changes: Rows, change_points: Rows | None = None) -> Figure:
+    """Each cell's campaign mean over time (when measured); a red rule where a target's hardware
+    changed, an orange one before the first campaign after a regression and a green one before the
+    first after an improvement (`change_points`, any tracked metric: the tooltip names it)."""
     import altair as alt
 
     points = [
@@ -243,7 +245,41 @@ def time_series(history: Rows, changes: Rows) -> Figure:
             .encode(x="marker_at:T", tooltip=["label:N", "campaign:N", "from:N", "to:N"])
         )
     title = "Campaigns over time (red: hardware change)"
+    shifts = [
+        {
+            "marker_at": plain(point["campaign_after_at"]),
+            "label": f"{'regression' if point['is_regression'] else point['direction']} "
+            f"in {point['cell_key']} {point['metric']} on {point['environment']}",
+            "kind": "regression" if point["is_regression"] else point["direction"],
+            "campaign": point["campaign_after"],
+            "before": plain(point["mean_before"]),
+            "after": plain(point["mean_after"]),
+            "change_pct": plain(point["change_pct"]),
+            "p_adjusted": plain(point["p_adjusted"]),
+        }
+        for point in change_points or []
+        if point.get("campaign_after_at") is not None
+    ]
+    if shifts:
+        layers.append(
+            alt.Chart(alt.Data(values=shifts))
+            .mark_rule(strokeWidth=2, strokeDash=[2, 2])
+            .encode(
+                x="marker_at:T",
+                color=alt.Color(
+                    "kind:N",
+                    title="Change point",
+                    scale=alt.Scale(
+                        domain=["regression", "worse", "better"], range=["#e67e22", "#f1c40f", "#27ae60"]
+                    ),
+                ),
+                tooltip=["label:N", "campaign:N", "before:Q", "after:Q", "change_pct:Q", "p_adjusted:Q"],
+            )
+        )
+        title = "Campaigns over time (red: hardware change; orange: regression, green: improvement)"
     chart = alt.layer(*layers).properties(title=title, width=WIDTH, height=HEIGHT)
+    if shifts:  # the change points' colours are their own legend, not more cells
+        chart = chart.resolve_scale(color="independent")
     return Figure("time-series", title, chart.to_dict())
 
 
@@ -252,6 +288,7 @@ def study_figures(
     history: Rows | None = None,
     changes: Rows | None = None,
     study: str | None = None,
+    change_points: Rows | None = None,
 ) -> list[Figure]:
     """Every figure the campaign's marts support, in page order (none for an empty mart): the
     generic ones, the study plugin's (`study` None: the study the rows name), the time series."""
@@ -270,5 +307,5 @@ def study_figures(
     for make in study_plugin(owner).figures if owner else ():
         figures += make(tables)
     if any(row.get("data_size_gb") is not None for row in history or []):
-        figures.append(time_series(history or [], changes or []))
+        figures.append(time_series(history or [], changes or [], change_points or []))
     return figures

@@ -47,6 +47,8 @@ _ORDER = {
 # built before them lacks them): the achieved CI of campaigns run with adaptive repetitions.
 # The reproduction scorecard likewise: rows only for studies that declare claims (claims.yaml).
 OPTIONAL_MARTS = ("repetition_adequacy", "scorecard")
+# Change points are the study's, across campaigns: every report of a study that has some lists them.
+HISTORY_MART = "change_points"
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
 
 
@@ -163,9 +165,29 @@ def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tab
             )
             for mart in order
         }
+        # the study's change points across its campaigns (not one campaign's rows): shown with any
+        # campaign's report when there are some
+        shifts = _change_point_rows(con, study) if HISTORY_MART in built else []
     if not any(tables.values()):
         raise ReportError(f"no rows for campaign '{chosen}' of study '{study}' in the marts")
+    if shifts:
+        tables[HISTORY_MART] = shifts
     return {mart: rows for mart, rows in tables.items() if rows or mart in MARTS}
+
+
+def _change_point_rows(con: Any, study: str) -> list[dict[str, Any]]:
+    return _rows(
+        con,
+        f"select * from main.{HISTORY_MART} where study = ? "
+        "order by campaign_after_at nulls last, campaign_after, environment, cell_key, metric",
+        [study],
+    )
+
+
+def read_change_points(warehouse: Path, study: str) -> list[dict[str, Any]]:
+    """The study's change points (`change_points`; none in a warehouse built before the mart)."""
+    with _read_only(warehouse) as con:
+        return _change_point_rows(con, study) if HISTORY_MART in _built(con) else []
 
 
 def read_history(warehouse: Path, study: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -242,7 +264,7 @@ def export_snapshot(warehouse: Path) -> Path:
 def _snapshot_tables(built: set[str]) -> list[str]:
     """The generic marts and extras, and every study's marts that are built (all studies share the page)."""
     study_marts = [mart.name for plugin in study_plugins() for mart in plugin.marts if mart.name in built]
-    optional = [name for name in OPTIONAL_MARTS if name in built]
+    optional = [name for name in (*OPTIONAL_MARTS, HISTORY_MART) if name in built]
     return [*MARTS, *optional, *dict.fromkeys(study_marts), *_SNAPSHOT_EXTRAS]
 
 
@@ -478,6 +500,69 @@ def _hardware_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     ]
 
 
+def _change_point_blocks(rows: list[dict[str, Any]], campaign: str | None) -> list[Block]:
+    """The study's change points (`change_points`): when a tracked metric moved, by how much, how sure."""
+    if not rows:
+        return []
+    body = tuple(
+        Row(
+            (row["environment"], row["cell_key"], row["metric"], row["campaign_after"]),
+            (
+                Cell(row["environment"]),
+                Cell(row["cell_key"]),
+                Cell(row["metric"]),
+                Cell(f"{row['campaign_before']} ({row['campaigns_before']})"),
+                Cell(
+                    f"{row['campaign_after']} ({row['campaigns_after']})"
+                    + (" = this campaign" if row["campaign_after"] == campaign else "")
+                ),
+                num(f"{row['mean_before']:.4g}", row["mean_before"]),
+                num(f"{row['mean_after']:.4g}", row["mean_after"]),
+                num(_delta(row["change_pct"], False), row["change_pct"]),
+                num(f"{row['p_value']:.2g}", row["p_value"]),
+                num(f"{row['p_adjusted']:.2g}", row["p_adjusted"]),
+                Cell(
+                    f"regression (worse by more than {row['regression_pct']:g} %)"
+                    if row["is_regression"]
+                    else f"{row['direction']} ({row['better']} is better)"
+                ),
+            ),
+        )
+        for row in rows
+    )
+    alpha = rows[0]["alpha"]
+    return [
+        Block(
+            "Change points: where a tracked metric moved across the study's campaigns",
+            (
+                "environment",
+                "cell",
+                "metric",
+                "last before (campaigns)",
+                "first after (campaigns)",
+                "mean before",
+                "mean after",
+                "change (%)",
+                "p",
+                "p adj.",
+                "verdict",
+            ),
+            body,
+            text_columns=1,
+            lead_text_columns=5,
+            notes=(
+                "Per environment, hardware fingerprint, cell and metric (never across a hardware change): "
+                "candidates by e-divisive means (energy statistic), each kept while Welch's t-test between "
+                "the campaign means either side (at least 3 a side), times the splits it was chosen among, "
+                "stays significant as the weakest are merged away (Apache Otava's method); p adj.: "
+                f"Benjamini–Hochberg over every candidate of the study, below {alpha:g}. "
+                "Means are of the campaigns' means.",
+            ),
+            kind="change_points",
+        )
+    ]
+
+
 def _adequacy_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """A campaign run with a target_ci_pct: the achieved 95 % CI of each cell's mean, and why its
     repetitions stopped (`repetition_adequacy`)."""
@@ -626,6 +711,7 @@ def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
         *_dfsio_blocks(tables.get("dfsio_read_write", [])),
         *_phase_blocks(tables.get("phase_times", [])),
         *_hardware_blocks(tables.get("hardware_changes", [])),
+        *_change_point_blocks(tables.get(HISTORY_MART, []), campaign_of(tables)),
         *_adequacy_blocks(tables.get("repetition_adequacy", [])),
     ]
     for section in study_plugin(study).report_sections:

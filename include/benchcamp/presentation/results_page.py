@@ -67,9 +67,10 @@ def _campaign_param(campaign: str | None) -> str | None:
 
 
 def campaign_figures(warehouse: Path, study: str, tables: report.Tables) -> list[figures.Figure]:
-    """The figures of one campaign, plus the study's time series (with hardware-change markers)."""
+    """The figures of one campaign, plus the study's time series (with hardware-change and
+    change-point markers)."""
     history, changes = report.read_history(warehouse, study)
-    return figures.study_figures(tables, history, changes, study)
+    return figures.study_figures(tables, history, changes, study, report.read_change_points(warehouse, study))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,418 @@
+"""Change points and regression alerts (issue 17, part 1): the spec's `history:` section, the
+detection (e-divisive means, Welch's t-test with Otava's merge, Benjamini–Hochberg), the
+`change_points` mart over a history imported with `benchcamp import`, the alert events and the
+report.
+
+The history: twelve weekly campaigns of hibench_dse cells, three repetitions each, drawn (seeded)
+around what the lab's 2026-11-24 `make run` campaign measured (README: dfsio_write at 0.017 GB
+8.98 s with σ 0.57 s; wordcount at 0.012 GB 3.68 s with σ 0.04 s) and the published DSE WordCount
+at 240 GB (4068.22 s, σ 57.18 s). dfsio_write gets 20 % slower from week 8 (a regression); the
+wordcount cell stays as it is; the DSE cluster gets new hardware at week 7 and runs 40 % faster
+from then on, which is no change point: its series is split at the hardware change.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pytest
+from benchcamp.core.records import EnvironmentSnapshot
+from benchcamp.core.spec import SpecError, load_spec, parse_spec
+from benchcamp.ops.cli import EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
+from benchcamp.pipeline import warehouse as wh
+from benchcamp.pipeline.change_points import (
+    MIN_POINTS,
+    ChangePoint,
+    candidates,
+    change_points,
+    merge,
+    split_scores,
+    study_change_points,
+    welch_p_value,
+)
+from benchcamp.pipeline.regressions import (
+    Regression,
+    load_notifier,
+    new_regressions,
+    regressions_from_rows,
+)
+from benchcamp.presentation import figures, report
+
+SPEC_DIR = Path(__file__).resolve().parents[2] / "include/benchcamp/studies"
+STUDY = "hibench_dse"
+FIRST_WEEK = datetime(2026, 10, 3, 1, 0, tzinfo=UTC)
+WEEKS = 12
+STEP_WEEK = 8  # dfsio_write is 20 % slower from this campaign on
+UPGRADE_WEEK = 7  # the DSE cluster's new hardware from this campaign on
+STEP_CELL = "dfsio_write|data_size_gb=0.017"
+STABLE_CELL = "wordcount|data_size_gb=0.012|maps=4|reduces=2"
+DSE_CELL = "wordcount|data_size_gb=240|maps=4|reduces=2"
+
+
+def week(number: int) -> str:
+    return f"week_{number:02d}"
+
+
+# -- the spec's history section ---------------------------------------------------------------
+
+
+def test_the_two_studies_declare_their_tracked_metrics() -> None:
+    hibench = load_spec("hibench_dse").history
+    assert hibench is not None and hibench.metrics == {"duration_s": "lower", "throughput_mb_s": "higher"}
+    assert (hibench.regression_pct, hibench.alpha) == (10, 0.05)
+    ycsb = load_spec("ycsb_hbase_cassandra").history
+    assert ycsb is not None and ycsb.better("throughput_ops_s") == "higher"
+    assert ycsb.better("read_p99_latency_us") == "lower" and ycsb.better("update_avg_latency_us") == "lower"
+    assert load_spec("bigbench_containers").history is None  # a study without the section has none
+
+
+HISTORY = """history:                        # change points across campaigns (README "Change points and regression alerts")
+  metrics:
+    duration_s: lower           # every workload
+    throughput_mb_s: higher     # TestDFSIO
+  regression_pct: 10            # slower (or less throughput) by more than 10 % is a regression
+  alpha: 0.05
+"""
+
+BAD_HISTORY = [
+    ("duration_s: lower ", "duration_s: smaller ", "history.metrics.duration_s: 'smaller' is not a direction: write lower (smaller is better, e.g. a duration) or higher (e.g. a throughput)"),
+    ("duration_s: lower ", "Duration-s: lower ", "history.metrics['Duration-s']: String should match pattern '^[a-z][a-z0-9_]*$'"),
+    ("regression_pct: 10 ", "regression_pct: 0 ", "history.regression_pct: Input should be greater than 0"),
+    ("regression_pct: 10 ", "regression_pct: -5 ", "history.regression_pct: Input should be greater than 0"),
+    ("alpha: 0.05", "alpha: 1.5", "history.alpha: Input should be less than 1"),
+    ("alpha: 0.05", "alpha: 0", "history.alpha: Input should be greater than 0"),
+    ("alpha: 0.05", "alfa: 0.05", "history.alfa: unknown key (check the spelling)"),
+    ("  metrics:\n    duration_s: lower           # every workload\n    throughput_mb_s: higher     # TestDFSIO\n", "  metrics: {}\n", "history.metrics: is empty: list each metric with its better direction, e.g. duration_s: lower"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "problem"), BAD_HISTORY)
+def test_a_bad_history_section_is_refused_naming_the_key(old: str, new: str, problem: str) -> None:
+    text = (SPEC_DIR / STUDY / "spec.yaml").read_text(encoding="utf-8")
+    assert HISTORY in text and old in HISTORY
+    broken = text.replace(HISTORY, HISTORY.replace(old, new, 1), 1)
+    with pytest.raises(SpecError) as error:
+        parse_spec(broken, f"{STUDY}.yaml")
+    (message,) = str(error.value).splitlines()
+    line = broken[: broken.index(new.splitlines()[0].strip())].count("\n") + 1
+    assert message.startswith(f"{STUDY}.yaml:{line}: {problem}")
+
+
+# -- the detection, on plain series -------------------------------------------------------------
+
+
+def naive_energy(left: np.ndarray, right: np.ndarray) -> float:
+    """Matteson & James's Q̂ (α = 1) written out: pairs between minus pairs within each side."""
+    m, n = len(left), len(right)
+    between = sum(abs(x - y) for x in left for y in right) / (m * n)
+    within_left = sum(abs(a - b) for i, a in enumerate(left) for b in left[i + 1 :]) / (m * (m - 1) / 2)
+    within_right = sum(abs(a - b) for i, a in enumerate(right) for b in right[i + 1 :]) / (n * (n - 1) / 2)
+    return float(m * n / (m + n) * (2 * between - within_left - within_right))
+
+
+def test_the_split_scores_are_the_energy_statistic_of_each_split() -> None:
+    values = np.random.default_rng(3).normal(10, 1, 11)
+    scores = split_scores(values, MIN_POINTS)
+    expected = [naive_energy(values[:k], values[k:]) for k in range(MIN_POINTS, len(values) - MIN_POINTS + 1)]
+    assert scores == pytest.approx(expected)
+
+
+def test_welch_p_value_is_scipys_and_handles_series_without_spread() -> None:
+    before, after = np.array([10.0, 10.4, 9.8]), np.array([12.0, 12.5, 11.7, 12.2])
+    # the t statistic and Welch–Satterthwaite degrees of freedom, by hand
+    va, vb = before.var(ddof=1) / 3, after.var(ddof=1) / 4
+    t = (before.mean() - after.mean()) / np.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / 2 + vb**2 / 3)
+    from scipy import stats
+
+    assert welch_p_value(before, after) == pytest.approx(2 * stats.t.sf(abs(t), df))
+    assert welch_p_value(np.array([5.0] * 3), np.array([5.0] * 3)) == 1.0
+    assert welch_p_value(np.array([5.0] * 3), np.array([6.0] * 3)) == 0.0
+
+
+def test_a_step_is_found_at_its_campaign_with_the_means_either_side() -> None:
+    rng = np.random.default_rng(7)
+    series = [*(10 + rng.normal(0, 0.3, 8)), *(12 + rng.normal(0, 0.3, 7))]
+    (point,) = change_points(series)
+    assert (point.index, point.start, point.end) == (8, 0, 15)
+    assert point.mean_before == pytest.approx(np.mean(series[:8]))
+    assert point.mean_after == pytest.approx(np.mean(series[8:]))
+    assert point.change_pct == pytest.approx((point.mean_after / point.mean_before - 1) * 100)
+    assert point.p_value <= point.p_split <= point.p_adjusted < 0.05
+    assert point.p_split == pytest.approx(point.p_value * (15 - 2 * MIN_POINTS + 1))  # the best of 10 splits
+
+
+def test_too_short_a_series_has_no_change_point() -> None:
+    assert candidates([1, 1, 1, 9, 9], MIN_POINTS) == {}  # 2 * MIN_POINTS campaigns at least
+    assert change_points([1.0, 1.1, 0.9, 9.0, 9.1]) == []
+    assert [point.index for point in change_points([1.0, 1.1, 0.9, 9.0, 9.1, 8.9])] == [3]
+
+
+def test_the_merge_drops_the_weakest_candidate_and_retests_its_neighbours() -> None:
+    series = [10.0, 10.2, 9.9, 10.1, 10.0, 9.8, 15.0, 15.2, 14.9]
+    kept, merged = merge(series, {3: 1, 6: 4}, cutoff=0.05)
+    assert [point.index for point in kept] == [6] and len(merged) == 1 and merged[0] >= 0.05
+    # after the merge the change at 6 is tested against all six campaigns before it
+    assert (kept[0].start, kept[0].end) == (0, 9)
+    assert kept[0].mean_before == pytest.approx(np.mean(series[:6]))
+
+
+def test_benjamini_hochberg_runs_over_every_series_of_the_study() -> None:
+    """A change that is significant alone (p < 0.05) but not among many tests is dropped."""
+    rng = np.random.default_rng(5)
+    weak = [*(10 + rng.normal(0, 1, 6)), *(11.6 + rng.normal(0, 1, 6))]
+    alone = change_points(weak)
+    assert len(alone) == 1 and 0.001 < alone[0].p_value < 0.05
+    strong = {f"step {i}": [*(10 + rng.normal(0, 0.1, 6)), *(20 + rng.normal(0, 0.1, 6))] for i in range(3)}
+    crowd = {f"stable {i}": list(10 + rng.normal(0, 1, 12)) for i in range(40)}
+    found = study_change_points({"weak": weak, **strong, **crowd})
+    assert all(len(found[key]) == 1 for key in strong)
+    assert all(point.p_adjusted < 0.05 for points in found.values() for point in points)
+    # BH-adjusted p-values are at least the raw ones
+    assert all(point.p_adjusted >= point.p_split for points in found.values() for point in points)
+    study_alpha = study_change_points({"weak": weak}, alpha=0.01)
+    assert study_alpha["weak"] == [] or study_alpha["weak"][0].p_adjusted < 0.01
+
+
+@pytest.mark.parametrize("campaigns", [6, 15])
+def test_false_alarms_and_power_on_seeded_series(campaigns: int) -> None:
+    """Stable series: about alpha of them get a change point (the split's p-value pays for its
+    choice among the possible splits); a 3 σ step half-way is found in most (the module's numbers)."""
+    stable = [list(np.random.default_rng(seed).normal(10, 1, campaigns)) for seed in range(200)]
+    assert sum(bool(change_points(series)) for series in stable) <= 12  # 6 %
+    after = campaigns // 2
+    steps = [
+        [*(rng.normal(10, 1, campaigns - after)), *(rng.normal(13, 1, after))]
+        for rng in (np.random.default_rng(seed) for seed in range(200))
+    ]
+    found = [[point.index for point in change_points(series)] for series in steps]
+    assert sum(campaigns - after in indices for indices in found) >= (120 if campaigns == 6 else 140)
+
+
+# -- the mart, over a history imported with `benchcamp import` ----------------------------------
+
+
+def history_records() -> list[dict[str, Any]]:
+    rng = np.random.default_rng(20261124)
+    rows: list[dict[str, Any]] = []
+    for number in range(1, WEEKS + 1):
+        at = FIRST_WEEK + timedelta(days=7 * (number - 1))
+        cells = [
+            ("local_lab", "dfsio_write", {"data_size_gb": 0.017}, 8.98 * (1.2 if number >= STEP_WEEK else 1), 0.57),
+            ("local_lab", "wordcount", {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, 3.68, 0.04),
+            ("dse_cluster", "wordcount", {"data_size_gb": 240, "maps": 4, "reduces": 2},
+             4068.22 * (0.6 if number >= UPGRADE_WEEK else 1), 57.18),
+        ]  # fmt: skip
+        for offset, (environment, workload, params, mean, sigma) in enumerate(cells):
+            for repetition in (1, 2, 3):
+                value = round(float(rng.normal(mean, sigma)), 2)
+                started = at + timedelta(minutes=10 * offset + repetition)
+                rows.append(
+                    {
+                        "study": STUDY,
+                        "campaign": week(number),
+                        "environment": environment,
+                        "workload": workload,
+                        "params": params,
+                        "repetition": repetition,
+                        "metric": "duration_s",
+                        "value": value,
+                        "unit": "s",
+                        "status": "ok",
+                        "started_at": started.isoformat(),
+                        "finished_at": (started + timedelta(seconds=value)).isoformat(),
+                    }
+                )
+    return rows
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("change_points")
+    target = tmp / "warehouse.duckdb"
+    # the DSE cluster's hosts as the DAG's load records them: new hardware from UPGRADE_WEEK
+    for number in range(1, WEEKS + 1):
+        cores = 16 if number >= UPGRADE_WEEK else 8
+        wh.load_environment(
+            target,
+            EnvironmentSnapshot(
+                study=STUDY,
+                campaign=week(number),
+                environment="dse_cluster",
+                host="node1",
+                fingerprint=f"opteron-{cores}-cores",
+                facts={"cpu_model": "Opteron", "cpu_cores": cores, "mem_total_gib": 16},
+                captured_at=FIRST_WEEK + timedelta(days=7 * (number - 1)),
+            ),
+        )
+    source = tmp / "history.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in history_records()))
+    assert main(["import", str(source), "--warehouse", str(target)]) in (EXIT_OK, EXIT_EXPECTATIONS_FAILED)
+    return target
+
+
+def select(target: Path, sql: str, *args: object) -> list[dict[str, Any]]:
+    with duckdb.connect(str(target), read_only=True) as con:
+        cursor = con.execute(sql, list(args))
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def test_the_import_records_the_specs_tracked_metrics(history: Path) -> None:
+    rows = select(
+        history, "select metric, better, regression_pct, alpha from raw.study_history_metrics order by metric"
+    )
+    assert rows == [
+        {"metric": "duration_s", "better": "lower", "regression_pct": 10.0, "alpha": 0.05},
+        {"metric": "throughput_mb_s", "better": "higher", "regression_pct": 10.0, "alpha": 0.05},
+    ]
+
+
+def test_the_mart_finds_exactly_the_step_with_the_campaigns_either_side(history: Path) -> None:
+    (row,) = select(history, "select * from main.change_points")
+    assert (row["environment"], row["cell_key"], row["metric"]) == ("local_lab", STEP_CELL, "duration_s")
+    assert (row["campaign_before"], row["campaign_after"]) == (week(STEP_WEEK - 1), week(STEP_WEEK))
+    assert (row["first_campaign"], row["last_campaign"]) == (week(1), week(WEEKS))
+    assert (row["campaigns_before"], row["campaigns_after"]) == (STEP_WEEK - 1, WEEKS - STEP_WEEK + 1)
+    assert row["campaign_after_at"] == FIRST_WEEK + timedelta(days=7 * (STEP_WEEK - 1), minutes=1)
+    # the means are the campaigns' means, as the series holds them
+    means = [
+        item["mean"]
+        for item in select(
+            history,
+            "select mean from main.int_history_series where cell_key = ? and metric = 'duration_s' order by position",
+            STEP_CELL,
+        )
+    ]
+    assert row["mean_before"] == pytest.approx(np.mean(means[: STEP_WEEK - 1]))
+    assert row["mean_after"] == pytest.approx(np.mean(means[STEP_WEEK - 1 :]))
+    assert 15 < row["change_pct"] < 25  # +20 % under the lab's noise
+    assert row["p_value"] <= row["p_adjusted"] < 0.05
+    assert (row["direction"], row["is_regression"], row["better"]) == ("worse", True, "lower")
+
+
+def test_a_stable_series_has_no_change_point(history: Path) -> None:
+    series = select(history, "select * from main.int_history_series where cell_key = ?", STABLE_CELL)
+    assert len(series) == WEEKS
+    assert select(history, "select * from main.change_points where cell_key = ?", STABLE_CELL) == []
+
+
+def test_a_series_is_split_at_a_hardware_change_never_across_it(history: Path) -> None:
+    series = select(
+        history,
+        "select hardware_epoch, fingerprint, campaign, mean from main.int_history_series "
+        "where environment = 'dse_cluster' order by campaign",
+    )
+    epochs = {(row["hardware_epoch"], row["fingerprint"]) for row in series}
+    assert epochs == {(1, "opteron-8-cores"), (2, "opteron-16-cores")}
+    assert [row["campaign"] for row in series if row["hardware_epoch"] == 2][0] == week(UPGRADE_WEEK)
+    assert select(history, "select * from main.change_points where environment = 'dse_cluster'") == []
+    # one series across the change would have a change point exactly there
+    (across,) = change_points([row["mean"] for row in series])
+    assert across.index == UPGRADE_WEEK - 1 and across.change_pct < -35
+
+
+# -- the alert ----------------------------------------------------------------------------------
+
+
+def test_the_regression_is_announced_once_by_a_campaign_after_it(history: Path) -> None:
+    assert new_regressions(history, STUDY, week(STEP_WEEK - 2)) == []  # before the change: not its news
+    (regression,) = new_regressions(history, STUDY, week(WEEKS))
+    assert (regression.cell_key, regression.metric, regression.campaign_after) == (
+        STEP_CELL,
+        "duration_s",
+        week(STEP_WEEK),
+    )
+    # a re-run of the same campaign announces it again; another campaign does not
+    assert new_regressions(history, STUDY, week(WEEKS)) == [regression]
+    assert new_regressions(history, STUDY, week(WEEKS - 1)) == []
+    (recorded,) = select(history, "select * from raw.regression_alerts")
+    assert (recorded["campaign_after"], recorded["alerted_by"]) == (week(STEP_WEEK), week(WEEKS))
+
+
+def test_mart_rows_become_events_with_the_figures_an_alert_needs(history: Path) -> None:
+    from benchcamp.airflow.dag_factory import REGRESSION_ALIAS, regression_asset
+
+    rows = select(history, "select * from main.change_points")
+    improvement = {**rows[0], "is_regression": False, "direction": "better"}
+    (regression,) = regressions_from_rows([*rows, improvement])
+    extra = regression.extra(week(WEEKS))
+    assert json.loads(json.dumps(extra)) == extra  # an Asset event's extra is JSON
+    assert extra["found_by_campaign"] == week(WEEKS) and extra["campaign_before"] == week(STEP_WEEK - 1)
+    assert extra["mean_after"] > extra["mean_before"] and extra["change_pct"] > 10
+    assert 0 < extra["p_value"] <= extra["p_adjusted"] < 0.05
+    asset = regression_asset(STUDY, regression.environment)
+    assert asset.uri == "benchcamp://regressions/hibench_dse/local_lab"
+    assert REGRESSION_ALIAS.name == "benchcamp_regression"
+    assert regression.summary().startswith(f"REGRESSION hibench_dse on local_lab: {STEP_CELL} duration_s ")
+
+
+SENT: list[str] = []
+
+
+def _make_notifier() -> Any:
+    from airflow.sdk.bases.notifier import BaseNotifier
+
+    class RecordingNotifier(BaseNotifier):
+        """What SmtpNotifier does with its templated subject, kept here instead of mailed."""
+
+        template_fields = ("subject",)
+
+        def __init__(self, subject: str) -> None:
+            super().__init__()
+            self.subject = subject
+
+        def notify(self, context: Any) -> None:
+            SENT.append(self.subject)
+
+    return RecordingNotifier(
+        subject="{{ regressions | length }} regression(s): {{ regressions[0].cell_key }} "
+        "{{ '%+.0f' | format(regressions[0].change_pct) }} %"
+    )
+
+
+notifier = _make_notifier()
+
+
+def test_the_notifier_named_by_the_variable_gets_the_regressions(
+    history: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchcamp.airflow.dag_factory import notify_regressions
+
+    regression: Regression = new_regressions(history, STUDY, week(WEEKS))[0]
+    monkeypatch.setenv("AIRFLOW_VAR_BENCHCAMP_REGRESSION_NOTIFIER", f"{__name__}:notifier")
+    SENT.clear()
+    notify_regressions({}, [regression.extra(week(WEEKS))])
+    assert SENT == [f"1 regression(s): {STEP_CELL} {regression.change_pct:+.0f} %"]
+    assert load_notifier(f"{__name__}.notifier") is notifier
+    with pytest.raises(ValueError, match="not a notifier or a function"):
+        load_notifier(f"{__name__}:STEP_WEEK")
+
+
+# -- the report and the page's time series --------------------------------------------------------
+
+
+def test_the_report_lists_the_change_point_and_the_figure_marks_it(history: Path) -> None:
+    text = report.render(report.read_tables(history, STUDY, week(STEP_WEEK)), "table", STUDY)
+    assert "Change points: where a tracked metric moved across the study's campaigns" in text
+    (line,) = [line for line in text.splitlines() if line.startswith("| local_lab") and STEP_CELL in line]
+    assert f"{week(STEP_WEEK - 1)} (7)" in line and f"{week(STEP_WEEK)} (5) = this campaign" in line
+    assert "regression (worse by more than 10 %)" in line
+    history_rows, changes = report.read_history(history, STUDY)
+    shifts = report.read_change_points(history, STUDY)
+    figure = figures.time_series(history_rows, changes, shifts)
+    marker_layer = figure.spec["layer"][-1]
+    assert marker_layer["mark"]["type"] == "rule" and marker_layer["encoding"]["color"]["field"] == "kind"
+    (marker,) = marker_layer["data"]["values"]
+    assert marker["kind"] == "regression" and marker["campaign"] == week(STEP_WEEK)
+    assert "orange: regression" in figure.title
+
+
+def test_a_change_point_is_a_dataclass_of_plain_numbers() -> None:
+    point = ChangePoint(index=3, start=0, end=6, mean_before=0.0, mean_after=1.0, p_value=0.01, p_split=0.01)
+    assert np.isnan(point.change_pct)  # no % of a zero mean
