@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from benchcamp.core.claims import ClaimError, load_claims, parse_claims
 from benchcamp.core.spec import load_spec
 from benchcamp.core.study import study_folders
+from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_OK, main
 
 HIBENCH = load_spec("hibench_dse")
 WORKLOADS, AXES = set(HIBENCH.workloads), set(HIBENCH.axes)
@@ -105,3 +108,18 @@ claims:
         parse_claims(ratio, "x.yaml", WORKLOADS, AXES)
     (claim,) = parse_claims(ratio.replace("{}", "{workload: dfsio_read}"), "x.yaml", WORKLOADS, AXES)
     assert claim.numerator is not None and claim.numerator.workload == "dfsio_write"
+
+
+def test_spec_check_checks_the_claims_beside_the_spec(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "hibench_dse.yaml"  # a spec outside the package is named by its study id
+    spec.write_text((study_folders()["hibench_dse"] / "spec.yaml").read_text())
+    (tmp_path / "claims.yaml").write_text(LINEAR)
+    assert main(["spec", "check", str(spec)]) == EXIT_OK
+    (tmp_path / "claims.yaml").write_text(LINEAR.replace("[wordcount]", "[wordcont]"))
+    assert main(["spec", "check", str(spec)]) == EXIT_BAD_INPUT
+    assert (
+        f"{tmp_path / 'claims.yaml'}: claim 'wordcount_scales_linearly': workload 'wordcont' is not in the study's spec"
+        in capsys.readouterr().out
+    )

@@ -155,6 +155,7 @@ def cmd_spec_check(args: argparse.Namespace) -> int:
 
     Without files, the bundled studies. Exit 2 when any spec has a problem.
     """
+    from benchcamp.core.claims import CLAIMS_FILE, ClaimError, parse_claims
     from benchcamp.core.spec import SpecError, load_spec_file, spec_files
 
     paths = [Path(name) for name in args.files] or list(spec_files())
@@ -167,6 +168,16 @@ def cmd_spec_check(args: argparse.Namespace) -> int:
             print("\n".join(lines))
             failed, problems = failed + 1, problems + len(lines)
             continue
+        claims = path.parent / CLAIMS_FILE  # the study's published claims, checked against its spec
+        if claims.is_file():
+            try:
+                text = claims.read_text(encoding="utf-8")
+                parse_claims(text, str(claims), set(spec.workloads), set(spec.axes))
+            except ClaimError as exc:
+                lines = str(exc).splitlines()
+                print("\n".join(lines))
+                failed, problems = failed + 1, problems + len(lines)
+                continue
         cells = len(spec.cells(spec.default_ladder))
         print(f"{path}: ok ({spec.study}: {cells} cells at the default ladder, {spec.default_ladder})")
     if failed:
