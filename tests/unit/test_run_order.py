@@ -151,3 +151,14 @@ def test_positions_are_archived_with_each_repetition_and_loaded_beside_the_recor
         run_order.save_run_order(tmp_path / "old", {k: v for k, v in units[0].items() if k != "position"})
         is None
     )
+
+
+def test_benchcamp_run_takes_the_order_and_refuses_an_unknown_one(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchcamp.ops.cli import build_parser
+
+    args = build_parser().parse_args(["run", "hibench_dse", "--order", "blocked", "--order-seed", "3"])
+    assert (args.order, args.order_seed) == ("blocked", 3)
+    assert build_parser().parse_args(["run", "hibench_dse"]).order is None  # the spec's
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "hibench_dse", "--order", "shuffled"])
+    assert "invalid choice: 'shuffled'" in capsys.readouterr().err

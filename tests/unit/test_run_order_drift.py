@@ -140,6 +140,8 @@ def test_the_mart_rows_test_each_workload_and_correct_across_the_campaign() -> N
     # a target that started its repetitions out of their planned order says so
     shuffled_results, shuffled_plan = frames({"drifting": 0.05}, plan_shift=3)
     assert not DRIFT.drift_rows(shuffled_results, shuffled_plan)["followed_plan"].any()
+    # a campaign that recorded no run order (imported, or run before run orders) has no row
+    assert DRIFT.drift_rows(results, plan.iloc[0:0]).empty
 
 
 def records_and_plan(drift_s: float) -> tuple[list[ResultRecord], list[dict[str, Any]]]:

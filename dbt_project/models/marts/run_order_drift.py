@@ -11,6 +11,8 @@ least-squares slope (scipy.stats.linregress) gives the drift's size in seconds a
 workload's mean per position. The p-values of a campaign's tests (its environments x workloads)
 are corrected with Holm's step-down method (family-wise error rate 5 %); `drift` is an adjusted
 p below 0.05. A workload needs 4 usable repetitions and 3 more than it has cells to be tested.
+Only campaigns that recorded a run order have rows (every DAG campaign does, sequential by
+default; an imported one, or one run before run orders existed, has none).
 
 A dbt-duckdb Python model, as int_ycsb_stores_compared, because DuckDB has no rank-correlation
 p-value. Python models have no dbt unit tests: tests/unit/test_run_order_drift.py checks the
@@ -117,16 +119,19 @@ def drift_rows(results: pd.DataFrame, run_order: pd.DataFrame) -> pd.DataFrame:
             _followed_plan(group),
         )
         for key, group in planned.groupby(KEYS)
+        if group["run_order"].notna().any()
     }
     rows = []
     for (study, campaign, environment, workload), group in usable.groupby([*KEYS, "workload"]):
+        if (study, campaign, environment) not in plans:
+            continue  # no run order recorded (imported, or run before run orders): no row
         test = drift_test(
             group["actual_position"].to_numpy(),
             group["value"].to_numpy(dtype=float),
             group["cell_key"].to_numpy(),
         )
         mean = float(group["value"].mean())
-        order, seed, followed = plans.get((study, campaign, environment), (None, None, None))
+        order, seed, followed = plans[(study, campaign, environment)]
         rows.append({
             "study": study, "campaign": campaign, "environment": environment, "workload": workload,
             "metric": METRIC, "run_order": order, "seed": seed, "followed_plan": followed,

@@ -337,6 +337,10 @@ def _run_campaign(args: argparse.Namespace, env: dict[str, str], target: str | N
         conf["cells"] = args.cells.split(",")
     if args.warmups is not None:
         conf["warmup_repetitions"] = args.warmups
+    if args.order:
+        conf["order"] = args.order
+    if args.order_seed is not None:
+        conf["order_seed"] = args.order_seed
     if args.target_ci_pct is not None:
         conf["target_ci_pct"] = args.target_ci_pct
     if args.max_repetitions is not None:
@@ -431,6 +435,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         help="warm-up repetitions per cell (default: the study spec's warmup_repetitions)",
     )
+    runner.add_argument(
+        "--order",
+        choices=("sequential", "randomised", "blocked"),
+        help="run order of the measured repetitions (default: the study spec's order)",
+    )
+    runner.add_argument("--order-seed", type=int, help="seed of a randomised or blocked order")
     runner.add_argument(
         "--target-ci-pct",
         type=float,

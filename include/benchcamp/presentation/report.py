@@ -23,6 +23,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
 
 from benchcamp.core.study import Mart, study_plugin, study_plugins
 from benchcamp.presentation.blocks import Block, Cell, Row, num
+from benchcamp.presentation.run_order_section import run_order_blocks
 
 # The generic marts, in every study's report; a study's own marts come from its plugin
 # (`core.study`), in its report (all formats) only when the campaign has rows in them.
@@ -41,12 +42,13 @@ _ORDER = {
     "hardware_changes": "environment",
     "validation": "environment, workload, cell_key, expectation",
     "repetition_adequacy": "environment, workload, cell_key",
+    "run_order_drift": "environment, workload",
     "scorecard": "environment, claim_position",
 }
 # Generic marts shown only for campaigns with rows in them (and read only where built: a warehouse
 # built before them lacks them): the achieved CI of campaigns run with adaptive repetitions.
 # The reproduction scorecard likewise: rows only for studies that declare claims (claims.yaml).
-OPTIONAL_MARTS = ("repetition_adequacy", "scorecard")
+OPTIONAL_MARTS = ("repetition_adequacy", "scorecard", "run_order_drift")
 # Change points are the study's, across campaigns: every report of a study that has some lists them.
 HISTORY_MART = "change_points"
 _LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
@@ -713,6 +715,7 @@ def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
         *_hardware_blocks(tables.get("hardware_changes", [])),
         *_change_point_blocks(tables.get(HISTORY_MART, []), campaign_of(tables)),
         *_adequacy_blocks(tables.get("repetition_adequacy", [])),
+        *run_order_blocks(tables.get("run_order_drift", [])),
     ]
     for section in study_plugin(study).report_sections:
         blocks = getattr(section, "blocks", None)
