@@ -224,6 +224,8 @@ def test_a_campaign_runs_under_the_scheduler_into_the_warehouse(stack: dict[str,
     states = _task_states(api, run["dag_run_id"])
     assert state == "success", states
     assert {"plan", "report", "publish"} <= set(states) and states["report"] == "success"
+    # the change_points mart was read after dbt_build: one campaign of history, no regression event
+    assert states["alert_regressions"] == "success", states
     scheduled = [r for r in _runs(api) if r["run_type"] == "scheduled"]
     assert scheduled == [], "unpausing started a scheduled campaign at the run's date"
     campaign = campaign_id(run["dag_run_id"])
