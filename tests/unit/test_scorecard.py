@@ -171,7 +171,7 @@ def test_the_report_shows_the_scorecard(warehouse: Path, capsys: pytest.CaptureF
     text = report.render(tables, "table", "hibench_dse")
     assert "Reproduction scorecard on dse_cluster: the study's published claims" in text
     assert "| wordcount_scales_linearly     | ratio within 1 ± 5 % | 1.004 | [0.971, 1.038] | 3/3 |" in text
-    assert "not measured | the campaign has none of the claim's cells" in text
+    assert "not measured | no cell of the claim in this campaign" in text
     assert "Benjamini–Hochberg" in text and "delta method on the log scale" in text
     payload = json.loads(report.render(tables, "json", "hibench_dse"))
     assert {row["verdict"] for row in payload["tables"]["scorecard"]} == {

@@ -56,8 +56,8 @@ select
     c.expect,
     c.tolerance_pct,
     case c.expect
-        when 'higher' then 'ratio > 1'
-        when 'lower' then 'ratio < 1'
+        when 'higher' then 'ratio above 1'
+        when 'lower' then 'ratio below 1'
         else printf('ratio within 1 ± %g %%', c.tolerance_pct)
     end as claimed,
     case

@@ -666,7 +666,7 @@ def _scorecard_blocks(rows: list[dict[str, Any]]) -> list[Block]:
                     Cell(row["n_per_side"] or "-"),
                     Cell(f"{row['n_reproduced']}/{row['n_contradicted']}/{row['n_inconclusive']}"),
                     Cell(row["verdict"]),
-                    Cell(row["deciding_comparison"] or "the campaign has none of the claim's cells"),
+                    Cell(row["deciding_comparison"] or "no cell of the claim in this campaign"),
                 ),
             )
             for row in scored
