@@ -115,6 +115,24 @@ def test_the_projects_java_tools_are_found_by_their_shape() -> None:
     assert "ycsb" not in found and "hadoop" not in found and "hive" not in found
 
 
+def test_hiveserver2_starts_with_the_hive_function_jars_on_its_classpath(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only modules whose pom asks for it (the BigBench text functions): their classes then come
+    from the server's loader, which no closing session can take away."""
+    from benchcamp.ops.lab import services
+    from benchcamp.ops.lab.install import hiveserver2_jars
+
+    assert [jar.name for jar in hiveserver2_jars()] == ["bigbench-udf.jar"]
+    started: list[list[Path]] = []
+    monkeypatch.setattr(
+        services, "_start_java", lambda _name, _main, classpath, *_rest: started.append(classpath)
+    )
+    services._start_hiveserver2()
+    (classpath,) = started
+    assert classpath[-1] == hiveserver2_jars()[0] and classpath[-1].parent.parent.name == "bigbench-udf"
+
+
 def test_lab_targets_are_the_labs_ssh_connection_and_those_studies_add(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -120,6 +120,26 @@ def project_tool_modules() -> list[tuple[Path, Path]]:
     return modules
 
 
+HIVESERVER2_CLASSPATH_PROPERTY = "<benchcamp.hiveserver2.classpath>true</benchcamp.hiveserver2.classpath>"
+
+
+def hiveserver2_jars() -> list[Path]:
+    """The project's tool jars HiveServer2 starts with on its own classpath: modules whose pom
+    sets the property `benchcamp.hiveserver2.classpath` to true (Hive functions).
+
+    Their queries still `ADD JAR` them (what a real cluster needs), but a session's jar class
+    loader delegates to its parent first, so on the lab the classes come from the server's
+    loader, which is never closed. Loaded only from the session's loader, a function running in
+    a local MapReduce task lost its classes when another session closed the loader that had
+    loaded them first (NoClassDefFoundError in BigBench's concurrent throughput streams).
+    """
+    return [
+        jar
+        for module, jar in project_tool_modules()
+        if HIVESERVER2_CLASSPATH_PROPERTY in (module / "pom.xml").read_text(encoding="utf-8")
+    ]
+
+
 def ensure_stores_installed() -> None:
     """The YCSB stores and client (Maven Central): only labs started with stores download them (~200 MB)."""
     _copy_dependencies(cassandra_home(), CASSANDRA_VERSION)

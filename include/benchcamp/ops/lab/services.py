@@ -38,7 +38,7 @@ from benchcamp.ops.lab.config import (
     target_shell_env,
     write_configuration,
 )
-from benchcamp.ops.lab.install import ensure_installed
+from benchcamp.ops.lab.install import ensure_installed, hiveserver2_jars
 from benchcamp.ops.lab.layout import (
     HDFS_BASE_PATH,
     YARN_NETNS,
@@ -361,7 +361,7 @@ def _start_hiveserver2() -> None:
         f"-Dhive.log.dir={lab_dir() / 'logs'}",
         "-Dhive.log.file=hiveserver2-hive.log",
     ]
-    classpath = [hive_conf_dir(), hadoop_conf_dir(), hive_home() / "lib" / "*"]
+    classpath = [hive_conf_dir(), hadoop_conf_dir(), hive_home() / "lib" / "*", *hiveserver2_jars()]
     _start_java("hiveserver2", "org.apache.hive.service.server.HiveServer2", classpath, options, [])
 
 

@@ -133,11 +133,13 @@ def controller_python() -> str:
 def udf_jar() -> str:
     """The bigbench-udf jar as HiveServer2 reads it (ADD JAR): the lab's build, or $BENCHCAMP_BIGBENCH_UDF_JAR.
 
-    Seen on the lab's HiveServer2 (local MapReduce), in one of two full runs: a text query's map
-    task found no word list in the jar (q10 in the power test and stream 1, q19 in stream 2; a
-    fresh copy of the jar per session did not help) while the sentence model, cached in a static
-    field at its first load, was found: the UDTF's class loader was closed by then, it seems.
-    The query is then recorded failed, the run invalid."""
+    Seen on the lab's HiveServer2 (local MapReduce): a text query's map task lost the jar's
+    classes or resources ("word list not in the jar", then NoClassDefFoundError for NameFinder in
+    a throughput stream) when another session closed the class loader that had loaded them. The
+    lab's HiveServer2 therefore also has the jar on its own classpath
+    (`benchcamp.ops.lab.install.hiveserver2_jars`); on a real cluster, put it in
+    `hive.aux.jars.path` if concurrent streams fail the same way. A failed query is recorded
+    failed, the run invalid."""
     return os.environ.get(UDF_JAR_ENV) or str(
         repo_root() / "lab" / "bigbench-udf" / "target" / "bigbench-udf.jar"
     )
