@@ -18,8 +18,11 @@ from typing import Any
 import duckdb
 import pytest
 from benchcamp.core.claims import load_claims
+from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.ops.cli import EXIT_EXPECTATIONS_FAILED, main
+from benchcamp.pipeline import archive
 from benchcamp.pipeline import warehouse as wh
+from benchcamp.pipeline.campaign import run_load
 from benchcamp.presentation import report
 from scipy import stats
 from test_marts_golden import CAMPAIGN, published_records
@@ -287,3 +290,28 @@ def test_the_ycsb_claim_scores_each_store_as_its_own_series() -> None:
         ("ycsb_a (store=cassandra, threads=1): operationcount 5000 vs 1000", "contradicted"),
         ("ycsb_a (store=hbase, threads=1): operationcount 5000 vs 1000", "reproduced"),
     ]
+
+
+def test_the_dags_load_writes_the_studys_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The campaign DAG's load task (`run_load`) copies the claims beside the records, as
+    `benchcamp import` does, so the DAG's dbt build scores the campaign."""
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    for size, seconds in ((0.012, 20.0), (0.017, 28.0)):
+        params = {"data_size_gb": size, "maps": 4, "reduces": 2}
+        for repetition in (1, 2):
+            rep_dir = archive.repetition_dir("hibench_dse", "c1", cell_key("wordcount", params), repetition)
+            record = ResultRecord(
+                study="hibench_dse", campaign="c1", environment="local_lab", workload="wordcount",
+                params=params, repetition=repetition, metric="duration_s", value=seconds + repetition, unit="s",
+                status="ok",
+            )  # fmt: skip
+            archive.save_records(rep_dir, [record])
+    warehouse = tmp_path / "wh.duckdb"
+    run_load("hibench_dse", "c1", warehouse)
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        claims = con.execute(
+            "select claim_id from raw.study_claims where study = 'hibench_dse' order by position"
+        )
+        assert [claim_id for (claim_id,) in claims.fetchall()] == [
+            claim.id for claim in load_claims("hibench_dse")
+        ]
