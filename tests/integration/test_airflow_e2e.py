@@ -3,7 +3,8 @@ dag-processor and triggerer (LocalExecutor) in a private Airflow home, beside th
 
 Login is required; a bad trigger-form value is refused with the schema's message and
 creates no run; an unknown conf key fails the run's first task naming the key; a real
-one-cell campaign runs under the scheduler (pools enforced) into the warehouse; a backfill
+one-cell campaign runs under the scheduler (pools enforced) into the warehouse, its two
+repetitions in a randomised run order (repetition 2 first) that the scheduler follows; a backfill
 created through the REST API re-runs the last two scheduled dates beside the originals
 (one of them re-processed) without overwriting them; a backfill onto an unreachable target
 fails with the host and port and leaves the warehouse as it was; `down` leaves no Airflow
@@ -47,6 +48,9 @@ ONE_CELL = {
     "cells": [CELL],
     "fail_on_validation": False,
 }
+# The original campaign: two repetitions in a seeded random order that runs repetition 2 first
+# (seed 1; pipeline.run_order), so following the plan differs from following repetition numbers.
+ORIGINAL = {**ONE_CELL, "repetitions": 2, "order": "randomised", "order_seed": 1}
 
 
 def _free_port() -> int:
@@ -147,7 +151,7 @@ def api(stack: dict[str, Any]) -> Api:
     # (the "original" campaign of this test) makes the scheduler skip it.
     latest = dag["next_dagrun_logical_date"]
     status, run = client.call(
-        "POST", f"/api/v2/dags/{DAG}/dagRuns", {"logical_date": latest, "conf": ONE_CELL}
+        "POST", f"/api/v2/dags/{DAG}/dagRuns", {"logical_date": latest, "conf": ORIGINAL}
     )
     assert status == 200, run
     stack["original"] = run
@@ -232,10 +236,51 @@ def test_a_campaign_runs_under_the_scheduler_into_the_warehouse(stack: dict[str,
     stack["campaign"] = campaign
     tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, campaign)
     (row,) = tables["scaling"]
-    assert (row["workload"], row["data_size_gb"], row["n"], row["n_failed"]) == ("wordcount", 0.012, 1, 0)
+    assert (row["workload"], row["data_size_gb"], row["n"], row["n_failed"]) == ("wordcount", 0.012, 2, 0)
     assert row["mean_s"] > 0
     raw = archive.campaign_dir(DAG, campaign, Path(stack["env"]["BENCHCAMP_RESULTS"]))
     assert (raw / "wordcount_data_size_gb=0.012_maps=4_reduces=2" / "rep1" / "records.jsonl").exists()
+    _the_scheduler_followed_the_run_order(stack, api, run["dag_run_id"], campaign, raw)
+
+
+def _the_scheduler_followed_the_run_order(
+    stack: dict[str, Any], api: Api, run_id: str, campaign: str, raw: Path
+) -> None:
+    """The plan put repetition 2 first; each repetition archived its planned position, the load
+    copied them into raw.run_order, and the scheduler ran the executes in that order (map index
+    order under the target's one-slot pool), as the records' start times and Airflow's own task
+    start times both say; the run_order_drift mart says the plan was followed."""
+    cell = raw / "wordcount_data_size_gb=0.012_maps=4_reduces=2"
+    archived = {rep: json.loads((cell / f"rep{rep}" / "run_order.json").read_text()) for rep in (1, 2)}
+    assert {rep: (row["planned_position"], row["order"], row["seed"]) for rep, row in archived.items()} == {
+        1: (2, "randomised", 1),
+        2: (1, "randomised", 1),
+    }
+    planned = _warehouse_rows(
+        stack,
+        'select repetition, planned_position, "order", seed from raw.run_order '
+        f"where campaign = '{campaign}' order by planned_position",
+    )
+    assert planned == [(2, 1, "randomised", 1), (1, 2, "randomised", 1)]
+    started = _warehouse_rows(
+        stack,
+        "select repetition from raw.results where metric = 'duration_s' "
+        f"and campaign = '{campaign}' order by started_at",
+    )
+    assert [rep for (rep,) in started] == [2, 1]
+    path = f"/api/v2/dags/{DAG}/dagRuns/{urllib.parse.quote(run_id)}/taskInstances?limit=500"
+    status, answer = api.call("GET", path)
+    assert status == 200, answer
+    executes = sorted(
+        (ti for ti in answer["task_instances"] if ti["task_id"] == "repetitions_local_lab.execute"),
+        key=lambda ti: ti["start_date"],
+    )
+    assert [ti["map_index"] for ti in executes] == [0, 1], executes  # map index 0 is repetition 2
+    (drift,) = _warehouse_rows(
+        stack,
+        f"select run_order, seed, followed_plan from main.run_order_drift where campaign = '{campaign}'",
+    )
+    assert drift == ("randomised", 1, True)
 
 
 def _warehouse_rows(stack: dict[str, Any], sql: str) -> list[tuple[Any, ...]]:
@@ -325,7 +370,10 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
     history = _warehouse_rows(
         stack, f"select campaign, n from main.campaign_history where study = '{DAG}' order by campaign"
     )
-    assert len(history) == 3 and all(n == 1 for _campaign, n in history), history
+    # the original campaign ran two repetitions (in a randomised order), the backfills one
+    assert len(history) == 3 and all(n == (2 if name == stack["campaign"] else 1) for name, n in history), (
+        history
+    )
     # Same machine, same hardware: no change event.
     assert _warehouse_rows(stack, "select * from raw.hardware_changes") == []
 
