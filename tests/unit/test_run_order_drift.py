@@ -18,6 +18,7 @@ import pytest
 from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.transform import build_marts, project_dir
+from benchcamp.presentation.run_order_section import run_order_blocks
 from scipy import stats
 
 
@@ -183,3 +184,19 @@ def test_dbt_builds_the_mart_from_loaded_records_and_run_orders(tmp_path: Path) 
         "wordcount", "randomised", 42, True, 24, 3, True, "holm",
     )  # fmt: skip
     assert p_adjusted < 1e-3
+    # the report's "Run order" section, from the mart's rows as the report reads them
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        cursor = con.execute("select * from main.run_order_drift where campaign = 'drift'")
+        names = [column[0] for column in cursor.description]
+        mart_rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    (block,) = run_order_blocks(mart_rows)
+    assert block.title == (
+        "Run order on local_lab: randomised, seed 42; the repetitions started in the planned order; "
+        "drift with the position in wordcount"
+    )
+    text = "\n".join(block.lines()).splitlines()
+    (line,) = [line for line in text if line.startswith("| wordcount")]
+    cells = [cell.strip() for cell in line.split("|")[2:8]]
+    assert cells[:3] == ["24", "3", "1–24"] and float(cells[3]) > 0.8 and cells[4:] == ["<0.001", "<0.001"]
+    assert line.rstrip().endswith("| yes   |")
+    assert "Holm's method across the campaign's 1 test(s)" in block.notes[0]
