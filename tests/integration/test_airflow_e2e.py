@@ -4,7 +4,8 @@ dag-processor and triggerer (LocalExecutor) in a private Airflow home, beside th
 Login is required; a bad trigger-form value is refused with the schema's message and
 creates no run; an unknown conf key fails the run's first task naming the key; a real
 one-cell campaign runs under the scheduler (pools enforced) into the warehouse, its two
-repetitions in a randomised run order (repetition 2 first) that the scheduler follows; a backfill
+repetitions in a randomised run order (repetition 2 first) that the scheduler follows, then a
+third added by an adaptive round (a CI target the two cannot reach) and its stop recorded; a backfill
 created through the REST API re-runs the last two scheduled dates beside the originals
 (one of them re-processed) without overwriting them; a backfill onto an unreachable target
 fails with the host and port and leaves the warehouse as it was; `down` leaves no Airflow
@@ -51,6 +52,9 @@ ONE_CELL = {
 # The original campaign: two repetitions in a seeded random order that runs repetition 2 first
 # (seed 1; pipeline.run_order), so following the plan differs from following repetition numbers.
 ORIGINAL = {**ONE_CELL, "repetitions": 2, "order": "randomised", "order_seed": 1}
+# ... and adaptive repetitions (pipeline.adaptive): a 95 % CI within 0.1 % of the mean is out of reach
+# of two (or three) WordCount repetitions, so one adaptive round adds repetition 3, the maximum.
+ORIGINAL = {**ORIGINAL, "target_ci_pct": 0.1, "max_repetitions": 3}
 
 
 def _free_port() -> int:
@@ -236,11 +240,74 @@ def test_a_campaign_runs_under_the_scheduler_into_the_warehouse(stack: dict[str,
     stack["campaign"] = campaign
     tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, campaign)
     (row,) = tables["scaling"]
-    assert (row["workload"], row["data_size_gb"], row["n"], row["n_failed"]) == ("wordcount", 0.012, 2, 0)
+    assert (row["workload"], row["data_size_gb"], row["n"], row["n_failed"]) == ("wordcount", 0.012, 3, 0)
     assert row["mean_s"] > 0
     raw = archive.campaign_dir(DAG, campaign, Path(stack["env"]["BENCHCAMP_RESULTS"]))
     assert (raw / "wordcount_data_size_gb=0.012_maps=4_reduces=2" / "rep1" / "records.jsonl").exists()
     _the_scheduler_followed_the_run_order(stack, api, run["dag_run_id"], campaign, raw)
+    _an_adaptive_round_added_a_repetition(stack, api, run["dag_run_id"], campaign, raw)
+
+
+def _an_adaptive_round_added_a_repetition(
+    stack: dict[str, Any], api: Api, run_id: str, campaign: str, raw: Path
+) -> None:
+    """Two repetitions could not bring the 95 % CI of the cell's mean within 0.1 %: adapt_local_lab_1
+    added repetition 3 (archived in its round file), the mapped adaptive_local_lab_1 group ran it,
+    adapt_local_lab_2 found the cell at max_repetitions (its group skipped). The stop was loaded into
+    raw.adaptive_stops with the interval of the three loaded durations, validation expected the
+    three, and the report states the achieved interval from the repetition_adequacy mart."""
+    from scipy import stats
+
+    states = _task_states(api, run_id)
+    assert (states["adapt_local_lab_1"], states["adaptive_local_lab_1.execute"]) == ("success", "success"), (
+        states
+    )
+    assert (states["adapt_local_lab_2"], states["adaptive_local_lab_2.execute"]) == ("success", "skipped"), (
+        states
+    )
+    round1 = json.loads((raw / "adaptive" / "local_lab" / "round1.json").read_text())
+    assert [(unit["repetition"], unit["position"]) for unit in round1["added_units"]] == [(3, 3)]
+    (decision,) = round1["decisions"]
+    assert decision["more"] and decision["repetitions"] == 2 and decision["half_width_pct"] > 0.1
+    durations = [
+        value
+        for (value,) in _warehouse_rows(
+            stack,
+            "select value from raw.results where metric = 'duration_s' and status = 'ok' "
+            f"and campaign = '{campaign}' order by repetition",
+        )
+    ]
+    assert len(durations) == 3
+    mean, sigma = sum(durations) / 3, float(stats.tstd(durations))
+    achieved = float(stats.t.ppf(0.975, 2)) * sigma / 3**0.5 / mean * 100
+    (stop,) = _warehouse_rows(
+        stack,
+        "select reason, repetitions, ok_n, failed_n, target_ci_pct, max_repetitions, decided_round, "
+        f"half_width_pct from raw.adaptive_stops where campaign = '{campaign}'",
+    )
+    assert stop[:7] == ("max_repetitions", 3, 3, 0, 0.1, 3, 2) and abs(stop[7] - achieved) < 1e-9, stop
+    assert (
+        _warehouse_rows(
+            stack,
+            "select expectation from raw.validation_failures where expectation in "
+            f"('repetitions_complete', 'record_count') and campaign = '{campaign}'",
+        )
+        == []
+    )
+    (row,) = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, campaign)[
+        "repetition_adequacy"
+    ]
+    assert (row["n"], row["n_failed"], row["stop_reason"], row["target_reached"]) == (
+        3,
+        0,
+        "max_repetitions",
+        False,
+    )
+    text = report.render(
+        report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, campaign), "table", DAG
+    )
+    assert "max_repetitions reached at n = 3" in text and f"{achieved:.2f}" in text, text
+    print(text[text.index("Repetitions: achieved") :].split("\n\n")[0])
 
 
 def _the_scheduler_followed_the_run_order(
@@ -261,13 +328,14 @@ def _the_scheduler_followed_the_run_order(
         'select repetition, planned_position, "order", seed from raw.run_order '
         f"where campaign = '{campaign}' order by planned_position",
     )
-    assert planned == [(2, 1, "randomised", 1), (1, 2, "randomised", 1)]
+    # repetition 3, added by the adaptive round, runs after everything planned
+    assert planned == [(2, 1, "randomised", 1), (1, 2, "randomised", 1), (3, 3, "randomised", 1)]
     started = _warehouse_rows(
         stack,
         "select repetition from raw.results where metric = 'duration_s' "
         f"and campaign = '{campaign}' order by started_at",
     )
-    assert [rep for (rep,) in started] == [2, 1]
+    assert [rep for (rep,) in started] == [2, 1, 3]
     path = f"/api/v2/dags/{DAG}/dagRuns/{urllib.parse.quote(run_id)}/taskInstances?limit=500"
     status, answer = api.call("GET", path)
     assert status == 200, answer
@@ -371,7 +439,7 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
         stack, f"select campaign, n from main.campaign_history where study = '{DAG}' order by campaign"
     )
     # the original campaign ran two repetitions (in a randomised order), the backfills one
-    assert len(history) == 3 and all(n == (2 if name == stack["campaign"] else 1) for name, n in history), (
+    assert len(history) == 3 and all(n == (3 if name == stack["campaign"] else 1) for name, n in history), (
         history
     )
     # Same machine, same hardware: no change event.
