@@ -374,3 +374,88 @@ def test_a_trigger_the_dag_cannot_run_is_refused_before_anything_runs(
     with pytest.raises(campaign.CampaignConfError) as error:
         campaign.check_conf(load_spec(study), {**base, **conf})
     assert message in str(error.value)
+
+
+# -- a real lab campaign, replayed -------------------------------------------------------------
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "adaptive"
+
+
+def test_the_recorded_lab_campaign_replays_to_the_decisions_it_made(tmp_path: Path) -> None:
+    """`benchcamp run hibench_dse --ladder tiny --workloads wordcount,hive_aggregation --repetitions 2
+    --target-ci-pct 5 --max-repetitions 4` on the lab (2026-11-25, README "Adaptive repetitions"):
+    its records and the round files its DAG archived. Replayed from the records alone, the rounds
+    decide exactly what the campaign decided: all six cells get a 3rd repetition, the two larger
+    WordCount cells reach 5 % at n = 3 and the four others get a 4th and stop at the maximum."""
+    from benchcamp.core.records import read_jsonl
+
+    records = read_jsonl((DATA / "adaptive_example_records.jsonl").read_text(), "recorded")
+    by_rep: dict[tuple[str, int], list[ResultRecord]] = {}
+    for item in records:
+        by_rep.setdefault((cell_key(item.workload, item.params), item.repetition), []).append(item)
+    for (key, repetition), items in by_rep.items():
+        archive.save_records(
+            archive.repetition_dir(STUDY, "adaptive_example", key, repetition, tmp_path), items
+        )
+    planned = [
+        {
+            "study": STUDY,
+            "campaign": "adaptive_example",
+            "environment": ENV,
+            "workload": item.workload,
+            "params": item.params,
+            "repetition": item.repetition,
+            "ladder": "tiny",
+        }  # fmt: skip
+        for item in records
+        if item.metric == "duration_s" and item.repetition <= 2
+    ]
+    assert len(planned) == 6 * 2 + 3  # and the Hive cells' warm-ups, which no round counts
+
+    def recorded(round_number: int) -> dict[str, Any]:
+        return dict(json.loads((DATA / f"adaptive_example_round{round_number}.json").read_text()))
+
+    def same(round_number: int, added: list[dict[str, Any]]) -> None:
+        """This replay's round file says what the campaign's said (cells in any order)."""
+        wanted = recorded(round_number)
+        folder = adaptive.adaptive_dir(STUDY, "adaptive_example", ENV, tmp_path)
+        mine = json.loads((folder / f"round{round_number}.json").read_text())
+
+        def decided(found: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+            return {d["cell_key"]: (d["repetitions"], d["ok_n"], d["reason"]) for d in found["decisions"]}
+
+        assert decided(mine) == decided(wanted)
+        then = {d["cell_key"]: d["half_width_pct"] for d in wanted["decisions"]}
+        for got in mine["decisions"]:
+            assert got["half_width_pct"] == pytest.approx(then[got["cell_key"]], rel=1e-12)
+
+        def units(found: list[dict[str, Any]]) -> set[tuple[str, int]]:
+            return {(cell_key(u["workload"], u["params"]), u["repetition"]) for u in found}
+
+        assert units(added) == units(wanted["added_units"])
+
+    same(1, adaptive.run_round(planned, 1, False, 5.0, 4, None, 2, root=tmp_path))
+    same(2, adaptive.run_round(planned, 2, False, 5.0, 4, None, 2, root=tmp_path))
+    adaptive.finish({ENV: planned}, None, root=tmp_path)
+    same(3, [])
+    stops = {stop["cell_key"]: (stop["reason"], stop["repetitions"], round(stop["half_width_pct"], 2)) for stop in adaptive.stops(STUDY, "adaptive_example", tmp_path)}  # fmt: skip
+    assert stops == {
+        "wordcount|data_size_gb=0.012|maps=4|reduces=2": ("max_repetitions", 4, 5.70),
+        "wordcount|data_size_gb=0.017|maps=4|reduces=2": ("target_reached", 3, 3.84),
+        "wordcount|data_size_gb=0.022|maps=4|reduces=2": ("target_reached", 3, 3.94),
+        "hive_aggregation|data_size_gb=0.012": ("max_repetitions", 4, 59.16),
+        "hive_aggregation|data_size_gb=0.017": ("max_repetitions", 4, 68.44),
+        "hive_aggregation|data_size_gb=0.022": ("max_repetitions", 4, 46.39),
+    }
+    # the smallest WordCount cell by the printed table's t(0.975, 3) = 3.182: 5.70 % of its mean
+    smallest = sorted(
+        (item.repetition, item.value)
+        for item in records
+        if item.metric == "duration_s"
+        and item.params["data_size_gb"] == 0.012
+        and item.workload == "wordcount"
+    )
+    values = [value for repetition, value in smallest if repetition >= 1]
+    mean = sum(values) / 4
+    sigma = math.sqrt(sum((value - mean) ** 2 for value in values) / 3)
+    assert 3.182 * sigma / 2 / mean * 100 == pytest.approx(5.70, abs=0.01)
