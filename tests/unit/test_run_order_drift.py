@@ -200,3 +200,17 @@ def test_dbt_builds_the_mart_from_loaded_records_and_run_orders(tmp_path: Path) 
     assert cells[:3] == ["24", "3", "1–24"] and float(cells[3]) > 0.8 and cells[4:] == ["<0.001", "<0.001"]
     assert line.rstrip().endswith("| yes   |")
     assert "Holm's method across the campaign's 1 test(s)" in block.notes[0]
+
+
+def test_the_title_says_why_a_plan_was_not_followed_and_gives_no_seed_to_a_sequential_order() -> None:
+    row = {"environment": "local_lab", "run_order": "sequential", "seed": 7, "followed_plan": False}
+    untested = dict.fromkeys(
+        ("rho", "p_value", "p_adjusted", "slope_s_per_position", "slope_pct_per_position")
+    )
+    counts = {"n": 2, "n_cells": 2, "first_position": 1, "last_position": 2, "n_tests": 0}
+    row |= {"workload": "wordcount", "drift": False, **counts, **untested}
+    title = run_order_blocks([row])[0].title
+    assert title.startswith(
+        "Run order on local_lab: sequential; the repetitions did not start in the planned "
+    )
+    assert "seed" not in title and "airflow dags test" in title
