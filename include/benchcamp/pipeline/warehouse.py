@@ -209,16 +209,31 @@ def replace_run_order(path: Path | None, study: str, campaign: str, rows: list[d
         raise ValueError(
             f"run order of {strangers[0]['study']}/{strangers[0]['campaign']} passed for {study}/{campaign}"
         )
-    columns = ", ".join(f'"{name}"' for name in RUN_ORDER_COLUMNS)
+    _replace_campaign_rows(
+        path, "raw.run_order", study, campaign, RUN_ORDER_COLUMNS,
+        [[row[name] for name in RUN_ORDER_COLUMNS] for row in rows],
+    )  # fmt: skip
+
+
+def _replace_campaign_rows(
+    path: Path | None,
+    table: str,
+    study: str,
+    campaign: str,
+    columns: tuple[str, ...],
+    rows: list[list[Any]],
+) -> None:
+    """Make one campaign's rows of a `raw` table exactly `rows` (values in `columns` order), in one
+    transaction: a re-load or re-validation replaces them, never appends, and a failure leaves the
+    old rows. `table` and `columns` are the module's own names, never a user's."""
+    names = ", ".join(f'"{name}"' for name in columns)
+    placeholders = ", ".join("?" for _ in columns)
     with connect(path) as con:
         con.execute("begin transaction")
         try:
-            con.execute("delete from raw.run_order where study = ? and campaign = ?", [study, campaign])
+            con.execute(f"delete from {table} where study = ? and campaign = ?", [study, campaign])
             if rows:
-                con.executemany(
-                    f"insert into raw.run_order ({columns}) values ({', '.join('?' for _ in RUN_ORDER_COLUMNS)})",
-                    [[row[name] for name in RUN_ORDER_COLUMNS] for row in rows],
-                )
+                con.executemany(f"insert into {table} ({names}) values ({placeholders})", rows)
             con.execute("commit")
         except Exception:
             con.execute("rollback")
@@ -338,22 +353,7 @@ def replace_validation_failures(
             f"failure for {first.study}/{first.campaign} passed to replace {study}/{campaign}'s failures"
         )
     rows = [[getattr(failure, name) for name in FAILURE_COLUMNS] for failure in failures]
-    placeholders = ", ".join("?" for _ in FAILURE_COLUMNS)
-    with connect(path) as con:
-        con.execute("begin transaction")
-        try:
-            con.execute(
-                "delete from raw.validation_failures where study = ? and campaign = ?", [study, campaign]
-            )
-            if rows:
-                con.executemany(
-                    f"insert into raw.validation_failures ({', '.join(FAILURE_COLUMNS)}) values ({placeholders})",
-                    rows,
-                )
-            con.execute("commit")
-        except Exception:
-            con.execute("rollback")
-            raise
+    _replace_campaign_rows(path, "raw.validation_failures", study, campaign, FAILURE_COLUMNS, rows)
 
 
 def load_environment(path: Path | None, snapshot: EnvironmentSnapshot) -> None:
@@ -597,20 +597,8 @@ def replace_adaptive_stops(path: Path | None, study: str, campaign: str, stops: 
     rows = [
         [study, campaign, *(stop[name] for name in ADAPTIVE_STOP_COLUMNS), stop["round"]] for stop in stops
     ]
-    columns = ", ".join(("study", "campaign", *ADAPTIVE_STOP_COLUMNS, "decided_round"))
-    with connect(path) as con:
-        con.execute("begin transaction")
-        try:
-            con.execute("delete from raw.adaptive_stops where study = ? and campaign = ?", [study, campaign])
-            if rows:
-                con.executemany(
-                    f"insert into raw.adaptive_stops ({columns}) values ({', '.join('?' for _ in rows[0])})",
-                    rows,
-                )
-            con.execute("commit")
-        except Exception:
-            con.execute("rollback")
-            raise
+    columns = ("study", "campaign", *ADAPTIVE_STOP_COLUMNS, "decided_round")
+    _replace_campaign_rows(path, "raw.adaptive_stops", study, campaign, columns, rows)
 
 
 # Each study's published claims (its claims.yaml, `core.claims`), which the `scorecard` mart
