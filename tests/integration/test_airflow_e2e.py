@@ -34,6 +34,7 @@ from typing import Any
 import duckdb
 import pytest
 from benchcamp.ops import lab
+from benchcamp.ops.supervisor import alive
 from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign import campaign_id
 from benchcamp.presentation import report
@@ -64,8 +65,20 @@ def _free_port() -> int:
 
 
 class Api:
-    def __init__(self, base: str, token: str | None = None) -> None:
-        self.base, self.token = base, token
+    def __init__(self, base: str, token: str | None = None, home: Path | None = None) -> None:
+        self.base, self.token, self.home = base, token, home
+
+    def diagnosis(self) -> str:
+        """Which stack processes run and the scheduler log's end: what a run left queued needs."""
+        if self.home is None:
+            return ""
+        states = ", ".join(
+            f"{pid_file.stem} {'running' if alive(int(pid_file.read_text() or 0)) else 'GONE'}"
+            for pid_file in sorted((self.home / "run").glob("*.pid"))
+        )
+        log = self.home / "logs" / "scheduler.log"
+        tail = log.read_text(errors="replace").splitlines()[-40:] if log.exists() else []
+        return "\n".join([f"stack processes: {states}", "scheduler.log ends:", *tail])
 
     def call(self, method: str, path: str, body: object | None = None) -> tuple[int, Any]:
         request = urllib.request.Request(self.base + path, method=method)
@@ -142,7 +155,7 @@ def api(stack: dict[str, Any]) -> Api:
         "POST", "/auth/token", {"username": "admin", "password": stack["password"]}
     )
     assert status in (200, 201), answer
-    client = Api(stack["base"], answer["access_token"])
+    client = Api(stack["base"], answer["access_token"], stack["tmp"] / "airflow")
     deadline = time.monotonic() + 300
     while True:  # the dag-processor's first parse, with the next schedule date computed
         status, dag = client.call("GET", f"/api/v2/dags/{DAG}")
@@ -177,7 +190,7 @@ def _wait(api: Api, run_id: str, timeout_s: float = 1500, dag_id: str = DAG) -> 
         assert status == 200, run
         if run["state"] in ("success", "failed"):
             return str(run["state"])
-        assert time.monotonic() < deadline, f"run {run_id} still {run['state']}"
+        assert time.monotonic() < deadline, f"run {run_id} still {run['state']}\n{api.diagnosis()}"
         time.sleep(5)
 
 
@@ -357,18 +370,9 @@ def _warehouse_rows(stack: dict[str, Any], sql: str) -> list[tuple[Any, ...]]:
 
 
 def _backfill(api: Api, body: dict[str, Any], timeout_s: float = 1800) -> list[dict[str, Any]]:
-    """Create a backfill through the REST API, wait until it completes; its runs.
-
-    On SQLite (the stack's metadata DB) Airflow answers 503 "Database is locked" when the scheduler
-    writes at the same moment, and creates nothing; a client retries, as the README tells users.
-    """
-    for _attempt in range(6):
-        status, backfill = api.call(
-            "POST", "/api/v2/backfills", {"dag_id": DAG, "max_active_runs": 1, **body}
-        )
-        if not (status == 503 and "Database is locked" in str(backfill)):
-            break
-        time.sleep(5)
+    """Create a backfill through the REST API (once: the stack's PostgreSQL takes it while the
+    scheduler writes, where SQLite answered "Database is locked"), wait until it completes; its runs."""
+    status, backfill = api.call("POST", "/api/v2/backfills", {"dag_id": DAG, "max_active_runs": 1, **body})
     assert status == 200, backfill
     deadline = time.monotonic() + timeout_s
     while True:
@@ -377,7 +381,9 @@ def _backfill(api: Api, body: dict[str, Any], timeout_s: float = 1800) -> list[d
         runs = [r for r in _runs(api) if r["run_type"] == "backfill"]
         if state["completed_at"] and all(r["state"] in ("success", "failed") for r in runs):
             return runs
-        assert time.monotonic() < deadline, f"backfill {backfill['id']} still running: {runs}"
+        assert time.monotonic() < deadline, (
+            f"backfill {backfill['id']} still running: {runs}\n{api.diagnosis()}"
+        )
         time.sleep(5)
 
 

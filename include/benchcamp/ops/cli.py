@@ -372,9 +372,14 @@ def _now_tag() -> str:
 
 
 def cmd_airflow_env(args: argparse.Namespace) -> int:
-    from benchcamp.ops import lab
+    """The Airflow CLI's environment; once `make up` made the stack's metadata database, its URL,
+    so that `airflow backfill create` and the like act on the stack."""
+    from benchcamp.ops import lab, metadb
 
-    for name, value in airflow_environment(lab.airflow_connection_env()).items():
+    env = airflow_environment(lab.airflow_connection_env())
+    if metadb.initialised():
+        env.update(metadb.airflow_env())
+    for name, value in env.items():
         print(f"export {name}={shlex.quote(value)}")
     return EXIT_OK
 

@@ -1,10 +1,11 @@
 """`make up` / `make down`: Airflow 3 on 127.0.0.1 beside the lab, login required, stopped by PID.
 
 The api-server, scheduler, dag-processor and triggerer run with the project's DAGs and
-plugins (LocalExecutor, SQLite metadata DB in the Airflow home, parallelism sized for two
-cores) and Airflow's SimpleAuthManager: one `admin` user whose password is generated once,
-kept in the Airflow home (mode 600) and printed when it is made. The JWT secret every
-component shares is generated the same way. Each component is a process group started
+plugins (LocalExecutor, parallelism sized for two cores, a PostgreSQL metadata database in the
+Airflow home started first: `benchcamp.ops.metadb`, which says why not SQLite) and Airflow's
+SimpleAuthManager: one `admin` user whose password is generated once, kept in the Airflow home
+(mode 600) and printed when it is made. The JWT secret every component shares is generated the
+same way. Each component is a process group started
 by the project's process supervisor (`benchcamp.ops.supervisor`, as the lab's services are); its PID
 file is `<airflow home>/run/<component>.pid`, its log `<airflow home>/logs/<component>.log`, and
 `down` stops the group.
@@ -25,6 +26,7 @@ from typing import Any
 from benchcamp.airflow.airflow_env import airflow_environment, prepare_airflow
 from benchcamp.core.paths import airflow_home
 from benchcamp.core.waiting import wait_until
+from benchcamp.ops import metadb
 from benchcamp.ops.supervisor import Supervised
 
 API_HOST = "127.0.0.1"
@@ -69,6 +71,7 @@ def stack_environment() -> dict[str, str]:
 
     home = airflow_home()
     env = airflow_environment(lab.airflow_connection_env())
+    env.update(metadb.airflow_env())
     env.update(
         {
             "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
@@ -137,7 +140,16 @@ def status() -> list[ComponentStatus]:
     except (OSError, ValueError) as exc:
         answer = {"error": str(exc)}
     key = {"scheduler": "scheduler", "dag-processor": "dag_processor", "triggerer": "triggerer"}
-    rows = []
+    database_pid = metadb.supervised().pid()
+    database_ready = database_pid is not None and metadb.ready()
+    rows = [
+        ComponentStatus(
+            "metadb",
+            database_pid,
+            database_ready,
+            f"PostgreSQL on {metadb.socket_dir()}" if database_ready else "not answering",
+        )
+    ]
     for component in COMPONENTS:
         pid = _read_pid(component)
         if component == "api-server":
@@ -148,6 +160,9 @@ def status() -> list[ComponentStatus]:
             healthy = pid is not None and state == "healthy"
             detail = f"heartbeat {state}" if state else "no heartbeat yet"
         rows.append(ComponentStatus(component, pid, healthy, detail if pid else "not running"))
+    for row in rows:
+        if row.pid is None:
+            row.detail = "not running"
     return rows
 
 
@@ -166,13 +181,19 @@ def up(timeout_s: float = 240.0) -> str:
     lab_status = lab.lab_up()
     env = stack_environment()
     user, password, made_now = credentials()
+    try:
+        metadb.start()
+    except metadb.MetadbError as exc:
+        raise StackError(f"Airflow did not come up: {exc}") from exc
     prepare_airflow(env)  # metadata DB migrated, one pool per target and the warehouse pool
     for component in COMPONENTS:
         if _read_pid(component) is None:
             _start(component, env)
 
     def not_up(why: str, names: list[str] | tuple[str, ...], rows: list[ComponentStatus]) -> StackError:
-        logs = ", ".join(str(log_file(name)) for name in names)
+        logs = ", ".join(
+            str(metadb.supervised().log_file if name == "metadb" else log_file(name)) for name in names
+        )
         return StackError(f"Airflow did not come up ({why}); see {logs}\n{format_status(rows)}")
 
     def unless_dead() -> list[ComponentStatus]:
@@ -184,7 +205,7 @@ def up(timeout_s: float = 240.0) -> str:
 
     rows, healthy = wait_until(unless_dead, lambda rows: all(row.healthy for row in rows), timeout_s, 2)
     if not healthy:
-        raise not_up(f"not healthy after {timeout_s:.0f} s", COMPONENTS, rows)
+        raise not_up(f"not healthy after {timeout_s:.0f} s", ("metadb", *COMPONENTS), rows)
     login = (
         f"login: {user} / {password}"
         if made_now
@@ -198,10 +219,12 @@ def _stop(component: str, timeout_s: float = 30.0) -> None:
 
 
 def down(keep_lab: bool = False) -> None:
-    """Stop every Airflow component (whole process groups), then the lab unless `keep_lab`."""
+    """Stop every Airflow component (whole process groups), the metadata database, then the lab
+    unless `keep_lab`."""
     from benchcamp.ops import lab
 
     for component in reversed(COMPONENTS):
         _stop(component)
+    metadb.stop()
     if not keep_lab:
         lab.lab_down()
