@@ -677,3 +677,142 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
     assert _wait(api, run["dag_run_id"], timeout_s=900, dag_id=dag_id) == "success", _task_states(
         api, run["dag_run_id"], dag_id
     )
+
+
+# The studies whose form is not used to start a campaign above (a BigBench, graph or HDFS-links
+# run takes minutes): each form still opens, accepts its defaults and refuses a bad number.
+FORM_ONLY = ("bigbench_containers", "mapreduce_ssd_hdd", "hdfs_interconnects")
+
+
+@pytest.mark.parametrize("dag_id", FORM_ONLY)
+def test_every_other_study_form_opens_and_refuses_a_bad_number_without_a_run(
+    stack: dict[str, Any], api: Api, dag_id: str
+) -> None:
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    status, dag = api.call("GET", f"/api/v2/dags/{dag_id}")
+    assert status == 200 and dag["is_paused"] is True, dag
+    before = {run["dag_run_id"] for run in _runs(api, dag_id)}
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            _login(page, stack)
+            page.goto(f"{stack['base']}/dags/{dag_id}")
+            page.get_by_role("button", name="Trigger").first.click()
+            dialog = page.get_by_role("dialog")
+            dialog.get_by_text("Size ladder").wait_for()
+            page.screenshot(path=str(ARTIFACTS / f"20-{dag_id}-form-as-opened.png"), full_page=True)
+            trigger = dialog.get_by_role("button", name="Trigger")
+            assert trigger.is_enabled(), "the form must accept its own defaults"
+            text = dialog.inner_text()
+            for workload in _form_workloads(dag_id):
+                assert workload in text, f"{workload} not offered by the form"
+            # Airflow's form unpauses a paused DAG before the server has checked the conf (its
+            # "Unpause ... on trigger" box is ticked by default), so even a refused trigger would
+            # leave the study scheduled: the README tells users to untick it, as this user does.
+            dialog.get_by_text(f"Unpause {dag_id} on trigger").click()
+            repetitions = dialog.locator("input[name=element_repetitions]")
+            repetitions.fill("99")
+            repetitions.blur()
+            trigger.click()
+            page.get_by_text("99 is greater than or equal to the maximum of 51").first.wait_for(
+                timeout=30_000
+            )
+            page.screenshot(path=str(ARTIFACTS / f"21-{dag_id}-form-refuses-99.png"))
+            assert not errors, errors
+        finally:
+            browser.close()
+    assert {run["dag_run_id"] for run in _runs(api, dag_id)} == before
+    status, dag = api.call("GET", f"/api/v2/dags/{dag_id}")
+    assert status == 200, dag
+    if not dag["is_paused"]:  # with the box unticked, the refused trigger leaves the study paused
+        api.call("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": True})
+        pytest.fail(f"a refused trigger unpaused {dag_id} with 'Unpause on trigger' unticked")
+
+
+def _form_workloads(dag_id: str) -> list[str]:
+    """The workloads a run can be asked for (BigBench's one: its load runs the three phases)."""
+    from benchcamp.core.spec import load_spec
+    from benchcamp.pipeline.campaign import implemented_workloads
+
+    return implemented_workloads(load_spec(dag_id))
+
+
+def test_published_bigbench_results_import_and_read_in_a_browser(stack: dict[str, Any], api: Api) -> None:
+    """A user fills the study's template with a publication's phase figures (invented ones here),
+    imports it into the stack's warehouse and reads the computed Qpm on the results page."""
+    import csv
+    import shutil
+
+    from benchcamp.core.paths import repo_root
+    from playwright.sync_api import sync_playwright
+
+    template = repo_root() / "include/benchcamp/studies/bigbench_containers/published/template.csv"
+    figures = {  # (environment, workload, metric) -> value; container 5 % faster in every phase
+        ("bare_metal", "bigbench_load", "duration_s"): "3000",
+        ("bare_metal", "bigbench_power", "t_pt_s"): "9000",
+        ("bare_metal", "bigbench_throughput", "duration_s"): "16000",
+        ("container", "bigbench_load", "duration_s"): "2850",
+        ("container", "bigbench_power", "t_pt_s"): "8550",
+        ("container", "bigbench_throughput", "duration_s"): "15200",
+    }
+    with template.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    filled = stack["tmp"] / "published.csv"
+    campaign = "published_e2e"
+    with filled.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        for row in rows:
+            if row["metric"] == "bbqpm_published":
+                continue  # this publication gives the phases, not its Qpm
+            if not row["value"]:
+                row["value"] = figures[(row["environment"], row["workload"], row["metric"])]
+            writer.writerow({**row, "campaign": campaign})
+    warehouse = Path(stack["env"]["BENCHCAMP_WAREHOUSE"])
+    imported = subprocess.run(
+        [str(BIN / "benchcamp"), "import", str(filled), "--warehouse", str(warehouse)],
+        env=stack["env"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert imported.returncode == 0, imported.stdout[-3000:] + imported.stderr[-3000:]
+    study = "bigbench_containers"
+    tables = report.read_tables(warehouse, study, campaign)
+    qpm = {row["environment"]: row for row in tables["bigbench_qpm"]}
+    # BBQpm@SF = SF * 60 * M / (0.1 T_load + sqrt(T_PT * T_throughput / S)), SF 10000, M 30, S 2
+    assert qpm["bare_metal"]["bbqpm"] == pytest.approx(10000 * 60 * 30 / (300 + (9000 * 16000 / 2) ** 0.5))
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            _login(page, stack)
+            answer = page.goto(f"{stack['base']}/benchcamp/{study}?campaign={campaign}")
+            assert answer is not None and answer.status == 200
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=str(ARTIFACTS / "30-bigbench-published-results.png"), full_page=True)
+            text = page.locator("body").inner_text()
+            assert f"Campaign {campaign}" in text
+            assert "derived from BigBench; not comparable with TPCx-BB results" in text
+            for environment in ("bare_metal", "container"):
+                assert f"{qpm[environment]['bbqpm']:.2f}" in text, (environment, text[:3000])
+            figures_on_page = page.locator("svg")
+            for index in range(figures_on_page.count()):
+                box = figures_on_page.nth(index).bounding_box()
+                assert box is not None and box["width"] > 100 and box["height"] > 50, (index, box)
+            assert not errors, errors
+        finally:
+            browser.close()

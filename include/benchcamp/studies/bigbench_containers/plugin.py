@@ -207,14 +207,18 @@ def query_blocks(tables: Tables) -> list[Block]:
 
 
 def validity_blocks(tables: Tables) -> list[Block]:
-    """Every run's verdict: valid, or what is missing or failed (then it has no Qpm)."""
+    """The runs' verdicts: how many are valid, and each invalid one with what is missing or failed
+    (it has no Qpm). Valid runs are not listed: the page shows a block's list as failures, and the
+    phases table has a Valid column for every run."""
     rows = tables.get("bigbench_qpm", [])
     if not rows:
         return []
     ordered = sorted(rows, key=lambda r: (str(r["cluster_nodes"]), str(r["scale_factor_gb"]),
                                           r["environment"], r["repetition"]))  # fmt: skip
     items = tuple(
-        f"{row['environment']}, {_size(row)}, run {row['repetition']}: {run_verdict(row)}" for row in ordered
+        f"{row['environment']}, {_size(row)}, run {row['repetition']}: {run_verdict(row)}"
+        for row in ordered
+        if not row["valid"]
     )
     valid = sum(1 for row in rows if row["valid"])
     return [
