@@ -26,11 +26,11 @@ def test_it_initialises_starts_answers_and_stops_leaving_no_process(home: Path) 
         assert metadb.start() == pid  # idempotent: the running server is kept
         connection = metadb._connect(metadb.DATABASE)  # noqa: SLF001 (the database Airflow uses exists)
         try:
-            with connection.cursor() as cursor:  # type: ignore[attr-defined]
+            with connection.cursor() as cursor:
                 cursor.execute("select current_user, current_database(), current_setting('listen_addresses')")
                 assert cursor.fetchone() == ("airflow", "airflow", "")  # a socket only, no TCP port
         finally:
-            connection.close()  # type: ignore[attr-defined]
+            connection.close()
         socket = metadb.socket_dir() / metadb.SOCKET_NAME
         assert socket.is_socket() and oct(socket.stat().st_mode & 0o777) == "0o700"
         assert metadb.url() == f"postgresql+psycopg2://airflow@/airflow?host={metadb.socket_dir()}"
@@ -46,19 +46,19 @@ def test_data_survive_a_restart(home: Path) -> None:
     metadb.start(timeout_s=60)
     try:
         connection = metadb._connect(metadb.DATABASE)  # noqa: SLF001
-        connection.autocommit = True  # type: ignore[attr-defined]
-        with connection.cursor() as cursor:  # type: ignore[attr-defined]
+        connection.autocommit = True
+        with connection.cursor() as cursor:
             cursor.execute("create table kept (value int); insert into kept values (42)")
-        connection.close()  # type: ignore[attr-defined]
+        connection.close()
     finally:
         metadb.stop()
     metadb.start(timeout_s=60)
     try:
         connection = metadb._connect(metadb.DATABASE)  # noqa: SLF001
-        with connection.cursor() as cursor:  # type: ignore[attr-defined]
+        with connection.cursor() as cursor:
             cursor.execute("select value from kept")
             assert cursor.fetchall() == [(42,)]
-        connection.close()  # type: ignore[attr-defined]
+        connection.close()
     finally:
         metadb.stop()
 

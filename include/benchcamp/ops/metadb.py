@@ -28,6 +28,7 @@ import subprocess
 import tempfile
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 from benchcamp.core.paths import airflow_home
 from benchcamp.ops.supervisor import Supervised
@@ -127,7 +128,7 @@ def initialise() -> None:
     )
 
 
-def _connect(database: str) -> object:
+def _connect(database: str) -> Any:
     import psycopg2
 
     return psycopg2.connect(host=str(socket_dir()), user=ROLE, dbname=database, connect_timeout=5)
@@ -139,20 +140,20 @@ def ready() -> bool:
         connection = _connect("postgres")
     except Exception:  # psycopg2.OperationalError while it starts; anything else is "not ready" too
         return False
-    connection.close()  # type: ignore[attr-defined]
+    connection.close()
     return True
 
 
 def _ensure_database() -> None:
     connection = _connect("postgres")
     try:
-        connection.autocommit = True  # type: ignore[attr-defined]  # CREATE DATABASE refuses a transaction
-        with connection.cursor() as cursor:  # type: ignore[attr-defined]
+        connection.autocommit = True  # CREATE DATABASE refuses a transaction
+        with connection.cursor() as cursor:
             cursor.execute("select 1 from pg_database where datname = %s", (DATABASE,))
             if cursor.fetchone() is None:
                 cursor.execute(f'create database "{DATABASE}"')
     finally:
-        connection.close()  # type: ignore[attr-defined]
+        connection.close()
 
 
 def start(timeout_s: float = 120.0) -> int:

@@ -147,7 +147,9 @@ def status() -> list[ComponentStatus]:
             "metadb",
             database_pid,
             database_ready,
-            f"PostgreSQL on {metadb.socket_dir()}" if database_ready else "not answering",
+            f"PostgreSQL on {metadb.socket_dir()}"
+            if database_ready
+            else ("not answering" if database_pid else "not running"),
         )
     ]
     for component in COMPONENTS:
@@ -160,9 +162,6 @@ def status() -> list[ComponentStatus]:
             healthy = pid is not None and state == "healthy"
             detail = f"heartbeat {state}" if state else "no heartbeat yet"
         rows.append(ComponentStatus(component, pid, healthy, detail if pid else "not running"))
-    for row in rows:
-        if row.pid is None:
-            row.detail = "not running"
     return rows
 
 
