@@ -17,6 +17,7 @@ date before the DAG is unpaused, so the scheduler does not start a full campaign
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -518,62 +519,46 @@ def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str,
 
     Screenshots land in test-artifacts/browser/ (the README's picture comes from there).
     """
-    import shutil
-
-    from playwright.sync_api import sync_playwright
-
-    chromium = shutil.which("chromium")
-    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, stack["campaign"])
     (row,) = tables["scaling"]
     base = stack["base"]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            answer = page.goto(f"{base}/benchcamp/{DAG}")
-            assert answer is not None and answer.status == 401  # no session yet
-            page.goto(f"{base}/auth/login")
-            page.locator("input[name=username]").fill("admin")
-            page.locator("input[name=password]").fill(stack["password"])
-            page.get_by_role("button", name="Sign in").click()
-            page.wait_for_url(lambda url: "/auth/login" not in url, timeout=60_000)
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(ARTIFACTS / "01-airflow-after-login.png"))
+    with _chromium_page() as page:
+        answer = page.goto(f"{base}/benchcamp/{DAG}")
+        assert answer is not None and answer.status == 401  # no session yet
+        _login(page, stack)
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=str(ARTIFACTS / "01-airflow-after-login.png"))
 
-            answer = page.goto(f"{base}/benchcamp/{DAG}?campaign={urllib.parse.quote(stack['campaign'])}")
-            assert answer is not None and answer.status == 200
-            page.screenshot(path=str(ARTIFACTS / "02-results-page.png"), full_page=True)
-            text = page.locator("body").inner_text()
-            assert f"Campaign {stack['campaign']}" in text
-            cells = page.locator("table").first.locator("tbody tr").first.locator("td").all_inner_texts()
-            assert cells[0] == "0.012" and f"{row['mean_s']:.2f}" in cells, cells
-            downloads = page.locator("a[href*='/figures/'][href*='.svg?']")
-            assert downloads.count() >= 3, "a figure per kind: time vs size, throughput, time series"
-            figures = page.locator("svg")
-            assert figures.count() >= downloads.count()
-            for index in range(figures.count()):
-                figure = figures.nth(index)
-                box = figure.bounding_box()
-                assert box is not None and box["width"] > 100 and box["height"] > 50, (index, box)
-                assert figure.locator("path, rect, circle, line, text").count() > 0, index
+        answer = page.goto(f"{base}/benchcamp/{DAG}?campaign={urllib.parse.quote(stack['campaign'])}")
+        assert answer is not None and answer.status == 200
+        page.screenshot(path=str(ARTIFACTS / "02-results-page.png"), full_page=True)
+        text = page.locator("body").inner_text()
+        assert f"Campaign {stack['campaign']}" in text
+        cells = page.locator("table").first.locator("tbody tr").first.locator("td").all_inner_texts()
+        assert cells[0] == "0.012" and f"{row['mean_s']:.2f}" in cells, cells
+        downloads = page.locator("a[href*='/figures/'][href*='.svg?']")
+        assert downloads.count() >= 3, "a figure per kind: time vs size, throughput, time series"
+        figures = page.locator("svg")
+        assert figures.count() >= downloads.count()
+        for index in range(figures.count()):
+            figure = figures.nth(index)
+            box = figure.bounding_box()
+            assert box is not None and box["width"] > 100 and box["height"] > 50, (index, box)
+            assert figure.locator("path, rect, circle, line, text").count() > 0, index
 
-            svg_link = downloads.first.get_attribute("href")
-            assert svg_link
-            answer = page.goto(
-                f"{base}/benchcamp/{svg_link}" if not svg_link.startswith("/") else base + svg_link
-            )
-            assert answer is not None and answer.status == 200
-            assert answer.headers["content-type"].startswith("image/svg+xml")
+        svg_link = downloads.first.get_attribute("href")
+        assert svg_link
+        answer = page.goto(
+            f"{base}/benchcamp/{svg_link}" if not svg_link.startswith("/") else base + svg_link
+        )
+        assert answer is not None and answer.status == 200
+        assert answer.headers["content-type"].startswith("image/svg+xml")
 
-            page.goto(f"{base}/")
-            page.get_by_role("button", name="Browse").click()
-            page.get_by_role("menuitem", name="Benchmark results").click()
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(ARTIFACTS / "03-browse-benchmark-results.png"))
-        finally:
-            browser.close()
+        page.goto(f"{base}/")
+        page.get_by_role("button", name="Browse").click()
+        page.get_by_role("menuitem", name="Benchmark results").click()
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=str(ARTIFACTS / "03-browse-benchmark-results.png"))
 
 
 FORM_RUNS = {
@@ -588,12 +573,40 @@ FORM_RUNS = {
 }
 
 
+@contextlib.contextmanager
+def _chromium_page() -> Iterator[Any]:
+    """A page of Debian's Chromium driven by Playwright (screenshots go to ARTIFACTS), closed after."""
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            yield browser.new_page(viewport={"width": 1400, "height": 1000})
+        finally:
+            browser.close()
+
+
 def _login(page: Any, stack: dict[str, Any]) -> None:
     page.goto(f"{stack['base']}/auth/login")
     page.locator("input[name=username]").fill("admin")
     page.locator("input[name=password]").fill(stack["password"])
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(lambda url: "/auth/login" not in url, timeout=60_000)
+
+
+def _open_trigger_form(page: Any, stack: dict[str, Any], dag_id: str) -> Any:
+    """Sign in, open the study's page, press Trigger; the form's dialog once its fields are drawn."""
+    _login(page, stack)
+    page.goto(f"{stack['base']}/dags/{dag_id}")
+    page.get_by_role("button", name="Trigger").first.click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_text("Size ladder").wait_for()
+    return dialog
 
 
 def _choose(page: Any, dialog: Any, field: str, option: str) -> None:
@@ -607,10 +620,6 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
 ) -> None:
     """The trigger form as a user has it: it opens without an error, refuses an out-of-range
     number with the schema's message (no run), and starts a tiny campaign with the conf it shows."""
-    import shutil
-
-    from playwright.sync_api import sync_playwright
-
     wanted = FORM_RUNS[dag_id]
     status, dag = api.call("GET", f"/api/v2/dags/{dag_id}")
     assert status == 200, dag
@@ -624,51 +633,39 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
         )
         assert status == 200, held
     before = {run["dag_run_id"] for run in _runs(api, dag_id)}
-    chromium = shutil.which("chromium")
-    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            _login(page, stack)
-            page.goto(f"{stack['base']}/dags/{dag_id}")
-            page.get_by_role("button", name="Trigger").first.click()
-            dialog = page.get_by_role("dialog")
-            dialog.get_by_text("Size ladder").wait_for()
-            page.screenshot(path=str(ARTIFACTS / f"10-{dag_id}-form-as-opened.png"))
-            assert "required" not in dialog.locator("#element_campaign").evaluate("e => e.outerHTML")
-            trigger = dialog.get_by_role("button", name="Trigger")
-            assert trigger.is_enabled(), "the form must accept its own defaults"
+    with _chromium_page() as page:
+        dialog = _open_trigger_form(page, stack, dag_id)
+        page.screenshot(path=str(ARTIFACTS / f"10-{dag_id}-form-as-opened.png"))
+        assert "required" not in dialog.locator("#element_campaign").evaluate("e => e.outerHTML")
+        trigger = dialog.get_by_role("button", name="Trigger")
+        assert trigger.is_enabled(), "the form must accept its own defaults"
 
-            repetitions = dialog.locator("input[name=element_repetitions]")
-            repetitions.fill("99")
-            repetitions.blur()
-            assert repetitions.input_value() == "99", "an out-of-range number must not be clamped"
-            trigger.click()
-            refusal = page.get_by_text("99 is greater than or equal to the maximum of 51").first
-            refusal.wait_for(timeout=30_000)
-            page.screenshot(path=str(ARTIFACTS / f"11-{dag_id}-form-refuses-99.png"))
-            assert {run["dag_run_id"] for run in _runs(api, dag_id)} - before == set()
+        repetitions = dialog.locator("input[name=element_repetitions]")
+        repetitions.fill("99")
+        repetitions.blur()
+        assert repetitions.input_value() == "99", "an out-of-range number must not be clamped"
+        trigger.click()
+        refusal = page.get_by_text("99 is greater than or equal to the maximum of 51").first
+        refusal.wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / f"11-{dag_id}-form-refuses-99.png"))
+        assert {run["dag_run_id"] for run in _runs(api, dag_id)} - before == set()
 
-            repetitions.fill("1")
-            _choose(page, dialog, "ladder", "tiny")
-            workloads = dialog.locator("#element_workloads")
-            for chip in workloads.locator("[aria-label^='Remove ']").all()[::-1]:
-                if chip.get_attribute("aria-label") != f"Remove {wanted['workloads'][0]}":
-                    chip.click()
-            if wanted["environment"]:
-                _choose(page, dialog, "environment", wanted["environment"])
-            dialog.locator("[name=element_cells]").fill("\n".join(wanted["cells"]))
-            dialog.locator("input[name=element_warmup_repetitions]").fill("0")
-            page.screenshot(path=str(ARTIFACTS / f"12-{dag_id}-form-filled.png"), full_page=True)
-            trigger.click()
-            deadline = time.monotonic() + 60
-            while not (new := [r for r in _runs(api, dag_id) if r["dag_run_id"] not in before]):
-                assert time.monotonic() < deadline, "the form started no run"
-                time.sleep(1)
-        finally:
-            browser.close()
+        repetitions.fill("1")
+        _choose(page, dialog, "ladder", "tiny")
+        workloads = dialog.locator("#element_workloads")
+        for chip in workloads.locator("[aria-label^='Remove ']").all()[::-1]:
+            if chip.get_attribute("aria-label") != f"Remove {wanted['workloads'][0]}":
+                chip.click()
+        if wanted["environment"]:
+            _choose(page, dialog, "environment", wanted["environment"])
+        dialog.locator("[name=element_cells]").fill("\n".join(wanted["cells"]))
+        dialog.locator("input[name=element_warmup_repetitions]").fill("0")
+        page.screenshot(path=str(ARTIFACTS / f"12-{dag_id}-form-filled.png"), full_page=True)
+        trigger.click()
+        deadline = time.monotonic() + 60
+        while not (new := [r for r in _runs(api, dag_id) if r["dag_run_id"] not in before]):
+            assert time.monotonic() < deadline, "the form started no run"
+            time.sleep(1)
     (run,) = new
     conf = run["conf"]
     assert conf["ladder"] == "tiny" and conf["repetitions"] == 1 and conf["warmup_repetitions"] == 0, conf
@@ -688,48 +685,30 @@ FORM_ONLY = ("bigbench_containers", "mapreduce_ssd_hdd", "hdfs_interconnects")
 def test_every_other_study_form_opens_and_refuses_a_bad_number_without_a_run(
     stack: dict[str, Any], api: Api, dag_id: str
 ) -> None:
-    import shutil
-
-    from playwright.sync_api import sync_playwright
-
     status, dag = api.call("GET", f"/api/v2/dags/{dag_id}")
     assert status == 200 and dag["is_paused"] is True, dag
     before = {run["dag_run_id"] for run in _runs(api, dag_id)}
-    chromium = shutil.which("chromium")
-    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            _login(page, stack)
-            page.goto(f"{stack['base']}/dags/{dag_id}")
-            page.get_by_role("button", name="Trigger").first.click()
-            dialog = page.get_by_role("dialog")
-            dialog.get_by_text("Size ladder").wait_for()
-            page.screenshot(path=str(ARTIFACTS / f"20-{dag_id}-form-as-opened.png"), full_page=True)
-            trigger = dialog.get_by_role("button", name="Trigger")
-            assert trigger.is_enabled(), "the form must accept its own defaults"
-            text = dialog.inner_text()
-            for workload in _form_workloads(dag_id):
-                assert workload in text, f"{workload} not offered by the form"
-            # Airflow's form unpauses a paused DAG before the server has checked the conf (its
-            # "Unpause ... on trigger" box is ticked by default), so even a refused trigger would
-            # leave the study scheduled: the README tells users to untick it, as this user does.
-            dialog.get_by_text(f"Unpause {dag_id} on trigger").click()
-            repetitions = dialog.locator("input[name=element_repetitions]")
-            repetitions.fill("99")
-            repetitions.blur()
-            trigger.click()
-            page.get_by_text("99 is greater than or equal to the maximum of 51").first.wait_for(
-                timeout=30_000
-            )
-            page.screenshot(path=str(ARTIFACTS / f"21-{dag_id}-form-refuses-99.png"))
-            assert not errors, errors
-        finally:
-            browser.close()
+    with _chromium_page() as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        dialog = _open_trigger_form(page, stack, dag_id)
+        page.screenshot(path=str(ARTIFACTS / f"20-{dag_id}-form-as-opened.png"), full_page=True)
+        trigger = dialog.get_by_role("button", name="Trigger")
+        assert trigger.is_enabled(), "the form must accept its own defaults"
+        text = dialog.inner_text()
+        for workload in _form_workloads(dag_id):
+            assert workload in text, f"{workload} not offered by the form"
+        # Airflow's form unpauses a paused DAG before the server has checked the conf (its
+        # "Unpause ... on trigger" box is ticked by default), so even a refused trigger would
+        # leave the study scheduled: the README tells users to untick it, as this user does.
+        dialog.get_by_text(f"Unpause {dag_id} on trigger").click()
+        repetitions = dialog.locator("input[name=element_repetitions]")
+        repetitions.fill("99")
+        repetitions.blur()
+        trigger.click()
+        page.get_by_text("99 is greater than or equal to the maximum of 51").first.wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / f"21-{dag_id}-form-refuses-99.png"))
+        assert not errors, errors
     assert {run["dag_run_id"] for run in _runs(api, dag_id)} == before
     status, dag = api.call("GET", f"/api/v2/dags/{dag_id}")
     assert status == 200, dag
@@ -750,10 +729,8 @@ def test_published_bigbench_results_import_and_read_in_a_browser(stack: dict[str
     """A user fills the study's template with a publication's phase figures (invented ones here),
     imports it into the stack's warehouse and reads the computed Qpm on the results page."""
     import csv
-    import shutil
 
     from benchcamp.core.paths import repo_root
-    from playwright.sync_api import sync_playwright
 
     template = repo_root() / "include/benchcamp/studies/bigbench_containers/published/template.csv"
     figures = {  # (environment, workload, metric) -> value; container 5 % faster in every phase
@@ -791,28 +768,21 @@ def test_published_bigbench_results_import_and_read_in_a_browser(stack: dict[str
     qpm = {row["environment"]: row for row in tables["bigbench_qpm"]}
     # BBQpm@SF = SF * 60 * M / (0.1 T_load + sqrt(T_PT * T_throughput / S)), SF 10000, M 30, S 2
     assert qpm["bare_metal"]["bbqpm"] == pytest.approx(10000 * 60 * 30 / (300 + (9000 * 16000 / 2) ** 0.5))
-    chromium = shutil.which("chromium")
-    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            _login(page, stack)
-            answer = page.goto(f"{stack['base']}/benchcamp/{study}?campaign={campaign}")
-            assert answer is not None and answer.status == 200
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(ARTIFACTS / "30-bigbench-published-results.png"), full_page=True)
-            text = page.locator("body").inner_text()
-            assert f"Campaign {campaign}" in text
-            assert "derived from BigBench; not comparable with TPCx-BB results" in text
-            for environment in ("bare_metal", "container"):
-                assert f"{qpm[environment]['bbqpm']:.2f}" in text, (environment, text[:3000])
-            figures_on_page = page.locator("svg")
-            for index in range(figures_on_page.count()):
-                box = figures_on_page.nth(index).bounding_box()
-                assert box is not None and box["width"] > 100 and box["height"] > 50, (index, box)
-            assert not errors, errors
-        finally:
-            browser.close()
+    with _chromium_page() as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        _login(page, stack)
+        answer = page.goto(f"{stack['base']}/benchcamp/{study}?campaign={campaign}")
+        assert answer is not None and answer.status == 200
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=str(ARTIFACTS / "30-bigbench-published-results.png"), full_page=True)
+        text = page.locator("body").inner_text()
+        assert f"Campaign {campaign}" in text
+        assert "derived from BigBench; not comparable with TPCx-BB results" in text
+        for environment in ("bare_metal", "container"):
+            assert f"{qpm[environment]['bbqpm']:.2f}" in text, (environment, text[:3000])
+        figures_on_page = page.locator("svg")
+        for index in range(figures_on_page.count()):
+            box = figures_on_page.nth(index).bounding_box()
+            assert box is not None and box["width"] > 100 and box["height"] > 50, (index, box)
+        assert not errors, errors
