@@ -436,26 +436,98 @@ class _Random:
 
 
 # ---------------------------------------------------------------------------------------------
-# Rendering rows as text with numpy. A field is a byte matrix of shape (width, rows): column r
-# holds row r's text, padded with NUL bytes. Rows are joined by stacking fields (contiguous
-# copies), transposing once and dropping the NULs: several times faster than masks or
-# DuckDB's CSV writer here. Generated text never holds a NUL (`_checked`).
+# Rendering rows as text with numpy. A field is a list of segments; a segment holds up to 8
+# bytes of every row's text in one uint64 per row (first character in the lowest byte), with
+# NUL bytes where a row's text is shorter than the segment (a number with fewer digits than the
+# chunk's largest). `_render` ORs each row's segments one after the other into 8-byte words
+# (a shift and an OR per segment over the whole chunk), transposes the words once into rows and
+# drops the NULs. Digits come four at a time from tables of the 10^4 four-digit groups, so a
+# number costs a few whole-array operations per 4 digits instead of several per digit.
+# Generated text never holds a NUL (`_checked`).
 
-_Field = Bytes
+Words = npt.NDArray[np.uint64]
+
+
+class _Segment(NamedTuple):
+    """`width` bytes of text per row: one word per row, or one word (an int) for every row."""
+
+    value: Words | int
+    width: int
+
+
+_Field = list[_Segment]
+
+
+def _digit_tables() -> tuple[Words, Words, Words]:
+    """Words of the 4-digit groups 0000..9999: zero-padded, leading zeros as NUL, and leading
+    zeros as NUL except the last digit (so 0 is '0')."""
+    group = np.arange(10_000, dtype=np.uint64)
+    padded = np.zeros(group.size, dtype=np.uint64)
+    leading = np.zeros(group.size, dtype=np.uint64)
+    unit = np.zeros(group.size, dtype=np.uint64)
+    for byte in range(4):  # byte 0 holds the thousands
+        power = np.uint64(10 ** (3 - byte))
+        char = (group // power % np.uint64(10) + np.uint64(ord("0"))) << np.uint64(8 * byte)
+        padded |= char
+        leading |= np.where(group >= power, char, np.uint64(0))
+        unit |= np.where((group >= power) | (byte == 3), char, np.uint64(0))
+    return padded, np.concatenate([leading, padded]), np.concatenate([unit, padded])
+
+
+# _LEADING[g] and _UNIT[g] are g's leading-NUL forms, [g + 10^4] its padded form
+_PADDED, _LEADING, _UNIT = _digit_tables()
+
+
+def _digits(number: npt.NDArray[np.uint64], digits: int, zero_padded: bool) -> _Field:
+    """The last `digits` decimal digits of non-negative numbers (below 10^digits unless
+    `zero_padded`), in segments of 4 from the left; unless `zero_padded`, leading zeros are NUL
+    and 0 is '0'."""
+    segments: _Field = []
+    rest = number
+    groups = -(-digits // 4)
+    for group_index in range(groups):  # from the lowest group up
+        top = group_index == groups - 1
+        quotient = rest // np.uint64(10_000)
+        group = (rest - quotient * np.uint64(10_000)).astype(np.intp)
+        if zero_padded:
+            words = _PADDED.take(group)
+        elif top:
+            words = (_UNIT if group_index == 0 else _LEADING).take(group)
+        else:  # padded when a higher group is not zero
+            words = (_UNIT if group_index == 0 else _LEADING).take(group + (quotient > 0) * 10_000)
+        width = digits - 4 * group_index if top else 4
+        if width < 4:  # a top group narrower than 4: drop its first bytes (NUL or cut digits)
+            words >>= np.uint64(8 * (4 - width))
+        segments.append(_Segment(words, width))
+        rest = quotient
+    return segments[::-1]
+
+
+def _constant(text: str) -> _Field:
+    encoded = _checked(text).encode("ascii")
+    return [
+        _Segment(int.from_bytes(encoded[start : start + 8], "little"), len(encoded[start : start + 8]))
+        for start in range(0, len(encoded), 8)
+    ]
 
 
 class _Choices:
-    """A fixed list of strings as a (width, choices) byte matrix, gathered by index."""
+    """A fixed list of strings as words (rows: 8-byte slices, columns: choices), gathered by index."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         encoded = [_checked(text).encode("ascii") for text in texts]
-        table = np.zeros((len(encoded), max(1, max(len(text) for text in encoded))), dtype=np.uint8)
+        self.width = max(1, max(len(text) for text in encoded))
+        slices = -(-self.width // 8)
+        table = np.zeros((len(encoded), slices * 8), dtype=np.uint8)
         for row, text in enumerate(encoded):
             table[row, : len(text)] = np.frombuffer(text, dtype=np.uint8)
-        self.table = np.ascontiguousarray(table.T)
+        self.words = np.ascontiguousarray(table.view("<u8").T).astype(np.uint64)
 
     def pick(self, index: Ints) -> _Field:
-        return self.table[:, index]
+        return [
+            _Segment(words.take(index), min(8, self.width - 8 * slot))
+            for slot, words in enumerate(self.words)
+        ]
 
 
 _UNSAFE_TEXT: Final = re.compile(r"[|\\\n\r\0]|[^\x00-\x7f]")
@@ -473,50 +545,25 @@ def _ints(values: Ints) -> _Field:
 
 
 def _decimal_text(values: Ints, places: int) -> _Field:
-    """Digits of integers with a '.' before the last `places` digits (cents -> 12.34, 5 -> 0.05).
-
-    One pass from the lowest digit up: divide by 10 (a scalar divisor, which numpy turns into a
-    multiply), keep the digit unless it is a leading zero."""
+    """Digits of integers with a '.' before the last `places` digits (cents -> 12.34, 5 -> 0.05)."""
     values = np.asarray(values, dtype=np.int64)
-    magnitude = np.abs(values)
-    largest = int(magnitude.max()) if magnitude.size else 0
-    width = max(len(str(largest)), places + 1)
     negative = values < 0
-    signed = bool(negative.any())
-    chars = np.empty((width + (1 if places else 0) + signed, values.size), dtype=np.uint8)
-    rest: npt.NDArray[Any] = magnitude.astype(np.uint32 if largest < 2**32 else np.uint64)
-    ten: Any = rest.dtype.type(10)
-    row = chars.shape[0] - 1
-    for position in range(width):
-        if places and position == places:
-            chars[row] = ord(".")
-            row -= 1
-        quotient = rest // ten
-        digit = (rest - quotient * ten).astype(np.uint8) + np.uint8(48)
-        # a leading zero is a digit whose value and all higher ones are 0
-        chars[row] = digit if position <= places else digit * (rest > 0)
-        rest = quotient
-        row -= 1
-    if signed:
-        chars[0] = negative * np.uint8(ord("-"))
-    return chars
+    magnitude = np.abs(values).astype(np.uint64)
+    segments: _Field = []
+    if negative.any():
+        segments.append(_Segment(negative.astype(np.uint64) * np.uint64(ord("-")), 1))
+    whole = magnitude // np.uint64(10**places) if places else magnitude
+    largest = int(whole.max()) if whole.size else 0
+    segments += _digits(whole, len(str(largest)), zero_padded=False)
+    if places:
+        segments += _constant(".")
+        segments += _digits(magnitude - whole * np.uint64(10**places), places, zero_padded=True)
+    return segments
 
 
 def _fixed_digits(values: Ints, width: int) -> _Field:
     """Zero-padded digits (the cents of a decimal, HH/MM/SS, ids)."""
-    rest = np.asarray(values, dtype=np.int64).astype(np.uint64)
-    chars = np.empty((width, rest.size), dtype=np.uint8)
-    for row in range(width - 1, -1, -1):
-        quotient = rest // np.uint64(10)
-        chars[row] = (rest - quotient * np.uint64(10)).astype(np.uint8) + np.uint8(48)
-        rest = quotient
-    return chars
-
-
-def _constant(text: str, rows: int) -> _Field:
-    return np.broadcast_to(
-        np.frombuffer(_checked(text).encode("ascii"), dtype=np.uint8)[:, None], (len(text), rows)
-    )
+    return _digits(np.asarray(values, dtype=np.int64).astype(np.uint64), width, zero_padded=True)
 
 
 def _money(cents: Ints) -> _Field:
@@ -525,32 +572,68 @@ def _money(cents: Ints) -> _Field:
 
 
 def _concat(*fields: _Field) -> _Field:
-    return np.concatenate(fields, axis=0)
+    return [segment for field in fields for segment in field]
+
+
+_NULL_WORD: Final = int.from_bytes(b"\\N", "little")
 
 
 def _nullable(value: _Field, is_null: Mask) -> _Field:
     """The field, or `\\N` where `is_null`."""
     if not is_null.any():
         return value
-    chars = np.zeros((max(2, value.shape[0]), value.shape[1]), dtype=np.uint8)
-    chars[: value.shape[0]] = value
-    chars[:, is_null] = 0
-    chars[0, is_null], chars[1, is_null] = ord("\\"), ord("N")
-    return chars
+    return [_Segment(is_null.astype(np.uint64) * np.uint64(_NULL_WORD), 2), *_blanked(value, is_null)]
+
+
+def _blanked(value: _Field, blank: Mask) -> _Field:
+    """The field with no text (all NUL) where `blank`."""
+    zero = np.uint64(0)
+    return [
+        _Segment(np.where(blank, zero, segment.value).astype(np.uint64), segment.width) for segment in value
+    ]
+
+
+_SEPARATOR: Final = _Segment(ord("|"), 1)
+_NEWLINE: Final = _Segment(ord("\n"), 1)
 
 
 def _render(fields: Sequence[_Field]) -> bytes:
     """Rows of `|`-separated fields, each ending in a newline."""
-    rows = fields[0].shape[1]
-    separator = np.broadcast_to(np.uint8(ord("|")), (1, rows))
-    newline = np.broadcast_to(np.uint8(ord("\n")), (1, rows))
-    pieces: list[_Field] = []
-    for index, value in enumerate(fields):
+    segments: _Field = []
+    for index, text in enumerate(fields):
         if index:
-            pieces.append(separator)
-        pieces.append(value)
-    pieces.append(newline)
-    return _concat(*pieces).T.tobytes().translate(None, b"\0")
+            segments.append(_SEPARATOR)
+        segments += text
+    segments.append(_NEWLINE)
+    rows = _rows(fields)
+    words = np.zeros((-(-sum(segment.width for segment in segments) // 8), rows), dtype=np.uint64)
+    constants = [0] * len(words)
+    offset = 0
+    for value, width in segments:
+        word, shift = divmod(offset, 8)
+        spills = shift + width > 8
+        if isinstance(value, int):
+            constants[word] |= (value << 8 * shift) & _MASK64
+            if spills:
+                constants[word + 1] |= value >> 8 * (8 - shift)
+        else:
+            words[word] |= value << np.uint64(8 * shift) if shift else value
+            if spills:
+                words[word + 1] |= value >> np.uint64(8 * (8 - shift))
+        offset += width
+    for word, constant in enumerate(constants):
+        if constant:
+            words[word] |= np.uint64(constant)
+    return words.T.tobytes().translate(None, b"\0")
+
+
+def _rows(fields: Sequence[_Field]) -> int:
+    """Rows of a chunk: the length of its first per-row segment."""
+    for text in fields:
+        for segment in text:
+            if not isinstance(segment.value, int):
+                return int(segment.value.size)
+    raise ValueError("a chunk needs at least one field that varies by row")
 
 
 def _line(values: Sequence[object]) -> str:
@@ -592,7 +675,7 @@ def _date_text(activity_day: Ints) -> _Field:
 
 
 def _time_text(seconds: Ints) -> _Field:
-    colon = _constant(":", seconds.size)
+    colon = _constant(":")
     return _concat(
         _fixed_digits(seconds // 3600, 2),
         colon,
@@ -1095,7 +1178,7 @@ def _product_reviews(model: _Model, orders: Ints) -> list[_Field]:
         sentence = offsets[kind] + random.below(8, slot_key, sizes[kind])
         piece = (plain if slot == 0 else spaced).pick(sentence)
         present = sentences > slot
-        parts.append(piece * present)
+        parts.append(_blanked(piece, ~present))
     return [
         _ints((lines.owner[pick] + 1) * 10 + lines.line[pick]),  # unique: an order line has one review
         _date_text(lines.day[pick] + 3 + random.below(9, key, 60)),
@@ -1269,7 +1352,7 @@ def _customers(model: _Model, customers: Ints) -> list[_Field]:
     first_sale = random.below(5, customers, 365) - 365
     return [
         _ints(customers),
-        _concat(_constant("CUST", rows), _fixed_digits(customers, 12)),
+        _concat(_constant("CUST"), _fixed_digits(customers, 12)),
         _ints(model.cdemo(customers)),
         _ints(model.hdemo(customers)),
         _ints(customers),
@@ -1285,13 +1368,13 @@ def _customers(model: _Model, customers: Ints) -> list[_Field]:
         _Choices(("UNITED STATES", "CANADA", "MEXICO", "GERMANY", "JAPAN")).pick(
             np.where(random.below(10, customers, 10) < 8, 0, random.below(11, customers, 5))
         ),
-        _nullable(_constant("x", rows), np.ones(rows, dtype=bool)),
+        _nullable(_constant("x"), np.ones(rows, dtype=bool)),
         _concat(
             lower_first.pick(first),
-            _constant(".", rows),
+            _constant("."),
             lower_last.pick(last),
             _ints(customers),
-            _constant("@example.com", rows),
+            _constant("@example.com"),
         ),
         _ints(_FIRST_SK + random.below(12, customers, ACTIVITY_DAYS)),
     ]
@@ -1299,21 +1382,20 @@ def _customers(model: _Model, customers: Ints) -> list[_Field]:
 
 def _customer_addresses(model: _Model, addresses: Ints) -> list[_Field]:
     random = _Random(model.seed, "customer_address")
-    rows = addresses.size
     state = _state_index(random, 1, addresses)
     suite = random.below(5, addresses, 100)
     return [
         _ints(addresses),
-        _concat(_constant("ADDR", rows), _fixed_digits(addresses, 12)),
+        _concat(_constant("ADDR"), _fixed_digits(addresses, 12)),
         _ints(1 + random.below(2, addresses, 999)),
         _Choices(_STREETS).pick(random.below(3, addresses, len(_STREETS))),
         _Choices(_STREET_TYPES).pick(random.below(4, addresses, len(_STREET_TYPES))),
-        _nullable(_concat(_constant("Suite ", rows), _ints(suite)), suite >= 30),
+        _nullable(_concat(_constant("Suite "), _ints(suite)), suite >= 30),
         _Choices(_CITIES).pick(random.below(6, addresses, len(_CITIES))),
         _Choices(_COUNTIES).pick(random.below(7, addresses, len(_COUNTIES))),
         _Choices(STATES).pick(state),
         _fixed_digits(10000 + random.below(8, addresses, 89999), 5),
-        _constant("United States", rows),
+        _constant("United States"),
         _money(_gmt_cents(state)),
         _Choices(("apartment", "condo", "single family")).pick(random.below(9, addresses, 3)),
     ]
@@ -1400,7 +1482,6 @@ _MEALS: Final = _hour_labels(
 def _time_dim(model: _Model, seconds: Ints) -> list[_Field]:
     """One row per second of the day; shifts, sub-shifts and meal times by hour."""
     hour = seconds // 3600
-    rows = seconds.size
 
     def by_hour(labels: list[str | None]) -> _Field:
         known = [label or "-" for label in labels]
@@ -1409,7 +1490,7 @@ def _time_dim(model: _Model, seconds: Ints) -> list[_Field]:
 
     return [
         _ints(seconds),
-        _concat(_constant("TIME", rows), _fixed_digits(seconds, 6)),
+        _concat(_constant("TIME"), _fixed_digits(seconds, 6)),
         _ints(seconds),
         _ints(hour),
         _ints(seconds // 60 % 60),
@@ -1761,8 +1842,9 @@ _ChunkRenderer = Callable[[_Model, Ints], list[_Field]]
 def _numpy_blocks(model: _Model, render_chunk: _ChunkRenderer, start: int, stop: int, chunk: int) -> _Blocks:
     for keys in _ranges(start, stop, chunk):
         fields = render_chunk(model, keys)
-        if fields and fields[0].shape[1]:
-            yield _render(fields), fields[0].shape[1]
+        rows = _rows(fields)
+        if rows:
+            yield _render(fields), rows
 
 
 def _text_blocks(lines: Iterator[str], batch: int = 5000) -> _Blocks:
@@ -1883,8 +1965,45 @@ def _write_part(data_dir: Path, seed: int, scale: Scale, job: _PartJob) -> tuple
     return job, rows, written
 
 
-def _write_part_args(args: tuple[Path, int, Scale, _PartJob]) -> tuple[_PartJob, int, int]:
-    return _write_part(*args)
+_WriteArgs = tuple[Path, int, Scale, _PartJob]
+_WriteResult = tuple[_PartJob, int, int]
+_next_job: Any = None  # in a worker: the counter of claimed jobs it shares with its siblings
+
+
+def _share_counter(counter: Any) -> None:
+    global _next_job
+    _next_job = counter
+
+
+def _claim_and_write(jobs: Sequence[_WriteArgs], counter: Any = None) -> list[_WriteResult]:
+    """Write jobs in list order, each claimed from the shared counter, until none is left."""
+    counter = counter if counter is not None else _next_job
+    results: list[_WriteResult] = []
+    while True:
+        with counter.get_lock():
+            index = counter.value
+            counter.value += 1
+        if index >= len(jobs):
+            return results
+        results.append(_write_part(*jobs[index]))
+
+
+def _write_all(jobs: Sequence[_WriteArgs], processes: int) -> list[_WriteResult]:
+    """Write the jobs with `processes` processes: this one and `processes - 1` spawned workers.
+
+    This process starts on the longest job at once, while the workers start (a spawned worker
+    takes a few tenths of a second to import numpy and this module); every process then claims
+    the next job from a shared counter, so they finish together whatever each job costs."""
+    if processes <= 1:
+        return [_write_part(*job) for job in jobs]
+    context = multiprocessing.get_context("spawn")
+    counter = context.Value("i", 0)
+    with context.Pool(processes - 1, initializer=_share_counter, initargs=(counter,)) as pool:
+        pending = [pool.apply_async(_claim_and_write, (jobs,)) for _ in range(processes - 1)]
+        results = _claim_and_write(jobs, counter)
+        for worker in pending:
+            results += worker.get()
+    return results
 
 
 def generate(
@@ -1913,12 +2032,7 @@ def generate(
         for old in (data_dir / table).glob("part-*.dat"):
             old.unlink()
     jobs = [(data_dir, seed, scale, job) for job in _part_jobs(scale, chosen)]
-    workers = min(len(jobs), processes or len(os.sched_getaffinity(0)))
-    if workers <= 1:
-        results = [_write_part_args(job) for job in jobs]
-    else:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = pool.map(_write_part_args, jobs, chunksize=1)
+    results = _write_all(jobs, min(len(jobs), processes or len(os.sched_getaffinity(0))))
     summaries = {}
     for table in chosen:
         mine = [(rows, written) for job, rows, written in results if job.table == table]
