@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -246,3 +247,47 @@ def test_the_spark_step_reproduces_the_recorded_q20_result(tmp_path: Path) -> No
     for centre, recorded_centre in zip(result.centres, recorded.centres, strict=True):
         assert centre == pytest.approx(recorded_centre)
     assert result.cost == pytest.approx(recorded.cost)
+
+
+def test_the_class_sharing_archive_is_passed_with_the_log_that_shows_its_use(tmp_path: Path) -> None:
+    module = _fake_module(tmp_path)
+    archive = ml.cds_archive(tmp_path, module)
+    reading = ml.spark_command(
+        "q20", {"k": 4}, "in", tmp_path / "o", module=module, java="j", archive=archive
+    )
+    assert f"-XX:SharedArchiveFile={archive}" in reading and ml.CDS_LOG in reading and ml.SPARK_JIT in reading
+    making = ml.spark_command(
+        "q20", {"k": 4}, "in", tmp_path / "o", module=module, java="j", archive_out=archive
+    )
+    assert f"-XX:ArchiveClassesAtExit={archive}" in making and ml.CDS_LOG not in making
+    assert not any(part.startswith("-XX:SharedArchiveFile") for part in making)
+    plain = ml.spark_command("q20", {"k": 4}, "in", tmp_path / "o", module=module, java="j")
+    assert not any("Archive" in part or part == ml.CDS_LOG for part in plain)
+    # another build of the module gets another archive
+    (module / "target" / "bigbench-ml.jar").write_bytes(b"rebuilt")
+    assert ml.cds_archive(tmp_path, module) != archive
+    assert ml.cds_archive(tmp_path, module, tag="container") != ml.cds_archive(tmp_path, module)
+
+
+def test_the_jvm_log_tells_a_mapped_archive_from_one_it_could_not_use(tmp_path: Path) -> None:
+    """A real JVM: an archive made by one run is mapped by the next; a missing one is not, and the
+    JVM says nothing else about it (the reason the step's log is read)."""
+    source = tmp_path / "Hello.java"
+    source.write_text(
+        'public class Hello { public static void main(String[] a) { System.out.println("hi"); } }'
+    )
+    subprocess.run(["javac", "-d", str(tmp_path / "classes"), str(source)], check=True)
+    jar = tmp_path / "hello.jar"  # an archive's class path holds jars (a non-empty directory is refused)
+    with zipfile.ZipFile(jar, "w") as out:
+        out.write(tmp_path / "classes" / "Hello.class", "Hello.class")
+    archive = tmp_path / "hello.jsa"
+    java = ["java", "-cp", str(jar)]
+    subprocess.run([*java[:1], f"-XX:ArchiveClassesAtExit={archive}", *java[1:], "Hello"], check=True)
+
+    def run(path: Path) -> subprocess.CompletedProcess[str]:
+        command = [java[0], f"-XX:SharedArchiveFile={path}", ml.CDS_LOG, *java[1:], "Hello"]
+        return subprocess.run(command, capture_output=True, text=True, check=True)
+
+    assert ml.used_class_sharing(run(archive).stdout)
+    missing = run(tmp_path / "missing.jsa")
+    assert missing.stdout.splitlines()[-1] == "hi" and not ml.used_class_sharing(missing.stdout)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,40 @@ def test_configuration_files_are_replaced_whole_and_only_when_changed(
     config.write_configuration(tmp_path)
     assert site.stat().st_ino != before and "fs.defaultFS" in site.read_text(), "replaced by a rename"
     assert not list(site.parent.glob(".*.tmp"))
+
+
+def test_hiveserver2_has_hive_exec_unpacked_in_its_jars_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unpacked once (and again when the jar changes); the class path keeps `lib/*`'s order with
+    the directory where the jar was, and is `lib/*` itself until the classes are unpacked."""
+    import zipfile
+
+    from benchcamp.ops.lab import install, services
+    from benchcamp.ops.lab.layout import HIVE_EXEC_JAR
+
+    home = tmp_path / "hive"
+    lib = home / "lib"
+    lib.mkdir(parents=True)
+    for name in ("a.jar", HIVE_EXEC_JAR, "z.jar", "notes.txt"):
+        (lib / name).write_bytes(b"")
+    with zipfile.ZipFile(lib / HIVE_EXEC_JAR, "w") as jar:
+        jar.writestr("org/apache/hadoop/hive/ql/exec/mr/ExecDriver.class", b"v1")
+    classes = home / "exec-classes"
+    for module in (install, services):
+        monkeypatch.setattr(module, "hive_home", lambda: home)
+        monkeypatch.setattr(module, "hive_exec_classes", lambda: classes)
+    assert services.hive_classpath() == [lib / "*"]
+    install._unpack_hive_exec()
+    unpacked = classes / "org/apache/hadoop/hive/ql/exec/mr/ExecDriver.class"
+    assert unpacked.read_bytes() == b"v1"
+    listed = [str(path) for path in services.hive_classpath()]
+    assert listed == [
+        str(classes if name == HIVE_EXEC_JAR else lib / name)
+        for name in os.listdir(lib)
+        if name.endswith(".jar")
+    ]
+    with zipfile.ZipFile(lib / HIVE_EXEC_JAR, "w") as jar:  # a new jar: unpacked again
+        jar.writestr("org/apache/hadoop/hive/ql/exec/mr/ExecDriver.class", b"v2 longer")
+    install._unpack_hive_exec()
+    assert unpacked.read_bytes() == b"v2 longer" and not (home / "exec-classes.partial").exists()

@@ -6,17 +6,20 @@ import os
 import re
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 from benchcamp.ops.lab.layout import (
     CASSANDRA_VERSION,
     HADOOP_VERSION,
     HBASE_VERSION,
+    HIVE_EXEC_JAR,
     HIVE_VERSION,
     LabError,
     cassandra_home,
     hadoop_home,
     hbase_home,
+    hive_exec_classes,
     hive_home,
     yarn_home,
     ycsb_home,
@@ -98,8 +101,26 @@ def ensure_installed() -> None:
         settings=hive_home() / "settings.xml",
         exclude=("slf4j-reload4j", "reload4j"),
     )
+    _unpack_hive_exec()
     for module, tool_jar in project_tool_modules():
         _build_jar(module, tool_jar)
+
+
+def _unpack_hive_exec() -> None:
+    """hive-exec's classes as a directory (see `layout.hive_exec_classes`), redone when the jar changes."""
+    jar = hive_home() / "lib" / HIVE_EXEC_JAR
+    target = hive_exec_classes()
+    marker = target / ".unpacked"
+    stamp = f"{jar.name} {jar.stat().st_size} {jar.stat().st_mtime_ns}\n"
+    if marker.exists() and marker.read_text() == stamp:
+        return
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    with zipfile.ZipFile(jar) as archive:
+        archive.extractall(partial)
+    (partial / ".unpacked").write_text(stamp)
+    shutil.rmtree(target, ignore_errors=True)
+    partial.rename(target)
 
 
 def project_tool_modules() -> list[tuple[Path, Path]]:

@@ -41,11 +41,13 @@ from benchcamp.ops.lab.config import (
 from benchcamp.ops.lab.install import ensure_installed, hiveserver2_jars
 from benchcamp.ops.lab.layout import (
     HDFS_BASE_PATH,
+    HIVE_EXEC_JAR,
     YARN_NETNS,
     LabError,
     hadoop_conf_dir,
     hadoop_home,
     hive_conf_dir,
+    hive_exec_classes,
     hive_home,
     java_home,
     lab_dir,
@@ -361,8 +363,20 @@ def _start_hiveserver2() -> None:
         f"-Dhive.log.dir={lab_dir() / 'logs'}",
         "-Dhive.log.file=hiveserver2-hive.log",
     ]
-    classpath = [hive_conf_dir(), hadoop_conf_dir(), hive_home() / "lib" / "*", *hiveserver2_jars()]
+    classpath = [hive_conf_dir(), hadoop_conf_dir(), *hive_classpath(), *hiveserver2_jars()]
     _start_java("hiveserver2", "org.apache.hive.service.server.HiveServer2", classpath, options, [])
+
+
+def hive_classpath() -> list[Path]:
+    """Hive's jars as `lib/*` lists them (directory order: what the java launcher's wildcard
+    gives), with hive-exec's unpacked classes in its jar's place (`layout.hive_exec_classes`);
+    `lib/*` itself while they are not unpacked."""
+    lib = hive_home() / "lib"
+    classes = hive_exec_classes()
+    if not (classes / ".unpacked").is_file():
+        return [lib / "*"]
+    names = [name for name in os.listdir(lib) if name.lower().endswith(".jar")]
+    return [classes if name == HIVE_EXEC_JAR else lib / name for name in names]
 
 
 def _check_hiveserver2() -> tuple[bool, str]:

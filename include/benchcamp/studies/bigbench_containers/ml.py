@@ -10,6 +10,7 @@ Spark takes; it builds the Spark step's argv and parses its result file into num
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -32,15 +33,22 @@ __all__ = [
     "MlQuery",
     "MlResultError",
     "SparkUnavailableError",
+    "CDS_LOG",
+    "cds_archive",
     "module_dir",
     "parse_result",
     "spark_command",
+    "used_class_sharing",
 ]
 
 MAIN_CLASS: Final = "benchcamp.bigbenchml.BigBenchML"
 RESULT_FORMAT: Final = "benchcamp-bigbench-ml/1"
 SPARK_DRIVER_MEMORY: Final = "-Xmx1g"
 """local[2] runs the whole job in the driver JVM; the exports are a few MB even at SF 1."""
+SPARK_JIT: Final = "-XX:TieredStopAtLevel=1"
+"""The client compiler only: a Spark step lives 5 to 20 s, mostly in code that runs a few times
+(start-up, planning, one small job per iteration), where C2's compilations cost two shared cores
+more than they return (measured side by side: benchmarks/bigbench_spark_jvm.py)."""
 
 # Spark's options per model, as params.yaml names them (`reg_param` becomes `--reg-param`)
 _SPARK_OPTIONS: Final = MappingProxyType(
@@ -112,6 +120,31 @@ def module_dir() -> Path:
     return repo_root() / "lab" / "bigbench-ml"
 
 
+CDS_LOG: Final = "-Xlog:cds=info"
+"""A JVM that cannot use a class-data-sharing archive (another Java build, a changed class path)
+says nothing and loads the classes from the jars: slower, and in a bare vs container comparison
+that would silently favour one side. With this flag its log says whether it mapped the archive."""
+
+
+def used_class_sharing(stdout: str) -> bool:
+    """Whether a Spark step run with `CDS_LOG` mapped its archive's classes (HotSpot 17+'s log)."""
+    return "Mapped dynamic region" in stdout
+
+
+def cds_archive(directory: Path, module: Path | None = None, tag: str = "") -> Path:
+    """The Spark step's class-data-sharing archive for this build of the module: in `directory`,
+    named by the jars' names, sizes and times (a rebuilt module or another Spark gets a new one).
+    Made by one untimed run with `archive_out` (run.py), then read by every Spark step with
+    `archive`: the JVM maps the ~25,000 classes Spark loads instead of reading and verifying them
+    from 190 jars. A JVM that cannot use it (another Java build) warns and loads them as before."""
+    module = module_dir() if module is None else module
+    digest = hashlib.sha1(tag.encode(), usedforsecurity=False)
+    for jar in [module / "target" / "bigbench-ml.jar", *sorted((module / "target" / "lib").glob("*.jar"))]:
+        found = jar.stat()
+        digest.update(f"{jar.name} {found.st_size} {found.st_mtime_ns}\n".encode())
+    return directory / f"bigbench-ml-{digest.hexdigest()[:12]}.jsa"
+
+
 def spark_command(
     query: str,
     params: Mapping[str, object],
@@ -120,6 +153,8 @@ def spark_command(
     *,
     module: Path | None = None,
     java: str | None = None,
+    archive: Path | None = None,
+    archive_out: Path | None = None,
 ) -> list[str]:
     """The argv of `query`'s Spark step over the Hive export in `input_dir` (a local path or an
     hdfs:// URI), writing its JSON result to `output_file`.
@@ -142,7 +177,20 @@ def spark_command(
     java_path = java if java is not None else shutil.which("java")
     if java_path is None:
         raise SparkUnavailableError(f"{query} needs Spark MLlib, which needs Java 17: no `java` on PATH")
-    command = [java_path, SPARK_DRIVER_MEMORY, *java17_options(), "-cp", f"{jar}:{lib}/*", MAIN_CLASS]
+    # the JVM's cds log on stdout says whether it mapped the archive (`used_class_sharing`)
+    sharing = [f"-XX:SharedArchiveFile={archive}", CDS_LOG] if archive is not None else []
+    if archive_out is not None:
+        sharing = [f"-XX:ArchiveClassesAtExit={archive_out}"]
+    command = [
+        java_path,
+        SPARK_DRIVER_MEMORY,
+        SPARK_JIT,
+        *sharing,
+        *java17_options(),
+        "-cp",
+        f"{jar}:{lib}/*",
+        MAIN_CLASS,
+    ]
     command += [spec.model, "--input", input_dir, "--output", str(output_file)]
     if spec.columns:
         command += ["--columns", ",".join(spec.columns)]
