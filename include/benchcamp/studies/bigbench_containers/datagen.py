@@ -483,30 +483,38 @@ def _digit_tables() -> tuple[Words, Words, Words]:
 _PADDED, _LEADING, _UNIT = _digit_tables()
 
 
-def _digits(number: npt.NDArray[np.uint64], digits: int, zero_padded: bool) -> _Field:
-    """The last `digits` decimal digits of non-negative numbers (below 10^digits unless
-    `zero_padded`), in segments of 4 from the left; unless `zero_padded`, leading zeros are NUL
-    and 0 is '0'."""
+Unsigned = npt.NDArray[np.unsignedinteger[Any]]
+
+
+def _unsigned(magnitude: Ints) -> tuple[Unsigned, int]:
+    """Non-negative numbers as uint32 when they fit (a third of the time of 64-bit division
+    here), else uint64; and the largest."""
+    largest = int(magnitude.max(initial=0))
+    return magnitude.astype(np.uint32 if largest < 2**32 else np.uint64), largest
+
+
+def _digits(number: Unsigned, digits: int, zero_padded: bool) -> _Field:
+    """Decimal digits of numbers below 10^digits, in segments of 4 from the left; unless
+    `zero_padded`, leading zeros are NUL and 0 is '0'."""
     segments: _Field = []
-    rest: npt.NDArray[np.unsignedinteger[Any]] = number
-    if digits <= 9 and (not zero_padded or int(number.max(initial=0)) < 2**32):
-        rest = number.astype(np.uint32)  # a third of the time of 64-bit division here
+    rest = number
     groups = -(-digits // 4)
     for group_index in range(groups):  # from the lowest group up
         top = group_index == groups - 1
-        quotient = rest // 10_000
-        group = (rest - quotient * 10_000).astype(np.intp)
-        if zero_padded:
-            words = _PADDED.take(group)
-        else:  # padded when a higher group is not zero
-            if not top:
+        if top:  # below 10^4 by now
+            group = rest.astype(np.intp)
+        else:
+            quotient = rest // 10_000
+            group = (rest - quotient * 10_000).astype(np.intp)
+            if not zero_padded:  # padded when a higher group is not zero
                 np.add(group, 10_000, out=group, where=quotient > 0)
-            words = (_UNIT if group_index == 0 else _LEADING).take(group)
+            rest = quotient
+        table = _PADDED if zero_padded else _UNIT if group_index == 0 else _LEADING
+        words = table.take(group)
         width = digits - 4 * group_index if top else 4
-        if width < 4:  # a top group narrower than 4: drop its first bytes (NUL or cut digits)
+        if width < 4:  # a top group narrower than 4: drop its first bytes (NUL or zeros)
             words >>= np.uint64(8 * (4 - width))
         segments.append(_Segment(words, width))
-        rest = quotient
     return segments[::-1]
 
 
@@ -555,22 +563,22 @@ def _decimal_text(values: Ints, places: int) -> _Field:
     """Digits of integers with a '.' before the last `places` digits (cents -> 12.34, 5 -> 0.05)."""
     values = np.asarray(values, dtype=np.int64)
     negative = values < 0
-    magnitude = np.abs(values).astype(np.uint64)
+    magnitude, largest = _unsigned(np.abs(values))
     segments: _Field = []
     if negative.any():
         segments.append(_Segment(negative.astype(np.uint64) * np.uint64(ord("-")), 1))
-    whole = magnitude // np.uint64(10**places) if places else magnitude
-    largest = int(whole.max()) if whole.size else 0
-    segments += _digits(whole, len(str(largest)), zero_padded=False)
-    if places:
-        segments += _constant(".")
-        segments += _digits(magnitude - whole * np.uint64(10**places), places, zero_padded=True)
-    return segments
+    if not places:
+        return segments + _digits(magnitude, len(str(largest)), zero_padded=False)
+    whole = magnitude // 10**places
+    segments += _digits(whole, len(str(largest // 10**places)), zero_padded=False)
+    segments += _constant(".")
+    return segments + _digits(magnitude - whole * 10**places, places, zero_padded=True)
 
 
 def _fixed_digits(values: Ints, width: int) -> _Field:
-    """Zero-padded digits (the cents of a decimal, HH/MM/SS, ids)."""
-    return _digits(np.asarray(values, dtype=np.int64).astype(np.uint64), width, zero_padded=True)
+    """Zero-padded digits (the cents of a decimal, HH/MM/SS, ids): the last `width` of them."""
+    number, largest = _unsigned(np.asarray(values, dtype=np.int64))
+    return _digits(number % 10**width if largest >= 10**width else number, width, zero_padded=True)
 
 
 def _money(cents: Ints) -> _Field:
