@@ -829,7 +829,15 @@ class _SaleLines(NamedTuple):
     wholesale: Ints
 
 
-def _sale_lines(model: _Model, random: _Random, owners: Ints, channel: str) -> _SaleLines:
+_LineFilter = Callable[[Ints, Ints, Ints], Mask]  # (owner, line, key) -> kept
+
+
+def _sale_lines(
+    model: _Model, random: _Random, owners: Ints, channel: str, kept: _LineFilter | None = None
+) -> _SaleLines:
+    """The sale lines of tickets or orders; only those `kept` selects (returns, reviews), whose
+    items, quantities and prices are then computed for them alone: every value is a function of
+    the line's keys, so a line has the same values whichever others are computed."""
     if channel == "store":
         counts, base, customer, day = (
             model.ticket_lines(owners),
@@ -843,6 +851,9 @@ def _sale_lines(model: _Model, random: _Random, owners: Ints, channel: str) -> _
     owner, line = _expand(owners, counts)
     index = _parent_index(counts)
     key = owner * 16 + line
+    if kept is not None:
+        chosen = np.flatnonzero(kept(owner, line, key))
+        owner, line, key, index = owner[chosen], line[chosen], key[chosen], index[chosen]
     item = model.basket_item(base[index], owner, line)
     line_day = day[index]
     quantity = 1 + random.below(1, key, model.demand_cap(item, line_day))
@@ -923,17 +934,21 @@ def _returned_amounts(random: _Random, key: Ints, amount: Ints, tax: Ints) -> li
 def _store_returns(model: _Model, tickets: Ints) -> list[_Field]:
     sales_random = _Random(model.seed, "store_sales")
     random = _Random(model.seed, "store_returns")
-    lines = _sale_lines(model, sales_random, tickets, "store")
-    returned = (random.below(1, lines.key, 12) == 0) | ((lines.owner % 7 == 0) & (lines.line == 0))
-    pick = np.flatnonzero(returned)
-    owner, key, item, customer = lines.owner[pick], lines.key[pick], lines.item[pick], lines.customer[pick]
+    lines = _sale_lines(
+        model,
+        sales_random,
+        tickets,
+        "store",
+        kept=lambda owner, line, key: (random.below(1, key, 12) == 0) | ((owner % 7 == 0) & (line == 0)),
+    )
+    owner, key, item, customer = lines.owner, lines.key, lines.item, lines.customer
     store = 1 + sales_random.below(5, owner, model.scale.stores)
-    quantity = 1 + random.below(2, key, lines.quantity[pick])
-    amount = quantity * lines.sales_price[pick]
+    quantity = 1 + random.below(2, key, lines.quantity)
+    amount = quantity * lines.sales_price
     tax = amount * _store_tax_basis_points(_Random(model.seed, "store"), store) // 10000
     fee, ship, cash, charge, credit, loss = _returned_amounts(random, key, amount, tax)
     return [
-        _ints(_FIRST_SK + lines.day[pick] + 1 + random.below(3, key, 150)),
+        _ints(_FIRST_SK + lines.day + 1 + random.below(3, key, 150)),
         _ints(28800 + random.below(4, key, 50400)),
         _ints(item),
         _ints(customer),
@@ -1012,18 +1027,19 @@ def _web_sales(model: _Model, orders: Ints) -> list[_Field]:
 def _web_returns(model: _Model, orders: Ints) -> list[_Field]:
     sales_random = _Random(model.seed, "web_sales")
     random = _Random(model.seed, "web_returns")
-    lines = _sale_lines(model, sales_random, orders, "web")
-    pick = np.flatnonzero(random.below(1, lines.key, 10) == 0)
-    owner, key, customer = lines.owner[pick], lines.key[pick], lines.customer[pick]
-    quantity = 1 + random.below(2, key, lines.quantity[pick])
-    amount = quantity * lines.sales_price[pick]
+    lines = _sale_lines(
+        model, sales_random, orders, "web", kept=lambda owner, line, key: random.below(1, key, 10) == 0
+    )
+    owner, key, customer = lines.owner, lines.key, lines.customer
+    quantity = 1 + random.below(2, key, lines.quantity)
+    amount = quantity * lines.sales_price
     tax = amount * sales_random.below(3, owner, 900) // 10000
     fee, ship, cash, charge, credit, loss = _returned_amounts(random, key, amount, tax)
     customer_text, cdemo, hdemo = _ints(customer), _ints(model.cdemo(customer)), _ints(model.hdemo(customer))
     return [
-        _ints(_FIRST_SK + lines.day[pick] + 2 + random.below(3, key, 120)),
+        _ints(_FIRST_SK + lines.day + 2 + random.below(3, key, 120)),
         _ints(random.below(4, key, _DAY_SECONDS)),
-        _ints(lines.item[pick]),
+        _ints(lines.item),
         customer_text,
         cdemo,
         hdemo,
@@ -1172,9 +1188,14 @@ _MAX_SENTENCES: Final = 5
 def _product_reviews(model: _Model, orders: Ints) -> list[_Field]:
     """About one web order line in five gets a review by its buyer; rating follows the item's quality."""
     random = _Random(model.seed, "product_reviews")
-    lines = _sale_lines(model, _Random(model.seed, "web_sales"), orders, "web")
-    pick = np.flatnonzero(random.below(1, lines.key, 5) == 0)
-    key, item = lines.key[pick], lines.item[pick]
+    lines = _sale_lines(
+        model,
+        _Random(model.seed, "web_sales"),
+        orders,
+        "web",
+        kept=lambda owner, line, key: random.below(1, key, 5) == 0,
+    )
+    key, item = lines.key, lines.item
     quality = model.quality[item - 1]
     rating = np.select(
         [quality == 0, quality == 1],
@@ -1202,13 +1223,13 @@ def _product_reviews(model: _Model, orders: Ints) -> list[_Field]:
         present = sentences > slot
         parts.append(_blanked(piece, ~present))
     return [
-        _ints((lines.owner[pick] + 1) * 10 + lines.line[pick]),  # unique: an order line has one review
-        _date_text(lines.day[pick] + 3 + random.below(9, key, 60)),
+        _ints((lines.owner + 1) * 10 + lines.line),  # unique: an order line has one review
+        _date_text(lines.day + 3 + random.below(9, key, 60)),
         _time_text(random.below(10, key, _DAY_SECONDS)),
         _ints(rating),
         _ints(item),
-        _ints(lines.customer[pick]),
-        _ints(lines.owner[pick] + 1),
+        _ints(lines.customer),
+        _ints(lines.owner + 1),
         _concat(*parts),
     ]
 
