@@ -6,6 +6,9 @@ A container that was already running before the test (another session's campaign
 left running; otherwise the test brings it down and checks that no container, process, mount,
 network namespace, cgroup, bridge or veth is left (BENCHCAMP_KEEP_LAB is about the shared lab, not
 this container: a campaign on it starts it again through its controller_setup).
+BENCHCAMP_CONTAINER_DOWN=1 brings it down and checks even a container that was running:
+`tests/run-suite` runs this module after the BigBench campaigns, on the container they started,
+rather than starting it once more for a minute.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def container(monkeypatch_module: pytest.MonkeyPatch) -> Iterator[c.ContainerSta
     for name, value in c.lab_connections().items():
         monkeypatch_module.setenv(name, value)
     yield status
-    if was_running:
+    if was_running and os.environ.get("BENCHCAMP_CONTAINER_DOWN") != "1":
         return
     bridge = c.bridge_file().read_text().strip()
     assert c.down() == []
