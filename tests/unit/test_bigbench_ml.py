@@ -267,6 +267,16 @@ def test_the_class_sharing_archive_is_passed_with_the_log_that_shows_its_use(tmp
     (module / "target" / "bigbench-ml.jar").write_bytes(b"rebuilt")
     assert ml.cds_archive(tmp_path, module) != archive
     assert ml.cds_archive(tmp_path, module, tag="container") != ml.cds_archive(tmp_path, module)
+    # and another Java build (a package update replaces its libjvm.so)
+    home = tmp_path / "jdk"
+    (home / "lib" / "server").mkdir(parents=True)
+    (home / "lib" / "server" / "libjvm.so").write_bytes(b"17.0.15")
+    (runtime,) = ml.jvm_libraries(home)
+    with_java = ml.cds_archive(tmp_path, module, runtime=[runtime])
+    assert with_java != ml.cds_archive(tmp_path, module)
+    runtime.write_bytes(b"17.0.16+1")
+    assert ml.cds_archive(tmp_path, module, runtime=[runtime]) != with_java
+    assert ml.jvm_libraries(tmp_path / "no-jdk") == []
 
 
 def test_the_jvm_log_tells_a_mapped_archive_from_one_it_could_not_use(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -35,6 +35,7 @@ __all__ = [
     "SparkUnavailableError",
     "CDS_LOG",
     "cds_archive",
+    "jvm_libraries",
     "module_dir",
     "parse_result",
     "spark_command",
@@ -131,18 +132,28 @@ def used_class_sharing(stdout: str) -> bool:
     return "Mapped dynamic region" in stdout
 
 
-def cds_archive(directory: Path, module: Path | None = None, tag: str = "") -> Path:
-    """The Spark step's class-data-sharing archive for this build of the module: in `directory`,
-    named by the jars' names, sizes and times (a rebuilt module or another Spark gets a new one).
-    Made by one untimed run with `archive_out` (run.py), then read by every Spark step with
+def cds_archive(
+    directory: Path, module: Path | None = None, tag: str = "", runtime: Sequence[Path] = ()
+) -> Path:
+    """The Spark step's class-data-sharing archive for this build of the module and of Java: in
+    `directory`, named by the jars' names, sizes and times and by the Java runtime's files
+    (`runtime`, `jvm_libraries`), so a rebuilt module, another Spark or an updated Java gets a new
+    one. Made by one untimed run with `archive_out` (run.py), then read by every Spark step with
     `archive`: the JVM maps the ~25,000 classes Spark loads instead of reading and verifying them
-    from 190 jars. A JVM that cannot use it (another Java build) warns and loads them as before."""
+    from 190 jars. A JVM that cannot use it loads them as before and says so only in `CDS_LOG`."""
     module = module_dir() if module is None else module
     digest = hashlib.sha1(tag.encode(), usedforsecurity=False)
-    for jar in [module / "target" / "bigbench-ml.jar", *sorted((module / "target" / "lib").glob("*.jar"))]:
-        found = jar.stat()
-        digest.update(f"{jar.name} {found.st_size} {found.st_mtime_ns}\n".encode())
+    jars = [module / "target" / "bigbench-ml.jar", *sorted((module / "target" / "lib").glob("*.jar"))]
+    for path in [*jars, *runtime]:
+        found = path.stat()
+        digest.update(f"{path} {found.st_size} {found.st_mtime_ns}\n".encode())
     return directory / f"bigbench-ml-{digest.hexdigest()[:12]}.jsa"
+
+
+def jvm_libraries(java_home: Path) -> list[Path]:
+    """The JVM library of a Java installation (`<home>/lib/server/libjvm.so`): what an archive
+    depends on; a package update replaces it."""
+    return sorted(java_home.glob("lib/server/libjvm.so"))
 
 
 def spark_command(

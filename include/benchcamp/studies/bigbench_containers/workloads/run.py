@@ -459,16 +459,22 @@ class RunDriver:
 
     def spark_archive(self) -> Path:
         """Where the Spark step's class-data-sharing archive lives (`ml.cds_archive`): beside the
-        module's jars, or for the container in its work directory (made and read by its Java)."""
-        from benchcamp.studies.bigbench_containers.ml import cds_archive, module_dir
+        module's jars, named by them and this host's Java, or for the container in its work
+        directory, named by them and the Java of its root filesystem (made and read by that Java)."""
+        from benchcamp.studies.bigbench_containers.ml import cds_archive, jvm_libraries, module_dir
 
         if not self.in_container():
-            return cds_archive(module_dir() / "target")
-        from benchcamp.studies.bigbench_containers.container_lab import work_dir
+            java = shutil.which("java")
+            runtime = jvm_libraries(Path(java).resolve().parents[1]) if java else []
+            return cds_archive(module_dir() / "target", runtime=runtime)
+        from benchcamp.studies.bigbench_containers.container_lab import rootfs_dir, work_dir
 
         directory = work_dir() / "bigbench-spark"
         directory.mkdir(parents=True, exist_ok=True)
-        return cds_archive(directory, tag="container")
+        # the installations themselves: Debian's alias links may be absolute, i.e. the host's
+        homes = [home for home in sorted(rootfs_dir().glob("usr/lib/jvm/*")) if not home.is_symlink()]
+        runtime = [library for home in homes for library in jvm_libraries(home)]
+        return cds_archive(directory, tag="container", runtime=runtime)
 
     def ensure_spark_archive(self, name: str, source: str, where: Path) -> Path | None:
         """The archive, made first if missing by one run of this Spark step over this export with
