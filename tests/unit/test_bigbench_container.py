@@ -163,6 +163,8 @@ def test_forwarders_expose_ssh_and_hive_on_the_container_address() -> None:
 
 def test_connections_pin_the_container_host_key(tmp_path: Path) -> None:
     (tmp_path / "ssh").mkdir()
+    for key in ("host_ed25519", "client_ed25519"):  # the container made them: kept as they are
+        (tmp_path / "ssh" / key).write_text("private\n")
     (tmp_path / "ssh" / "host_ed25519.pub").write_text(
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample root@x\n"
     )
@@ -186,9 +188,16 @@ def test_connections_pin_the_container_host_key(tmp_path: Path) -> None:
     assert hive["extra"] == {"auth_mechanism": "NONE"}
 
 
-def test_connections_before_the_first_start_have_no_host_key(tmp_path: Path) -> None:
+def test_connections_before_the_first_start_pin_the_key_the_container_will_use(tmp_path: Path) -> None:
+    """A campaign builds its connections before its preflight starts the container: the keys
+    are made then, and the container's sshd (the bare lab's `_start_sshd`) keeps them."""
     ssh = json.loads(c.lab_connections(tmp_path)["AIRFLOW_CONN_BENCHCAMP_CONTAINER_SSH"])
-    assert "host_key" not in ssh["extra"] and ssh["extra"]["no_host_key_check"] == "false"
+    public = (tmp_path / "ssh" / "host_ed25519.pub").read_text()
+    assert ssh["extra"]["host_key"] == " ".join(public.split()[:2]) and public.startswith("ssh-ed25519 ")
+    assert ssh["extra"]["no_host_key_check"] == "false"
+    assert Path(ssh["extra"]["key_file"]).is_file()
+    again = json.loads(c.lab_connections(tmp_path)["AIRFLOW_CONN_BENCHCAMP_CONTAINER_SSH"])
+    assert again["extra"]["host_key"] == ssh["extra"]["host_key"]  # made once, not again
 
 
 def test_the_lab_merges_study_connections_and_keeps_its_own(monkeypatch: pytest.MonkeyPatch) -> None:

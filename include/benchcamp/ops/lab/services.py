@@ -220,28 +220,33 @@ class Service:
         return ServiceStatus(self.name, self.port, pid, True, healthy, rss_mb(pid), detail)
 
 
+def ensure_ssh_keys(ssh_dir: Path) -> None:
+    """The lab sshd's host key and its client's key in `ssh_dir`, made once (ed25519, no
+    passphrase): connections pin the host key, so it must exist before anything connects."""
+    ssh_dir.mkdir(parents=True, exist_ok=True)
+    for key in ("host_ed25519", "client_ed25519"):
+        if not (ssh_dir / key).exists():
+            command = [
+                "ssh-keygen",
+                "-q",
+                "-t",
+                "ed25519",
+                "-N",
+                "",
+                "-C",
+                "benchcamp-lab",
+                "-f",
+                str(ssh_dir / key),
+            ]
+            subprocess.run(command, check=True)
+
+
 def _start_sshd() -> None:
     directory = lab_dir()
     ssh_dir = directory / "ssh"
     for sub in (ssh_dir, directory / "run", directory / "logs", directory / "work"):
         sub.mkdir(parents=True, exist_ok=True)
-    for key in ("host_ed25519", "client_ed25519"):
-        if not (ssh_dir / key).exists():
-            subprocess.run(
-                [
-                    "ssh-keygen",
-                    "-q",
-                    "-t",
-                    "ed25519",
-                    "-N",
-                    "",
-                    "-C",
-                    "benchcamp-lab",
-                    "-f",
-                    str(ssh_dir / key),
-                ],
-                check=True,
-            )
+    ensure_ssh_keys(ssh_dir)
     authorized = ssh_dir / "authorized_keys"
     authorized.write_text((ssh_dir / "client_ed25519.pub").read_text())
     authorized.chmod(0o600)

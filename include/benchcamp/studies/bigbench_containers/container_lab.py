@@ -712,9 +712,16 @@ def exec_argv(command: Sequence[str]) -> list[str]:
 
 def lab_connections(directory: Path | None = None) -> dict[str, str]:
     """AIRFLOW_CONN_BENCHCAMP_CONTAINER_SSH / _HIVE: SSH into the container's sshd with its key
-    (host key pinned once the container has made it, never auto-accepted), HiveServer2 on the
-    container's address (authentication NONE: lab only, reachable from this host only)."""
+    (host key pinned, never auto-accepted), HiveServer2 on the container's address (authentication
+    NONE: lab only, reachable from this host only).
+
+    The keys are made here if the container has not run yet (its sshd uses them): a campaign
+    builds its connections before its preflight starts the container, and a connection without
+    the host key would refuse the container's sshd."""
+    from benchcamp.ops.lab.services import ensure_ssh_keys
+
     state = directory or state_dir()
+    ensure_ssh_keys(state / "ssh")
     extra: dict[str, object] = {
         "key_file": str(state / "ssh" / "client_ed25519"),
         "look_for_keys": "false",
