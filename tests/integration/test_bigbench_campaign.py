@@ -1,9 +1,10 @@
 """The BigBench study's tiny campaign through Airflow on both lab environments: `local_lab` (bare)
 and `lab_container` (the same services in a podman container; needs root, as podman does here).
 
-`benchcamp run bigbench_containers --ladder tiny --repetitions 1 --environment all` runs one
-campaign per environment, one after the other, each one unit and one run: data generation at
-SF 0.01 (with DuckDB's results of the 21 SQL queries), the load phase (23 CTAS into ORC), the
+`benchcamp run bigbench_containers --ladder tiny --repetitions 1 --environment
+local_lab,lab_container` (`local_lab` alone without root) runs one campaign per environment, one
+after the other, each one unit and one run: data generation at SF 0.01 (with DuckDB's results of
+the 21 SQL queries), the load phase (23 CTAS into ORC), the
 power test (q01..q30 in order) and the throughput test (2 streams, each a seeded shuffle of the
 30 queries), through the environment's HiveServer2 (local MapReduce) and, for the five ML
 queries, Spark local[2] (inside the container for `lab_container`). The records are checked

@@ -136,7 +136,7 @@ def cds_archive(
     directory: Path, module: Path | None = None, tag: str = "", runtime: Sequence[Path] = ()
 ) -> Path:
     """The Spark step's class-data-sharing archive for this build of the module and of Java: in
-    `directory`, named by the jars' names, sizes and times and by the Java runtime's files
+    `directory`, named by the jars' paths, sizes and times and by the Java runtime's files
     (`runtime`, `jvm_libraries`), so a rebuilt module, another Spark or an updated Java gets a new
     one. Made by one untimed run with `archive_out` (run.py), then read by every Spark step with
     `archive`: the JVM maps the ~25,000 classes Spark loads instead of reading and verifying them
