@@ -2,7 +2,7 @@
 
 Reads the campaign's raw archive (every step's `meta.json`: the command's start and end as
 taken on the target, or HiveServer2's for Hive steps) and the log of the `airflow dags test`
-run that made it (`airflow-dags-test.log`: when Airflow started and ended each task). For
+run that made it (`logs/airflow-dags-test.log`: when Airflow started and ended each task). For
 each step of the repetition (clean, generate, execute) it prints, per workload, the mean task
 wall time, the part spent running commands on the target (for execute: the timed job), and
 the rest (Airflow's task start, SSH set-up, copying the archive back, parsing, the untimed
@@ -77,7 +77,8 @@ def main() -> None:
     )
     parser.add_argument("campaign_dir", type=Path)
     args = parser.parse_args()
-    windows = task_windows(args.campaign_dir / "airflow-dags-test.log")
+    log = args.campaign_dir / "logs" / "airflow-dags-test.log"  # before attempts: the campaign's folder
+    windows = task_windows(log if log.exists() else args.campaign_dir / "airflow-dags-test.log")
     per_step: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
     for workload, step, start, end in step_spans(args.campaign_dir):
         inside = [

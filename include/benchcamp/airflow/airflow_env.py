@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -54,6 +55,88 @@ def run_airflow(
             stdout=handle,
             stderr=subprocess.STDOUT,
         )
+
+
+def start_airflow(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """The Airflow CLI in a session of its own, output appended to `log`: a signal to the caller
+    does not reach it by itself, and `stop_process_group` stops it with every process it started."""
+    binary = Path(sys.executable).with_name("airflow")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as handle:
+        return subprocess.Popen(
+            [str(binary), *args],
+            env={**os.environ, **env},
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def stop_process_group(process: subprocess.Popen[bytes], grace_s: float) -> None:
+    """SIGTERM to the process's group, SIGKILL to what is left after `grace_s`."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # its children too, whatever the leader did
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+_MARK_FAILED = """
+import json, sys
+from airflow.models.dagrun import DagRun
+from airflow.models.taskinstance import TaskInstance
+from airflow.utils import timezone
+from airflow.utils.session import create_session
+from airflow.utils.state import DagRunState, TaskInstanceState
+
+dag_id, campaign = sys.argv[1], sys.argv[2]
+active = {"running", "queued", "scheduled", "up_for_retry", "up_for_reschedule", "deferred", "restarting"}
+marked = []
+with create_session() as session:
+    runs = session.query(DagRun).filter(DagRun.dag_id == dag_id).all()
+    for run in runs:
+        if str(getattr(run.state, "value", run.state)) not in ("running", "queued"):
+            continue
+        if (run.conf or {}).get("campaign") != campaign:
+            continue
+        for ti in session.query(TaskInstance).filter(
+            TaskInstance.dag_id == dag_id, TaskInstance.run_id == run.run_id
+        ):
+            if ti.state is not None and str(getattr(ti.state, "value", ti.state)) in active:
+                ti.state = TaskInstanceState.FAILED
+                ti.end_date = timezone.utcnow()
+        run.state = DagRunState.FAILED
+        run.end_date = timezone.utcnow()
+        marked.append(run.run_id)
+print(json.dumps(marked))
+"""
+
+
+def mark_run_failed(env: dict[str, str], dag_id: str, campaign: str) -> list[str]:
+    """Mark the campaign's unfinished DAG run failed (its unfinished tasks too) in the metadata
+    database `env` points at, after its process was stopped: a killed `airflow dags test` left it
+    `running` for ever. Returns the run ids marked (none when it cannot tell)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MARK_FAILED, dag_id, campaign],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    try:
+        marked: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return []
+    return marked
 
 
 def pool_definitions() -> dict[str, dict[str, object]]:

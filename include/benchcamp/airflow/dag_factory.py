@@ -172,6 +172,14 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             "(cell by cell), randomised (seeded shuffle of cells x repetitions) or blocked (repetition 1 "
             "of every cell in a shuffled order, then repetition 2, ...).",
         ),
+        "resume": Param(
+            False,
+            type="boolean",
+            title="Resume the named campaign",
+            description="With a campaign name used before: keep its repetitions archived as ok and run "
+            "the rest. Off: the earlier attempt is moved aside (results/<study>/<campaign>/attempts/) "
+            "and the whole plan runs again.",
+        ),
         "order_seed": Param(
             spec.order_seed,
             type=["null", "integer"],
@@ -256,14 +264,26 @@ def build_study_dag(study: str) -> DAG:
         max_active_runs=1,
         params=study_params(spec),
         tags=["benchcamp", "study"],
-        default_args={"retries": 0},
+        default_args={"retries": 0, "on_failure_callback": record_task_failure},
     ) as dag:
 
         @task
         def plan() -> dict[str, list[dict[str, Any]]]:
+            from benchcamp.pipeline.attempts import begin_attempt, save_plan
+
             context = get_current_context()
             conf = check_conf(spec, dict(context["params"]))
-            return plan_units(spec, conf, _campaign(context))
+            campaign = _campaign(context)
+            units, attempt = begin_attempt(
+                plan_units(spec, conf, campaign), spec.study, campaign, conf.resume
+            )
+            if attempt.moved_to is not None:
+                print(
+                    f"campaign {campaign} ran before: its earlier attempt moved to {attempt.moved_to}; "
+                    f"attempt {attempt.number} ({'resumed: ' + str(attempt.kept) + ' ok repetition(s) kept' if conf.resume else 'restarted'})"
+                )
+            save_plan(units, spec.study, campaign)
+            return units
 
         units = plan()
         target_steps = [repetition_group(env.name, units, adaptive_rounds(spec)) for env in spec.environments]
@@ -352,6 +372,23 @@ def build_study_dag(study: str) -> DAG:
         # first, but such a campaign is not a measurement to publish.
         [step for steps in target_steps for step in steps] >> published
     return dag
+
+
+def record_task_failure(context: Any) -> None:
+    """Every failed task's reason, archived with its campaign (`pipeline.outcome`): the CLI's
+    exit code and console summary read it, so the cause is not only in Airflow's log."""
+    from benchcamp.pipeline.outcome import save_task_failure
+
+    try:
+        campaign = _campaign(context)
+    except Exception:  # a refused campaign name: nothing to archive under
+        return
+    ti = context["ti"]
+    map_index = getattr(ti, "map_index", None)
+    save_task_failure(
+        context["dag"].dag_id, campaign, ti.task_id, -1 if map_index is None else int(map_index),
+        int(getattr(ti, "try_number", 1) or 1), context.get("exception"),
+    )  # fmt: skip
 
 
 def skip_unless_planned(units: Any) -> None:
@@ -474,11 +511,11 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
 
     @task(task_id=f"warmup_units_{environment}")
     def warmup_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [unit for unit in environment_units if int(unit["repetition"]) <= 0]
+        return [unit for unit in environment_units if int(unit["repetition"]) <= 0 and not unit.get("kept")]
 
     @task(task_id=f"measured_units_{environment}")
     def measured_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [unit for unit in environment_units if int(unit["repetition"]) >= 1]
+        return [unit for unit in environment_units if int(unit["repetition"]) >= 1 and not unit.get("kept")]
 
     @task(task_id=f"warmups_done_{environment}", trigger_rule=TriggerRule.ALL_DONE)
     def warmups_done(environment_units: list[dict[str, Any]] | None) -> None:
@@ -503,8 +540,15 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
 
     @task(task_id=f"preflight_{environment}", **retrying)
     def preflight(environment_units: list[dict[str, Any]]) -> dict[str, str]:
-        from benchcamp.pipeline.campaign import run_preflight
+        from airflow.exceptions import AirflowFailException
 
+        from benchcamp.pipeline.campaign import run_preflight
+        from benchcamp.pipeline.target_lock import TargetBusy, check_free
+
+        try:  # one campaign per target: a `benchcamp run` elsewhere may hold it (no retry)
+            check_free(environment)
+        except TargetBusy as exc:
+            raise AirflowFailException(str(exc)) from exc
         return run_preflight(environment_units, get_current_context()["ti"].try_number)
 
     environment_units = units_for(units)

@@ -11,13 +11,22 @@ import importlib
 import json
 import os
 import shlex
+import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from benchcamp.airflow.airflow_env import airflow_environment, prepare_airflow, run_airflow
+from benchcamp.airflow.airflow_env import (
+    airflow_environment,
+    mark_run_failed,
+    prepare_airflow,
+    start_airflow,
+    stop_process_group,
+)
+from benchcamp.core.outcomes import ExitCode, for_signal, worst
 from benchcamp.core.paths import airflow_home, default_warehouse
 
 EXIT_OK = 0
@@ -270,6 +279,21 @@ def cmd_airflow_init(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM reached `benchcamp run`: raised in the main thread to stop the campaign.
+
+    A BaseException, so that no `except Exception` on the way swallows it.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab.
 
@@ -277,12 +301,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     `all` (every lab environment of the study), each getting its own campaign, one after the
     other (named `<campaign>_<environment>` when there are several), so a study comparing lab
     targets (e.g. two storage devices) runs whole. Default: the study's first lab environment.
+    The exit code is the most severe of the campaigns' (`core.outcomes`).
     """
     from benchcamp.core.spec import load_spec
     from benchcamp.core.study import study_plugin
     from benchcamp.ops import lab
     from benchcamp.ops.lab.services import STORE_SERVICES
-    from benchcamp.pipeline.campaign import CampaignConfError, resolve_campaign
+    from benchcamp.pipeline import target_lock
+    from benchcamp.pipeline.campaign import CampaignConfError, check_conf, resolve_campaign
 
     spec = load_spec(args.study)
     lab_connections = lab.lab_ssh_connection_ids()
@@ -294,38 +320,69 @@ def cmd_run(args: argparse.Namespace) -> int:
         known = ", ".join(env.name for env in spec.environments)
         missing = ", ".join(unknown) or "on the lab"
         print(f"error: no environment {missing} in {args.study} (known: {known})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     targets: list[str | None] = [*chosen] or [None]
     base = args.campaign or f"run_{_now_tag()}"
-    try:  # a bad name is refused before the lab starts
+    try:  # bad input is refused before the lab starts: the name, then the whole conf
         campaigns = [
             resolve_campaign({"campaign": base if len(targets) == 1 else f"{base}_{target}"}, "")
             for target in targets
         ]
+        confs = [_conf(args, target, campaign) for target, campaign in zip(targets, campaigns, strict=True)]
+        for conf in confs:
+            check_conf(spec, {key: value for key, value in conf.items() if value is not None})
     except CampaignConfError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if study_plugin(spec.study).lab_services & {service.name for service in STORE_SERVICES}:
-        os.environ["BENCHCAMP_LAB_STORES"] = "1"  # the study measures the lab's data stores
-    print(lab.lab_up().format())
+        return ExitCode.BAD_INPUT
+    previous = {
+        number: signal.signal(number, _raise_interrupted) for number in (signal.SIGINT, signal.SIGTERM)
+    }
+    locks: list[target_lock.TargetLock] = []
+    started_lab = False
     try:
+        for target, campaign in zip(targets, campaigns, strict=True):
+            environment = target or spec.environments[0].name
+            try:
+                locks.append(
+                    target_lock.acquire(
+                        environment,
+                        {"study": args.study, "campaign": campaign, "command": "benchcamp run"},
+                        wait_s=args.wait,
+                        on_wait=lambda text: print(text, flush=True),
+                    )
+                )
+            except target_lock.TargetBusy as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return ExitCode.BUSY
+        if study_plugin(spec.study).lab_services & {service.name for service in STORE_SERVICES}:
+            os.environ["BENCHCAMP_LAB_STORES"] = "1"  # the study measures the lab's data stores
+        started_lab = True
+        print(lab.lab_up().format())
         env = airflow_environment(lab.airflow_connection_env())
+        env[target_lock.TOKEN_ENV] = locks[0].token if locks else ""
         prepare_airflow(env)
-        codes = [
-            _run_campaign(args, env, target, campaign)
-            for target, campaign in zip(targets, campaigns, strict=True)
-        ]
-        return EXIT_OK if all(code == EXIT_OK for code in codes) else EXIT_FAILED
+        codes: list[ExitCode] = []
+        for target, conf, lock in zip(targets, confs, locks, strict=True):
+            env[target_lock.TOKEN_ENV] = lock.token
+            codes.append(_run_campaign(args, env, target, conf))
+        return worst(codes)
+    except Interrupted as stop:
+        print(f"\n{stop}: stopped before the campaign started", file=sys.stderr)
+        return for_signal(stop.signum)
     finally:
-        if not args.keep_lab:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if started_lab and not args.keep_lab:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the lab goes down whatever is pressed now
             lab.lab_down()
+            signal.signal(signal.SIGINT, previous[signal.SIGINT])
             print("lab stopped")
+        for lock in locks:
+            lock.release()
 
 
-def _run_campaign(args: argparse.Namespace, env: dict[str, str], target: str | None, campaign: str) -> int:
-    """One campaign of `benchcamp run` on one environment (None: the DAG's default)."""
-    from benchcamp.pipeline import archive
-
+def _conf(args: argparse.Namespace, target: str | None, campaign: str) -> dict[str, object]:
+    """The DAG run's conf from `benchcamp run`'s arguments (the trigger form's parameters)."""
     conf: dict[str, object] = {"ladder": args.ladder, "fail_on_validation": args.fail_on_validation}
     if args.repetitions:
         conf["repetitions"] = args.repetitions
@@ -346,23 +403,95 @@ def _run_campaign(args: argparse.Namespace, env: dict[str, str], target: str | N
     if args.max_repetitions is not None:
         conf["max_repetitions"] = args.max_repetitions
     conf["campaign"] = campaign
+    conf["resume"] = not args.restart  # a campaign name run before keeps its ok repetitions
+    return conf
+
+
+STOP_GRACE_S = 3.0  # `airflow dags test` answers SIGTERM by failing the task and going on
+
+
+def _run_campaign(
+    args: argparse.Namespace, env: dict[str, str], target: str | None, conf: dict[str, object]
+) -> ExitCode:
+    """One campaign of `benchcamp run` on one environment (None: the DAG's default).
+
+    Airflow runs in a session of its own, so that a signal stops all of it (its task processes
+    too) and nothing is orphaned: on SIGINT/SIGTERM the Airflow process group gets SIGTERM, then
+    SIGKILL after STOP_GRACE_S; the campaign's jobs on the target are stopped, the DAG run is
+    marked failed in the metadata database and the repetitions in flight interrupted in the
+    archive, and only then does the command exit (130/143).
+    """
+    from benchcamp.pipeline import archive, attempts, outcome
+
+    campaign = str(conf["campaign"])
     campaign_dir = archive.campaign_dir(args.study, campaign)
-    log = campaign_dir / "airflow-dags-test.log"
+    log = campaign_dir / attempts.LOGS_DIR / "airflow-dags-test.log"
     print(f"running {args.study} through Airflow (airflow dags test), conf {json.dumps(conf)}")
     print(f"Airflow's log: {log}", flush=True)
-    result = run_airflow(["dags", "test", args.study, "--conf", json.dumps(conf)], env, check=False, log=log)
+    process = start_airflow(["dags", "test", args.study, "--conf", json.dumps(conf)], env, log)
+    try:
+        returncode = process.wait()
+    except Interrupted as stop:
+        return _stop_campaign(args.study, campaign, target, env, process, stop.signum)
     report_file = campaign_dir / "report.txt"
     print()
     if report_file.exists():
         print(report_file.read_text(encoding="utf-8"))
-    if result.returncode != 0:
+    result = outcome.campaign_outcome(args.study, campaign, returncode, _analysis_failure(campaign))
+    if result.code != ExitCode.OK:
+        print("\n".join(result.lines), file=sys.stderr)
+    if result.code == ExitCode.INTERNAL_ERROR:
         tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-40:] if log.exists() else []
-        print("\nthe DAG run failed; the end of Airflow's log:\n" + "\n".join(tail), file=sys.stderr)
+        print("\nthe end of Airflow's log:\n" + "\n".join(tail), file=sys.stderr)
     print(f"campaign:     {campaign}")
     print(f"warehouse:    {default_warehouse()}")
     print(f"raw archive:  {campaign_dir}")
-    print(f"report again: .venv/bin/benchcamp report {args.study} --campaign {campaign}", flush=True)
-    return EXIT_OK if result.returncode == 0 else EXIT_FAILED
+    print(f"report again: .venv/bin/benchcamp report {args.study} --campaign {campaign}")
+    print(result.summary(), flush=True)
+    return result.code
+
+
+def _analysis_failure(campaign: str) -> str | None:
+    """Why the figures were not built, when the warehouse's last build says so (None otherwise)."""
+    return None
+
+
+def _stop_campaign(
+    study: str,
+    campaign: str,
+    target: str | None,
+    env: dict[str, str],
+    process: subprocess.Popen[bytes],
+    signum: int,
+) -> ExitCode:
+    """Stop everything a campaign started, then say so (see `_run_campaign`)."""
+    from benchcamp.pipeline import outcome
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the stop runs to its end (bounded)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    name = signal.Signals(signum).name
+    print(
+        f"\n{name}: stopping campaign {campaign} (Airflow, then its jobs on the target) ...",
+        file=sys.stderr,
+        flush=True,
+    )
+    stop_process_group(process, STOP_GRACE_S)
+    stopped = _stop_remote_jobs(study, campaign, target)
+    marked = mark_run_failed(env, study, campaign)
+    interrupted = outcome.mark_interrupted(study, campaign, name)
+    print(
+        f"{name}: Airflow stopped; {stopped}; DAG run {', '.join(marked) or '(none found)'} marked failed; "
+        f"{len(interrupted)} repetition(s) marked interrupted in the archive. "
+        f"Run the same command again to resume (--restart to redo all).",
+        file=sys.stderr,
+        flush=True,
+    )
+    return for_signal(signum)
+
+
+def _stop_remote_jobs(study: str, campaign: str, target: str | None) -> str:
+    """The campaign's jobs still running on the target, stopped (their process groups)."""
+    return "jobs on the target: not stopped (no stop function)"
 
 
 def _now_tag() -> str:
@@ -458,7 +587,21 @@ def build_parser() -> argparse.ArgumentParser:
     runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
     runner.add_argument("--keep-lab", action="store_true")
     runner.add_argument(
-        "--fail-on-validation", action="store_true", help="exit non-zero when an expectation fails"
+        "--restart",
+        action="store_true",
+        help="with a campaign name run before: redo every repetition (default: keep those archived as ok)",
+    )
+    runner.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="when another campaign holds the target, wait up to this long for it (default: refuse at once)",
+    )
+    runner.add_argument(
+        "--fail-on-validation",
+        action="store_true",
+        help="also mark the Airflow run failed when an expectation fails (the exit code is 3 either way)",
     )
     runner.set_defaults(handler=cmd_run)
 

@@ -66,6 +66,7 @@ CONF_KEYS = (
     "max_repetitions",
     "order",
     "order_seed",
+    "resume",
 )
 # Empty (the run id names it) or a name that starts with a letter or digit: `.` and `..` would
 # make the archive the study's folder or the results root, and the cleanup the whole data root.
@@ -135,6 +136,7 @@ class CampaignConf:
     max_repetitions: int | None = None  # the most a cell gets with a target (None without one)
     order: RunOrder = "sequential"  # run order of the measured repetitions (pipeline.run_order)
     order_seed: int | None = None  # None: derived from the study and campaign names
+    resume: bool = False  # a named campaign run again keeps its ok repetitions (pipeline.attempts)
 
     def warmups_for(self, spec: StudySpec, workload: str) -> int:
         return spec.warmups(workload) if self.warmups is None else self.warmups
@@ -253,6 +255,7 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         cells=cells,
         fail_on_validation=bool(conf.get("fail_on_validation", True)),
         note=str(conf.get("note") or ""),
+        resume=bool(conf.get("resume", False)),
     )
 
 

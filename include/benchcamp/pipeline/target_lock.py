@@ -1,0 +1,135 @@
+"""One campaign per target, from the CLI as in the stack: a lock file per target environment.
+
+The stack's 1-slot pools (`campaign.target_pool`) keep its own runs apart, but `benchcamp run`
+runs `airflow dags test` on a metadata database of its own, where no pool sees another run: two
+runs of one study on one target were both accepted and measured each other. `benchcamp run`
+now holds `<locks>/target-<environment>.lock` (an flock, released when the process ends, even
+killed) for its whole campaign, with who holds it written inside; a second run refuses (or
+waits, bounded) naming the running campaign, and a preflight in any DAG run (the stack's too)
+refuses a target that a CLI run other than its own holds.
+
+The lock folder is `$BENCHCAMP_LOCKS`, else `<results>/.locks`: it goes with the results, so
+runs that share results share locks, and a test with private results has private locks.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from benchcamp.core.paths import check_component, results_root
+from benchcamp.workloads.base import slug
+
+LOCKS_ENV = "BENCHCAMP_LOCKS"
+TOKEN_ENV = "BENCHCAMP_LOCK_TOKEN"  # set for the Airflow run a lock holder starts
+
+
+class TargetBusy(RuntimeError):
+    """Another campaign holds the target; the message names it (study, campaign, PID, since)."""
+
+
+def lock_dir() -> Path:
+    return Path(os.environ.get(LOCKS_ENV) or results_root() / ".locks")
+
+
+def lock_path(environment: str) -> Path:
+    return lock_dir() / f"target-{check_component(slug(environment), 'environment')}.lock"
+
+
+def describe(holder: dict[str, Any]) -> str:
+    return (
+        f"campaign {holder.get('campaign', '?')} of {holder.get('study', '?')} "
+        f"({holder.get('command', 'benchcamp run')}, PID {holder.get('pid', '?')} on {holder.get('host', '?')}, "
+        f"since {holder.get('since', '?')})"
+    )
+
+
+def _read_holder(handle: IO[str]) -> dict[str, Any]:
+    handle.seek(0)
+    try:
+        loaded: dict[str, Any] = json.loads(handle.read() or "{}")
+        return loaded
+    except ValueError:
+        return {}
+
+
+@dataclass
+class TargetLock:
+    """A held target lock (keep the object: the lock lasts as long as its open file)."""
+
+    environment: str
+    token: str
+    handle: IO[str]
+
+    def release(self) -> None:
+        self.handle.close()
+
+
+def acquire(
+    environment: str,
+    holder: dict[str, Any],
+    wait_s: float = 0.0,
+    on_wait: Callable[[str], None] | None = None,
+) -> TargetLock:
+    """Take the target's lock, waiting up to `wait_s` seconds; TargetBusy naming the holder after."""
+    path = lock_path(environment)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = path.open("a+", encoding="utf-8")
+    deadline = time.monotonic() + wait_s
+    told = False
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            current = _read_holder(handle)
+            if time.monotonic() >= deadline:
+                handle.close()
+                raise TargetBusy(
+                    f"target {environment} is busy: {describe(current)} holds it ({path}); wait for it "
+                    "to end or stop it, or pass --wait SECONDS"
+                ) from None
+            if on_wait and not told:
+                on_wait(
+                    f"target {environment} is busy with {describe(current)}; waiting up to {wait_s:.0f} s"
+                )
+                told = True
+            time.sleep(1.0)
+    token = f"{os.getpid()}-{time.time_ns()}"
+    entry = {
+        **holder,
+        "token": token,
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "since": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    handle.seek(0)
+    handle.truncate()
+    handle.write(json.dumps(entry))
+    handle.flush()
+    return TargetLock(environment, token, handle)
+
+
+def check_free(environment: str) -> None:
+    """In a DAG run: TargetBusy when a `benchcamp run` other than the one that started this run
+    holds the target (the holder's token is in this process's environment when it is ours)."""
+    path = lock_path(environment)
+    if not path.exists():
+        return
+    with path.open("r", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return  # nobody holds it
+        except BlockingIOError:
+            current = _read_holder(handle)
+    if current.get("token") and current.get("token") == os.environ.get(TOKEN_ENV):
+        return
+    raise TargetBusy(f"target {environment} is busy: {describe(current)} holds it ({path})")

@@ -1,0 +1,276 @@
+"""Faults as `benchcamp run` meets them, below Airflow: attempts, outcomes, target locks, exit codes.
+
+The archive is written here as the pipeline writes it (records through `archive.save_records`),
+and the code under test reads it back; the campaign-level faults run for real in
+tests/integration/test_faults.py.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp.core.outcomes import MEANING, SEVERITY, ExitCode, for_signal, table, worst
+from benchcamp.core.records import ResultRecord, cell_key
+from benchcamp.core.spec import load_spec
+from benchcamp.pipeline import archive, attempts, outcome, target_lock
+from benchcamp.pipeline.campaign import check_conf, plan_units
+
+SPEC = load_spec("hibench_dse")
+CELL = "wordcount|data_size_gb=0.012|maps=4|reduces=2"
+HIVE_CELL = "hive_aggregation|data_size_gb=0.012"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    monkeypatch.delenv("BENCHCAMP_LOCKS", raising=False)
+    yield tmp_path / "results"
+
+
+def _plan(campaign: str, repetitions: int = 2, cells: tuple[str, ...] = (CELL, HIVE_CELL)) -> dict[str, Any]:
+    conf = check_conf(SPEC, {"ladder": "tiny", "repetitions": repetitions, "cells": list(cells)})
+    return plan_units(SPEC, conf, campaign)
+
+
+def _archive(unit: dict[str, Any], status: str) -> Path:
+    """A repetition as the pipeline leaves it: its step folder and its records."""
+    rep_dir = archive.repetition_dir(
+        unit["study"], unit["campaign"], cell_key(unit["workload"], unit["params"]), unit["repetition"]
+    )
+    (rep_dir / "execute" / "try1").mkdir(parents=True, exist_ok=True)
+    now = datetime.now(UTC)
+    warmup = unit["repetition"] <= 0
+    record = ResultRecord(
+        study=unit["study"], campaign=unit["campaign"], environment=unit["environment"],
+        workload=unit["workload"], params=unit["params"], repetition=unit["repetition"],
+        metric="duration_s", value=1.5 if status == "ok" else 0.0, unit="s",
+        status=("warmup" if status == "ok" else "warmup_failed") if warmup else status,
+        started_at=now, finished_at=now, artifact=str(rep_dir),
+    )  # fmt: skip
+    archive.save_records(rep_dir, [record])
+    return rep_dir
+
+
+def _units(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [unit for environment_units in plan.values() for unit in environment_units]
+
+
+def test_a_first_attempt_moves_nothing_and_is_numbered_one() -> None:
+    plan, attempt = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=True)
+    assert attempt.number == 1 and attempt.moved_to is None and attempt.kept == 0
+    assert not any(unit.get("kept") for unit in _units(plan))
+
+
+def test_a_restart_moves_the_whole_earlier_attempt_aside_and_loads_none_of_it() -> None:
+    """The backfill case: a cancelled attempt's warm-ups and repetitions are never mixed in."""
+    first = _plan("c1")
+    attempts.begin_attempt(first, "hibench_dse", "c1", resume=False)
+    for unit in _units(first):
+        _archive(unit, "ok")
+    (archive.campaign_dir("hibench_dse", "c1") / "logs").mkdir()
+    plan, attempt = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=False)
+    assert attempt.number == 2 and attempt.kept == 0
+    assert archive.load_campaign_records("hibench_dse", "c1") == []  # nothing of attempt 1 is loaded
+    moved = archive.campaign_dir("hibench_dse", "c1") / "attempts" / "1"
+    assert attempt.moved_to == moved and len(list(moved.glob("*/rep*/records.jsonl"))) == len(_units(first))
+    assert (archive.campaign_dir("hibench_dse", "c1") / "logs").is_dir()  # the CLI's logs stay
+    # a third attempt never overwrites the second's archive
+    _archive(_units(plan)[0], "failed")
+    _, third = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=False)
+    assert third.number == 3 and (moved.parent / "2").is_dir() and moved.is_dir()
+
+
+def test_a_resume_keeps_ok_repetitions_and_reruns_failed_ones_with_their_warmups() -> None:
+    first = _plan("c1")
+    attempts.begin_attempt(first, "hibench_dse", "c1", resume=True)
+    failed_hive: Path | None = None
+    for unit in _units(first):
+        if unit["workload"] == "hive_aggregation" and unit["repetition"] == 2:
+            failed_hive = _archive(unit, "failed")
+        else:
+            _archive(unit, "ok")
+    plan, attempt = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=True)
+    kept = {(unit["workload"], unit["repetition"]) for unit in _units(plan) if unit.get("kept")}
+    # wordcount complete: kept whole; hive: its ok repetition 1 kept, its warm-up (0) and 2 run again
+    assert kept == {("wordcount", 1), ("wordcount", 2), ("hive_aggregation", 1)}
+    assert attempt.kept == 3
+    assert failed_hive is not None and not failed_hive.exists()
+    moved = attempt.moved_to
+    assert moved is not None and (moved / failed_hive.parent.name / "rep2" / "records.jsonl").is_file()
+    assert (moved / failed_hive.parent.name / "rep0").is_dir()  # the warm-up runs again too
+    statuses = {
+        record.repetition: record.status for record in archive.load_campaign_records("hibench_dse", "c1")
+    }
+    assert statuses == {1: "ok", 2: "ok"}  # what is left is one consistent set: nothing failed mixed in
+
+
+def _outcome_of(
+    statuses: dict[tuple[str, int], str], campaign: str = "c1", airflow_exit: int = 0
+) -> outcome.Outcome:
+    plan, _ = attempts.begin_attempt(_plan(campaign), "hibench_dse", campaign, resume=False)
+    attempts.save_plan(plan, "hibench_dse", campaign)
+    for unit in _units(plan):
+        status = statuses.get((unit["workload"], unit["repetition"]), "ok")
+        if status != "missing":
+            _archive(unit, status)
+    return outcome.campaign_outcome("hibench_dse", campaign, airflow_exit)
+
+
+def test_every_repetition_ok_is_exit_0() -> None:
+    result = _outcome_of({})
+    assert result.code == ExitCode.OK and result.measured_ok == 4 and result.planned == 4
+
+
+def test_some_failed_repetitions_are_exit_4_with_their_reasons() -> None:
+    plan, _ = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=False)
+    attempts.save_plan(plan, "hibench_dse", "c1")
+    for unit in _units(plan):
+        rep_dir = _archive(
+            unit, "failed" if unit["repetition"] == 2 and unit["workload"] == "wordcount" else "ok"
+        )
+        if unit["repetition"] == 2 and unit["workload"] == "wordcount":
+            (rep_dir / outcome.FAILURE_FILE).write_text(
+                json.dumps(
+                    {"step": "execute", "message": "execute exited 1 on 127.0.0.1:2222: No space left"}
+                )
+            )
+    result = outcome.campaign_outcome("hibench_dse", "c1", 0)
+    assert result.code == ExitCode.PARTIAL and result.measured_failed == 1
+    assert any("execute exited 1 on 127.0.0.1:2222: No space left" in line for line in result.lines)
+
+
+def test_no_repetition_measured_is_exit_5_even_when_airflow_says_0() -> None:
+    result = _outcome_of({(w, r): "failed" for w in ("wordcount", "hive_aggregation") for r in (1, 2)})
+    assert result.code == ExitCode.NOTHING_MEASURED and result.measured_ok == 0
+
+
+def test_a_failed_preflight_is_exit_5_and_its_error_is_on_the_console() -> None:
+    plan, _ = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=False)
+    attempts.save_plan(plan, "hibench_dse", "c1")
+    try:
+        raise RuntimeError("cannot reach target 127.0.0.1:2322 through connection 'lab_ssh': refused")
+    except RuntimeError as exc:
+        outcome.save_task_failure("hibench_dse", "c1", "preflight_local_lab", -1, 1, exc)
+    result = outcome.campaign_outcome("hibench_dse", "c1", 1)
+    assert result.code == ExitCode.NOTHING_MEASURED
+    assert result.lines[0].startswith(
+        "step preflight failed: RuntimeError: cannot reach target 127.0.0.1:2322"
+    )
+
+
+def test_a_failed_build_is_exit_7_over_validation_and_a_busy_warehouse_is_6() -> None:
+    archive.save_validation("hibench_dse", "c1", [])
+    plan, _ = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=False)
+    attempts.save_plan(plan, "hibench_dse", "c1")
+    for unit in _units(plan):
+        _archive(unit, "ok")
+    outcome.save_task_failure("hibench_dse", "c1", "dbt_build", -1, 1, RuntimeError("test unique_x failed"))
+    assert outcome.campaign_outcome("hibench_dse", "c1", 1).code == ExitCode.ANALYSIS_FAILED
+
+    class WarehouseBusy(RuntimeError):
+        pass
+
+    outcome.save_task_failure("hibench_dse", "c1", "load", -1, 1, WarehouseBusy("held by PID 42"))
+    assert outcome.campaign_outcome("hibench_dse", "c1", 1).code == ExitCode.BUSY
+
+
+def test_an_interrupted_repetition_is_marked_failed_with_the_signal_as_its_reason() -> None:
+    plan, _ = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=False)
+    attempts.save_plan(plan, "hibench_dse", "c1")
+    units = _units(plan)
+    _archive(units[0], "ok")
+    running = archive.repetition_dir("hibench_dse", "c1", CELL, units[1]["repetition"])
+    (running / "execute" / "try1").mkdir(parents=True)  # started, no records yet
+    marked = outcome.mark_interrupted("hibench_dse", "c1", "SIGTERM")
+    assert marked == [running]
+    reason = json.loads((running / outcome.FAILURE_FILE).read_text())
+    assert reason["step"] == "interrupted" and "SIGTERM" in reason["message"]
+    (record,) = archive.load_campaign_records("hibench_dse", "c1")[1:2] or [None]
+    assert record is not None and record.status == "failed"
+    assert not attempts.repetition_ok(running)
+
+
+def _hold(environment: str, ready: Any, release: Any, results: str) -> None:
+    import os
+
+    os.environ["BENCHCAMP_RESULTS"] = results
+    lock = target_lock.acquire(
+        environment, {"study": "hibench_dse", "campaign": "first", "command": "benchcamp run"}
+    )
+    ready.set()
+    release.wait(30)
+    lock.release()
+
+
+def test_a_second_campaign_on_a_held_target_is_refused_naming_the_first(_results: Path) -> None:
+    """Two processes, as two `benchcamp run`: the second is told who holds the target, and may wait."""
+    context = multiprocessing.get_context("spawn")
+    ready, release = context.Event(), context.Event()
+    holder = context.Process(target=_hold, args=("local_lab", ready, release, str(_results)))
+    holder.start()
+    try:
+        assert ready.wait(60)
+        with pytest.raises(
+            target_lock.TargetBusy, match=rf"campaign first of hibench_dse \(benchcamp run, PID {holder.pid} "
+        ):
+            target_lock.acquire("local_lab", {"study": "hibench_dse", "campaign": "second"})
+        with pytest.raises(target_lock.TargetBusy, match="campaign first"):
+            target_lock.check_free("local_lab")  # a DAG run (the stack's) that is not the holder's
+        target_lock.acquire("other_target", {"campaign": "x"}).release()  # other targets are free
+        waited: list[str] = []
+        release.set()
+        lock = target_lock.acquire("local_lab", {"campaign": "second"}, wait_s=30, on_wait=waited.append)
+        assert json.loads(target_lock.lock_path("local_lab").read_text())["campaign"] == "second"
+        lock.release()
+    finally:
+        release.set()
+        holder.join(30)
+    target_lock.check_free("local_lab")  # released when its holder ended
+
+
+def test_the_lock_holder_s_own_dag_run_may_use_its_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    lock = target_lock.acquire("local_lab", {"campaign": "mine"})
+    try:
+        monkeypatch.setenv(target_lock.TOKEN_ENV, lock.token)
+        target_lock.check_free("local_lab")
+        monkeypatch.setenv(target_lock.TOKEN_ENV, "someone-else")
+        with pytest.raises(target_lock.TargetBusy):
+            target_lock.check_free("local_lab")
+    finally:
+        lock.release()
+
+
+def test_exit_codes_the_most_severe_wins_and_signals_are_128_plus() -> None:
+    assert worst([ExitCode.VALIDATION_FAILED, ExitCode.PARTIAL]) == ExitCode.PARTIAL
+    assert worst([ExitCode.ANALYSIS_FAILED, ExitCode.NOTHING_MEASURED]) == ExitCode.NOTHING_MEASURED
+    assert worst([]) == ExitCode.OK
+    assert set(SEVERITY) == set(ExitCode) and set(MEANING) == set(ExitCode)
+    assert for_signal(2) == 130 and for_signal(15) == 143
+
+
+def test_the_readme_table_is_the_cli_s() -> None:
+    """The README's exit-code table is `core.outcomes.table()`, word for word."""
+    assert table() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_bad_input_is_refused_before_the_lab_starts(tmp_path: Path) -> None:
+    """An unknown cell: exit 2 with the cell named, in seconds, no lab started (no PID file made)."""
+    env = {"BENCHCAMP_LAB_DIR": str(tmp_path / "lab"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("benchcamp")), "run", "hibench_dse", "--ladder", "tiny",
+         "--cells", "wordcount|data_size_gb=9"],
+        capture_output=True, text=True, timeout=120, env={**env, "BENCHCAMP_RESULTS": str(tmp_path / "r")},
+    )  # fmt: skip
+    assert done.returncode == ExitCode.BAD_INPUT, done.stdout + done.stderr
+    assert re.search(r"cell 'wordcount\|data_size_gb=9' is not in the tiny matrix", done.stderr)
+    assert not list((tmp_path / "lab").rglob("*.pid")) and "lab:" not in done.stdout
