@@ -37,7 +37,9 @@ CELLS = [
 
 @pytest.fixture(scope="module")
 def campaign(
-    tmp_path_factory: pytest.TempPathFactory, shared_lab: Callable[[], lab.LabStatus]
+    tmp_path_factory: pytest.TempPathFactory,
+    shared_lab: Callable[[], lab.LabStatus],
+    campaign_measured: Callable[..., None],
 ) -> dict[str, Path]:
     shared_lab()
     tmp = tmp_path_factory.mktemp("campaign")
@@ -73,9 +75,7 @@ def campaign(
         timeout=1800,
     )
     (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
-    assert result.returncode == 0, (
-        f"campaign failed, log in {tmp / 'run.log'}:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
-    )
+    campaign_measured(result, tmp / "run.log")
     paths["stdout"] = tmp / "run.log"
     return paths
 

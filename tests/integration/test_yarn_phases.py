@@ -32,7 +32,9 @@ PHASES = ("phase_map_s", "phase_shuffle_s", "phase_merge_s", "phase_reduce_s", "
 
 @pytest.fixture(scope="module")
 def campaign(
-    tmp_path_factory: pytest.TempPathFactory, shared_lab: Callable[[], lab.LabStatus]
+    tmp_path_factory: pytest.TempPathFactory,
+    shared_lab: Callable[[], lab.LabStatus],
+    campaign_measured: Callable[..., None],
 ) -> dict[str, Path]:
     shared_lab()
     tmp = tmp_path_factory.mktemp("yarn")
@@ -68,7 +70,7 @@ def campaign(
         timeout=1800,
     )
     (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
-    assert result.returncode == 0, f"campaign failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    campaign_measured(result, "the output above")
     paths["stdout"] = tmp / "run.log"
     return paths
 
