@@ -28,6 +28,7 @@ from benchcamp.pipeline.campaign import (
     preflight_body,
     resolve_campaign,
     step_facts,
+    table_location,
 )
 from benchcamp.transport import ssh
 from benchcamp.transport.ssh import commands_body
@@ -718,3 +719,31 @@ def test_controller_setup_runs_here_archive_first_and_fails_naming_its_output(tm
     assert (tmp_path / "failed" / "stderr.log").read_text() == "broken\n"
     with pytest.raises(ControllerSetupFailed, match=r"no-such-tool up' exited 127(.|\n)*No such file"):
         run_controller_setup(("lab/bin/no-such-tool", "up"), tmp_path / "missing")
+
+
+def test_a_tables_location_is_read_from_describe_formatted() -> None:
+    """On DESCRIBE FORMATTED's rows as the lab's HiveServer2 4.0.1 returned them for an external
+    HiveBench table (tests/data/hive/describe_formatted_external.json): the path without
+    `hdfs://host:port`, which the preflight matches against the study's data root."""
+    rows = json.loads(
+        (Path(__file__).parents[1] / "data" / "hive" / "describe_formatted_external.json").read_text()
+    )
+    assert (
+        table_location(rows)
+        == "/benchcamp/rec_study/killed/hive_aggregation_data_size_gb=0.012/rep1/uservisits"
+    )
+    assert table_location([row for row in rows if "Location" not in str(row[0])]) == ""
+
+
+@pytest.mark.parametrize("workload", ["hive_aggregation", "hive_join"])
+def test_the_preflight_recognises_every_table_hivebench_names(workload: str) -> None:
+    import re
+
+    from benchcamp.workloads.hivebench import table_name
+
+    ctx = RunContext(SPEC, SPEC.environment("local_lab"), "c1", workload, {"data_size_gb": 0.012}, 3, "tiny")
+    hivebench = get_workload(workload)
+    names = [statement.sql.split()[-1] for statement in hivebench.hive_clean(ctx)]
+    assert names and all(re.fullmatch(hivebench.hive_table_pattern or "", name) for name in names)
+    assert table_name(ctx, "rankings") in names or workload == "hive_aggregation"
+    assert not re.fullmatch(hivebench.hive_table_pattern or "", "bc_orders")  # a user's table
