@@ -27,6 +27,8 @@ from benchcamp.pipeline.campaign import (
     plan_units,
     preflight_body,
     resolve_campaign,
+    step_facts,
+    table_location,
 )
 from benchcamp.transport import ssh
 from benchcamp.transport.ssh import commands_body
@@ -167,13 +169,19 @@ def test_clean_fails_when_the_study_requires_dropping_caches_and_it_is_refused(t
 
 
 class _FakeWebHdfs(http.server.BaseHTTPRequestHandler):
-    """Answers WebHDFS DELETE and GETFILESTATUS for the paths in `present` (the real NameNode is
-    exercised by the integration campaign; this pins the script's handling of each answer)."""
+    """Answers WebHDFS DELETE, GETFILESTATUS, LISTSTATUS and GETCONTENTSUMMARY for the paths in
+    `present` (files, with their sizes in `sizes`, and the folders above them) as a NameNode does
+    (the real one is exercised by the integration tests; this pins the scripts' handling of
+    each answer)."""
 
     present: ClassVar[set[str]] = set()
+    sizes: ClassVar[dict[str, int]] = {}
     delete_status: ClassVar[int] = 200
     requests: ClassVar[list[str]] = []
     uploaded: ClassVar[dict[str, bytes]] = {}
+
+    def _exists(self, path: str) -> bool:
+        return any(name == path or name.startswith(path + "/") for name in self.present)
 
     def _path(self) -> str:
         parsed = urllib.parse.urlsplit(self.path)
@@ -182,16 +190,34 @@ class _FakeWebHdfs(http.server.BaseHTTPRequestHandler):
 
     def do_DELETE(self) -> None:  # noqa: N802 (http.server's naming)
         self.requests.append("DELETE " + self.path)
+        path = self._path()
         if self.delete_status == 200:
-            self.present.discard(self._path())
+            self.present -= {name for name in self.present if name == path or name.startswith(path + "/")}
         self.send_response(self.delete_status)
         self.end_headers()
         self.wfile.write(b'{"boolean": true}')
 
     def do_GET(self) -> None:  # noqa: N802
         self.requests.append("GET " + self.path)
-        self.send_response(200 if self._path() in self.present else 404)
+        path, op = self._path(), urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)["op"][0]
+        if not self._exists(path):
+            self.send_response(404)
+            self.end_headers()
+            return
+        under = [name for name in self.present if name.startswith(path + "/")]
+        body: dict[str, object] = {}
+        if op == "LISTSTATUS":
+            names = sorted({name[len(path) + 1 :].split("/")[0] for name in under})
+            statuses = [{"pathSuffix": name, "type": "DIRECTORY", "length": 0} for name in names]
+            body = {"FileStatuses": {"FileStatus": statuses}}
+        elif op == "GETCONTENTSUMMARY":
+            files = [name for name in under if name in self.sizes]
+            length = sum(self.sizes[name] for name in files)
+            body = {"ContentSummary": {"directoryCount": 1, "fileCount": len(files), "length": length,
+                                       "snapshotLength": 0, "spaceConsumed": length, "typeQuota": {}}}  # fmt: skip
+        self.send_response(200)
         self.end_headers()
+        self.wfile.write(json.dumps(body, separators=(",", ":")).encode())  # as the NameNode writes it
 
     def do_PUT(self) -> None:  # noqa: N802
         """MKDIRS, and CREATE as a NameNode answers it: a redirect to a DataNode, which takes the body."""
@@ -220,6 +246,7 @@ def webhdfs() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     _FakeWebHdfs.present, _FakeWebHdfs.delete_status, _FakeWebHdfs.requests = set(), 200, []
+    _FakeWebHdfs.sizes = {}
     _FakeWebHdfs.uploaded = {}
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -267,6 +294,180 @@ def test_clean_through_webhdfs_fails_when_data_stays_or_the_namenode_errs(
     assert moved.returncode == 1 and "answered HTTP 403" in moved.stderr
     unreachable = _webhdfs_clean(tmp_path, "http://127.0.0.1:9")
     assert unreachable.returncode == 1 and "answered HTTP 000" in unreachable.stderr
+
+
+CELL = "wordcount_data_size_gb=0.012_maps=4_reduces=2"
+
+
+def _leftovers_ctx(spec_update: dict[str, object] | None = None, **environment: object) -> RunContext:
+    spec = load_spec("hibench_dse").model_copy(update=spec_update or {})
+    target = spec.environment("local_lab").replace(**environment)
+    return RunContext(
+        spec, target, "next", "wordcount", {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, 1, "tiny"
+    )
+
+
+def _staging(work: Path, study: str, campaign: str, size: int) -> Path:
+    folder = work / study / campaign / CELL / "rep1" / "staging" / "rankings"
+    folder.mkdir(parents=True)
+    (folder / "part-00000").write_bytes(b"x" * size)
+    return folder.parent
+
+
+def test_preflight_removes_what_earlier_campaigns_of_the_study_left_and_says_so(
+    tmp_path: Path, webhdfs: str
+) -> None:
+    """Through WebHDFS: the study's folder goes whole (its campaigns named and measured first),
+    with the generators' staging folders on the target's disk; another study's are kept."""
+    for path, size in (
+        (f"/benchcamp/hibench_dse/killed/{CELL}/rep1/output/part-r-00000", 100),
+        ("/benchcamp/hibench_dse/failed/hive_join_data_size_gb=0.012/rep2/rankings/part-00000", 50),
+        ("/benchcamp/other_study/old/cell/rep1/part-00000", 7),
+    ):
+        _FakeWebHdfs.present.add(path)
+        _FakeWebHdfs.sizes[path] = size
+    env = _fake_hadoop(tmp_path, df_available=10**12)
+    work = Path(env["WORK"])
+    staged = _staging(work, "hibench_dse", "killed", 10)
+    other = _staging(work, "other_study", "old", 10)
+    result = _run_body(preflight_body(_leftovers_ctx(webhdfs_url=webhdfs), 1), env)
+    assert result.returncode == 0, result.stderr
+    facts = step_facts(result.stdout)
+    assert facts["leftover_campaigns"] == "failed,killed"
+    assert (facts["leftovers_removed"], facts["leftovers_files"], facts["leftovers_bytes"]) == (
+        "3",
+        "3",
+        "160",
+    )
+    assert _FakeWebHdfs.present == {"/benchcamp/other_study/old/cell/rep1/part-00000"}
+    assert not staged.exists() and other.exists()
+    assert [r.split("?")[0] for r in _FakeWebHdfs.requests if r.startswith("DELETE")] == [
+        "DELETE /webhdfs/v1/benchcamp/hibench_dse"
+    ]
+    # removed before the free space is read: the space they held counts
+    assert result.stdout.index("leftovers_removed=") < result.stdout.index("data_available_bytes=")
+
+
+def test_preflight_with_nothing_left_deletes_nothing(tmp_path: Path, webhdfs: str) -> None:
+    result = _run_body(preflight_body(_leftovers_ctx(webhdfs_url=webhdfs), 1), _fake_hadoop(tmp_path, 10**12))
+    assert result.returncode == 0, result.stderr
+    facts = step_facts(result.stdout)
+    assert (facts["leftovers_removed"], facts["leftovers_bytes"], facts["leftover_campaigns"]) == (
+        "0",
+        "0",
+        "",
+    )
+    assert not [r for r in _FakeWebHdfs.requests if r.startswith("DELETE")]
+
+
+def test_preflight_fails_when_it_cannot_see_or_remove_the_leftovers(tmp_path: Path, webhdfs: str) -> None:
+    unreachable = _run_body(
+        preflight_body(_leftovers_ctx(webhdfs_url="http://127.0.0.1:9"), 1), _fake_hadoop(tmp_path, 10**12)
+    )
+    assert unreachable.returncode == 1
+    assert "preflight: WebHDFS listing of /benchcamp/hibench_dse answered HTTP 000" in unreachable.stderr
+    _FakeWebHdfs.present.add(f"/benchcamp/hibench_dse/killed/{CELL}/rep1/x")
+    _FakeWebHdfs.delete_status = 403
+    refused = _run_body(
+        preflight_body(_leftovers_ctx(webhdfs_url=webhdfs), 1), _fake_hadoop(tmp_path / "2", 10**12)
+    )
+    assert refused.returncode == 1 and "answered HTTP 403" in refused.stderr
+    assert "leftovers_removed" not in refused.stdout
+
+
+def _recording_hadoop(tmp_path: Path, count_output: str) -> dict[str, str]:
+    """A `hadoop` that answers `fs -count` with a real recorded listing, `fs -ls` with nothing
+    (all gone) and records each call's arguments (one per line, calls apart by a blank line)."""
+    env = _fake_hadoop(tmp_path, df_available=10**12)
+    (tmp_path / "count.txt").write_text(count_output)
+    script = Path(env["PATH"].split(":")[0]) / "hadoop"
+    script.write_text(
+        "#!/bin/bash\n"
+        f'printf "%s\\n" "$@" >> {tmp_path / "calls.txt"}; echo >> {tmp_path / "calls.txt"}\n'
+        'case "$1 $2" in\n'
+        f'  "fs -df") printf "Filesystem Size Used Available Use%%\\nhdfs://x 1000000000 0 {10**12} 0%%\\n" ;;\n'
+        f'  "fs -count") cat {tmp_path / "count.txt"} ;;\n'
+        '  "dfsadmin -safemode") echo "Safe mode is OFF" ;;\n'
+        "esac\n"
+    )
+    return env
+
+
+def _calls(tmp_path: Path) -> list[list[str]]:
+    text = (tmp_path / "calls.txt").read_text()
+    return [call.split("\n") for call in text.strip("\n").split("\n\n")]
+
+
+def test_preflight_removes_leftovers_with_hadoop_fs_where_there_is_no_webhdfs(tmp_path: Path) -> None:
+    """On the real `hadoop fs -count` listing recorded on the lab: each listed campaign folder is
+    removed by its exact path, then checked gone; the figures are the listing's."""
+    recorded = Path(__file__).parents[1] / "data" / "hadoop" / "fs_count_leftovers.stdout.log"
+    env = _recording_hadoop(tmp_path, recorded.read_text())
+    ctx = _leftovers_ctx({"study": "rec_study"}, webhdfs_url=None)
+    result = _run_body(preflight_body(ctx, 1), env)
+    assert result.returncode == 0, result.stderr
+    facts = step_facts(result.stdout)
+    assert facts["leftover_campaigns"] == "failed,killed"
+    assert (facts["leftovers_removed"], facts["leftovers_files"], facts["leftovers_bytes"]) == (
+        "2",
+        "3",
+        "42000",
+    )
+    calls = [call for call in _calls(tmp_path) if call[0] == "fs" and call[1] != "-df"]
+    assert calls[0] == ["fs", "-count", "/benchcamp/rec_study/*"]
+    assert calls[1] == [
+        "fs",
+        "-rm",
+        "-r",
+        "-f",
+        "-skipTrash",
+        "/benchcamp/rec_study/failed",
+        "/benchcamp/rec_study/killed",
+    ]
+    assert calls[2] == ["fs", "-ls", "-d", "/benchcamp/rec_study/failed", "/benchcamp/rec_study/killed"]
+
+
+@pytest.mark.parametrize("data_root", ["/bench mark's", "/x;rm -rf ~", '/a"$(id)`b`'])
+def test_leftover_paths_reach_hadoop_as_one_quoted_word(tmp_path: Path, data_root: str) -> None:
+    """No user string is ever split or run by the shell: the spec's data_root arrives whole."""
+    env = _recording_hadoop(tmp_path, "")
+    result = _run_body(preflight_body(_leftovers_ctx(webhdfs_url=None, data_root=data_root), 1), env)
+    assert result.returncode == 0, result.stderr
+    assert ["fs", "-count", f"{data_root}/hibench_dse/*"] in _calls(tmp_path)
+    assert step_facts(result.stdout)["leftovers_removed"] == "0"
+
+
+def test_without_a_data_file_system_only_the_staging_leftovers_go(tmp_path: Path) -> None:
+    """A target without Hadoop (the YCSB stores): no `hadoop` is called at all."""
+    env = {"PATH": "/usr/bin:/bin", "WORK": str(tmp_path / "work")}
+    staged = _staging(tmp_path / "work", "hibench_dse", "killed", 10)
+    result = _run_body(preflight_body(_leftovers_ctx(), 1, data_fs=False), env)
+    assert result.returncode == 0, result.stderr
+    facts = step_facts(result.stdout)
+    assert (facts["leftovers_removed"], facts["leftovers_bytes"], facts["leftover_campaigns"]) == (
+        "1",
+        "10",
+        "killed",
+    )
+    assert not staged.exists() and "data_fs=none" in result.stdout
+
+
+def test_cleanup_deletes_the_campaigns_data_through_webhdfs_without_a_jvm(
+    tmp_path: Path, webhdfs: str
+) -> None:
+    kept = f"/benchcamp/hibench_dse/other/{CELL}/rep1/x"
+    _FakeWebHdfs.present |= {f"/benchcamp/hibench_dse/next/{CELL}/rep1/output/part-r-00000", kept}
+    body = cleanup_body(_leftovers_ctx(webhdfs_url=webhdfs))
+    assert "hadoop" not in body
+    result = _run_body(body, {"PATH": "/usr/bin:/bin", "WORK": str(tmp_path / "work")})
+    assert result.returncode == 0 and "cleanup_verified=yes" in result.stdout, result.stderr
+    assert _FakeWebHdfs.present == {kept}
+    _FakeWebHdfs.present.add(f"/benchcamp/hibench_dse/next/{CELL}/rep1/y")
+    _FakeWebHdfs.delete_status = 500
+    failed = _run_body(body, {"PATH": "/usr/bin:/bin", "WORK": str(tmp_path / "work")})
+    assert (
+        failed.returncode == 1 and "cleanup: WebHDFS delete of /benchcamp/hibench_dse/next" in failed.stderr
+    )
 
 
 def _hive_generate_upload(tmp_path: Path, url: str) -> tuple[str, subprocess.CompletedProcess[str]]:
@@ -365,12 +566,15 @@ def test_every_path_built_from_a_name_stays_under_its_parent(name: str, tmp_path
     assert posixpath.normpath(data).startswith("/benchcamp/hibench_dse/") and posixpath.normpath(data).count(
         "/"
     ) == data.count("/")
-    pattern = cleanup_body(ctx).split("-skipTrash ", 1)[1].split()[0]
-    assert (
-        pattern.strip("'").startswith("/benchcamp/hibench_dse/")
-        and pattern.strip("'") != "/benchcamp/hibench_dse/"
-    )
-    assert posixpath.normpath(pattern.strip("'")) == pattern.strip("'")
+    hadoop_fs = RunContext(
+        SPEC, SPEC.environment("local_lab").replace(webhdfs_url=None), name, "dfsio_write",
+        {"data_size_gb": 0.012}, 1, "tiny",
+    )  # fmt: skip
+    pattern = cleanup_body(hadoop_fs).split("-skipTrash ", 1)[1].split()[0].strip("'")
+    through_webhdfs = cleanup_body(ctx).split("/webhdfs/v1", 1)[1].split()[0].strip("'")
+    for path in (pattern, urllib.parse.unquote(through_webhdfs)):
+        assert path.startswith("/benchcamp/hibench_dse/") and path.rstrip("/") != "/benchcamp/hibench_dse"
+        assert posixpath.normpath(path) == path
 
 
 def test_each_try_of_a_step_has_its_own_folder_and_the_latest_is_the_highest_number(tmp_path: Path) -> None:
@@ -515,3 +719,31 @@ def test_controller_setup_runs_here_archive_first_and_fails_naming_its_output(tm
     assert (tmp_path / "failed" / "stderr.log").read_text() == "broken\n"
     with pytest.raises(ControllerSetupFailed, match=r"no-such-tool up' exited 127(.|\n)*No such file"):
         run_controller_setup(("lab/bin/no-such-tool", "up"), tmp_path / "missing")
+
+
+def test_a_tables_location_is_read_from_describe_formatted() -> None:
+    """On DESCRIBE FORMATTED's rows as the lab's HiveServer2 4.0.1 returned them for an external
+    HiveBench table (tests/data/hive/describe_formatted_external.json): the path without
+    `hdfs://host:port`, which the preflight matches against the study's data root."""
+    rows = json.loads(
+        (Path(__file__).parents[1] / "data" / "hive" / "describe_formatted_external.json").read_text()
+    )
+    assert (
+        table_location(rows)
+        == "/benchcamp/rec_study/killed/hive_aggregation_data_size_gb=0.012/rep1/uservisits"
+    )
+    assert table_location([row for row in rows if "Location" not in str(row[0])]) == ""
+
+
+@pytest.mark.parametrize("workload", ["hive_aggregation", "hive_join"])
+def test_the_preflight_recognises_every_table_hivebench_names(workload: str) -> None:
+    import re
+
+    from benchcamp.workloads.hivebench import table_name
+
+    ctx = RunContext(SPEC, SPEC.environment("local_lab"), "c1", workload, {"data_size_gb": 0.012}, 3, "tiny")
+    hivebench = get_workload(workload)
+    names = [statement.sql.split()[-1] for statement in hivebench.hive_clean(ctx)]
+    assert names and all(re.fullmatch(hivebench.hive_table_pattern or "", name) for name in names)
+    assert table_name(ctx, "rankings") in names or workload == "hive_aggregation"
+    assert not re.fullmatch(hivebench.hive_table_pattern or "", "bc_orders")  # a user's table

@@ -33,7 +33,7 @@ from benchcamp.core.spec import (
 from benchcamp.pipeline import adaptive, archive, run_order
 from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hadoop import parse_job_reports
-from benchcamp.platforms.hive import HiveStatement
+from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
 from benchcamp.transport import environment as env_facts
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload, is_implemented
@@ -46,6 +46,7 @@ from benchcamp.workloads.base import (
     ParseError,
     RunContext,
     Shell,
+    Word,
     Workload,
     data_path,
     render,
@@ -680,11 +681,91 @@ def _uses_data_fs(units: list[dict[str, Any]]) -> bool:
 SPACE_HEADROOM = 1.25  # the study left about 25% of the storage free for temporary data
 
 
+def leftovers_lines(ctx: RunContext, data_fs: bool = True) -> list[str]:
+    """Shell lines that remove what campaigns of this study left on the target, and say so.
+
+    A campaign killed mid-way (SIGTERM, a lost worker) never runs its cleanup, and a failed
+    cleanup leaves its data: the next campaign of the study on the target removes it first, so
+    the space it needs is free and no stale data is measured. Removed: the study's folder on
+    the data file system (`<data_root>/<study>/`, else `"$WORK"/<study>/*/rep*/data` and the
+    cells' `input`) and the generators' staging folders on the target's disk, the current
+    campaign's own included (a re-run of the same name regenerates its inputs: the preflight
+    forgets them). Other studies' paths are never touched. This is safe only because one
+    campaign runs on a target at a time (the CLI's lock; the stack's 1-slot pool per target):
+    a campaign running beside it would lose its data. Prints `leftovers_removed` (paths),
+    `leftovers_files`, `leftovers_bytes` and `leftover_campaigns` (their names, comma-separated).
+    """
+    study = check_component(slug(ctx.spec.study), "path part")
+    lines = [
+        "shopt -s nullglob",
+        'leftover_names=""; leftovers_removed=0; leftovers_files=0; leftovers_bytes=0',
+        # the generators' staging folders on the target's own disk
+        f'for dir in "$WORK"/{shlex.quote(study)}/*/*/rep*/staging; do',
+        "  leftovers_bytes=$(( leftovers_bytes + $(find \"$dir\" -type f -printf '%s\\n' | awk '{ n += $1 } END { print n + 0 }') ))",
+        '  leftovers_files=$(( leftovers_files + $(find "$dir" -type f | wc -l) ))',
+        f'  rest=${{dir#"$WORK"/{shlex.quote(study)}/}}; leftover_names="$leftover_names${{rest%%/*}}"$\'\\n\'',
+        '  rm -rf "$dir"; leftovers_removed=$(( leftovers_removed + 1 ))',
+        "done",
+        "shopt -u nullglob",
+    ]
+    root = ctx.environment.hadoop.data_root
+    if data_fs and _uses_webhdfs(ctx) and root:
+        study_root = f"{root.rstrip('/')}/{study}"
+        url = ctx.environment.hadoop.webhdfs_url or ""
+        lines += [
+            *webhdfs.summary_lines(url, study_root, "preflight"),
+            'if [ -n "$children" ]; then',
+            *("  " + line for line in webhdfs.delete_lines(url, study_root, True, "preflight: leftovers")),
+            "  leftover_names=\"$leftover_names$children\"$'\\n'",
+            "  leftovers_removed=$(( leftovers_removed + $(printf '%s\\n' \"$children\" | grep -c .) ))",
+            "  leftovers_files=$(( leftovers_files + ${child_files:-0} ))",
+            "  leftovers_bytes=$(( leftovers_bytes + ${child_bytes:-0} ))",
+            "fi",
+        ]
+    elif data_fs:
+        # `hadoop fs` expands the (quoted) patterns itself: on HDFS the shell sees no such paths
+        words: list[Word]
+        if root:
+            prefix = Shell(shlex.quote(f"{root.rstrip('/')}/{study}"))
+            words = [f"{root.rstrip('/')}/{study}/*"]
+        else:
+            prefix = Shell(f'"$WORK"/{shlex.quote(study)}')
+            words = [
+                Shell(f'"$WORK"/{shlex.quote(f"{study}/{tail}")}') for tail in ("*/*/rep*/data", "*/*/input")
+            ]
+        hadoop, found = ctx.hadoop, Shell('"${paths[@]}"')
+        lines += [
+            # DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME per match; nothing when nothing matches
+            f"listing=$({render([*hadoop, 'fs', '-count', *words])} 2>/dev/null || true)",
+            'if [ -n "$listing" ]; then',
+            '  mapfile -t paths < <(printf \'%s\\n\' "$listing" | awk \'NF >= 4 { $1 = $2 = $3 = ""; '
+            'sub(/^ +/, ""); print }\')',
+            "  leftovers_files=$(( leftovers_files + $(printf '%s\\n' \"$listing\" | awk '{ n += $2 } END { print n + 0 }') ))",
+            "  leftovers_bytes=$(( leftovers_bytes + $(printf '%s\\n' \"$listing\" | awk '{ n += $3 } END { print n + 0 }') ))",
+            '  for path in "${paths[@]}"; do',
+            f"    rest=${{path#*{prefix}/}}; leftover_names=\"$leftover_names${{rest%%/*}}\"$'\\n'",
+            "  done",
+            f"  {render([*hadoop, 'fs', '-rm', '-r', '-f', '-skipTrash', found])} >/dev/null",
+            f"  left=$({render([*hadoop, 'fs', '-ls', '-d', found])} 2>/dev/null | grep -c . || true)",
+            '  if [ "${left:-0}" -gt 0 ]; then echo "preflight: leftovers still present: $left path(s)" >&2; exit 9; fi',
+            "  leftovers_removed=$(( leftovers_removed + ${#paths[@]} ))",
+            "fi",
+        ]
+    lines += [
+        "echo leftovers_removed=$leftovers_removed",
+        "echo leftovers_files=$leftovers_files",
+        "echo leftovers_bytes=$leftovers_bytes",
+        'echo "leftover_campaigns=$(printf \'%s\' "$leftover_names" | grep . | sort -u | paste -sd, -)"',
+    ]
+    return lines
+
+
 def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> str:
-    """Before anything runs on a target: HDFS out of safe mode (bounded wait), enough free space.
+    """Before anything runs on a target: HDFS out of safe mode (bounded wait), what earlier
+    campaigns of the study left removed (`leftovers_lines`), then enough free space.
 
     Without `data_fs` (no workload of the campaign keeps data on a Hadoop file system) only
-    the work directory is made: the target may have no Hadoop at all.
+    the work directory is made and its staging leftovers removed: the target may have no Hadoop.
     """
     hadoop = ctx.hadoop
     lines = ["set -u"]
@@ -696,7 +777,10 @@ def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> 
             'echo "storage_reformatted_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
         ]
     if not data_fs:
-        return "\n".join([*lines, 'mkdir -p "$WORK"', "echo data_fs=none"]) + "\n"
+        return (
+            "\n".join([*lines, *leftovers_lines(ctx, data_fs), 'mkdir -p "$WORK"', "echo data_fs=none"])
+            + "\n"
+        )
     wait_s = ctx.environment.hadoop.safemode_wait_s
     if wait_s:
         lines += [
@@ -707,6 +791,7 @@ def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> 
             "done",
             "echo safemode=off",
         ]
+    lines += leftovers_lines(ctx, data_fs)  # before the free space is read: they held some of it
     root = (
         Shell(shlex.quote(ctx.environment.hadoop.data_root))
         if ctx.environment.hadoop.data_root
@@ -774,8 +859,67 @@ def run_controller_setup(argv: tuple[str, ...], archive_dir: Path) -> ArchivedSt
     return step
 
 
+def table_location(rows: list[list[Any]]) -> str:
+    """The path of a table's data from DESCRIBE FORMATTED's rows (`Location:`, then
+    `hdfs://host:port/path`), without scheme and authority; empty when there is none."""
+    for row in rows:
+        if len(row) >= 2 and str(row[0]).strip() == "Location:" and row[1]:
+            return re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "", str(row[1]).strip())
+    return ""
+
+
+def _leftover_tables(ctx: RunContext, units: list[dict[str, Any]], archive_dir: Path) -> dict[str, list[str]]:
+    """Drop the Hive tables campaigns of this study left (their data under `<data_root>/<study>/`);
+    {campaign: [tables]}.
+
+    Only tables named as the campaign's workloads name theirs are looked at (SHOW TABLES, then
+    DESCRIBE FORMATTED each for its location): a shared HiveServer2's other tables cost nothing
+    and are never dropped.
+    """
+    root = ctx.environment.hadoop.data_root
+    patterns = {get_workload(unit["workload"]).hive_table_pattern for unit in units} - {None}
+    statements = [HiveStatement("ping", "SELECT 1", fetch=True)]
+    if root and patterns:
+        statements.append(HiveStatement("tables", "SHOW TABLES", fetch=True))
+    listed = _run_hive(ctx, statements, archive_dir / "hive", "preflight")
+    if len(statements) == 1:
+        return {}
+    names = [str(row[0]) for row in json.loads(listed.text(RESULTS_FILE))["tables"] if row]
+    candidates = [name for name in names if any(re.fullmatch(p or "", name) for p in patterns)]
+    if not candidates:
+        return {}
+    described = _run_hive(
+        ctx,
+        [HiveStatement(name, f"DESCRIBE FORMATTED {identifier(name)}", fetch=True) for name in candidates],
+        archive_dir / "hive_tables",
+        "preflight",
+    )
+    rows = json.loads(described.text(RESULTS_FILE))
+    study_root = f"{(root or '').rstrip('/')}/{check_component(slug(ctx.spec.study), 'path part')}/"
+    found: dict[str, list[str]] = {}
+    for name in candidates:
+        location = table_location(rows.get(name, []))
+        if location.startswith(study_root):
+            found.setdefault(location[len(study_root) :].split("/")[0], []).append(name)
+    drops = [
+        HiveStatement(f"drop_{n}", f"DROP TABLE IF EXISTS {n}") for names in found.values() for n in names
+    ]
+    if drops:
+        _run_hive(ctx, drops, archive_dir / "hive_drop", "preflight")
+    return found
+
+
 def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
-    """Reject a campaign a target cannot hold, before any data is generated; check Hive answers."""
+    """Reject a campaign a target cannot hold, before any data is generated; check Hive answers;
+    remove what earlier campaigns of the study left on the target (`leftovers_lines`) and the
+    Hive tables over it.
+
+    Safe only because one campaign runs on a target at a time (the CLI's lock per target;
+    Airflow's 1-slot pool per target in the stack): whatever the study has there is a leftover.
+    The facts say what went: `leftovers_removed` (paths), `leftovers_files`, `leftovers_bytes`,
+    `leftover_campaigns` (comma-separated) and, for a campaign with Hive workloads,
+    `leftover_tables` (tables dropped).
+    """
     if not units:
         return {"preflight": "nothing planned on this target"}
     ctx = context_for(units[0])
@@ -792,22 +936,39 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     ssh.raise_if_failed("preflight", step)
     facts = step_facts(step.text("stdout.log"))
     if any(get_workload(unit["workload"]).uses_hive for unit in units):
-        _run_hive(ctx, [HiveStatement("ping", "SELECT 1", fetch=True)], archive_dir / "hive", "preflight")
+        tables = _leftover_tables(ctx, units, archive_dir)
         facts["hive"] = "reachable"
+        facts["leftover_tables"] = str(sum(len(names) for names in tables.values()))
+        campaigns = {name for name in facts.get("leftover_campaigns", "").split(",") if name} | set(tables)
+        facts["leftover_campaigns"] = ",".join(sorted(campaigns))
     return {"archive": str(step.directory), **facts}
 
 
+def _campaign_part(ctx: RunContext) -> str:
+    """`<study>/<campaign>`: the campaign's folder under the target's work and data roots."""
+    return "/".join(check_component(slug(name), "path part") for name in (ctx.spec.study, ctx.campaign))
+
+
 def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
-    """Delete every repetition's data of the campaign on the target and check it is gone."""
+    """Delete every repetition's data of the campaign on the target and check it is gone.
+
+    Through WebHDFS where the environment has it (no JVM), else `hadoop fs`; never through
+    HiveServer2, so a dead HiveServer2 cannot keep the data: the Hive tables are external tables
+    over the campaign's data path (`workloads.hivebench`), dropped apart.
+    """
     hadoop = ctx.hadoop
-    campaign_part = "/".join(
-        check_component(slug(name), "path part") for name in (ctx.spec.study, ctx.campaign)
-    )
+    campaign_part = _campaign_part(ctx)
     staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
     if not data_fs:  # the stores' tables are emptied by the next run's execute step
         return "\n".join(["set -u", f"rm -rf {staging}", "echo cleanup_verified=yes", ""])
-    if ctx.environment.hadoop.data_root:
-        pattern = Shell(shlex.quote(f"{ctx.environment.hadoop.data_root.rstrip('/')}/{campaign_part}"))
+    root = ctx.environment.hadoop.data_root
+    if _uses_webhdfs(ctx) and root:
+        delete = webhdfs.delete_lines(
+            ctx.environment.hadoop.webhdfs_url or "", f"{root.rstrip('/')}/{campaign_part}", True, "cleanup"
+        )
+        return "\n".join(["set -u", f"rm -rf {staging}", *delete, "echo cleanup_verified=yes", ""])
+    if root:
+        pattern = Shell(shlex.quote(f"{root.rstrip('/')}/{campaign_part}"))
     else:  # the repetitions' data and, with regenerate_data: false, the cells' shared input
         pattern = Shell(
             f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/data "$WORK"/{shlex.quote(campaign_part)}/*/input'
@@ -826,10 +987,13 @@ def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
 
 
 def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, str]:
-    """After every repetition, failed or not: drop the campaign's Hive tables and data on the target.
+    """After every repetition, failed or not: delete the campaign's data on the target, then drop
+    its Hive tables.
 
     Idempotent; runs with trigger rule ALL_DONE so a failed campaign never leaves the next
-    one a dirty cluster.
+    one a dirty cluster. The data goes first and without HiveServer2: when HiveServer2 cannot
+    drop the tables the data is still gone (verified), the task fails naming HiveServer2, and
+    the next campaign's preflight on this target drops the tables left behind.
     """
     if not units:
         return {"cleanup": "nothing planned on this target"}
@@ -845,15 +1009,25 @@ def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, s
             if statement.sql not in seen:
                 seen.add(statement.sql)
                 statements.append(statement)
-    if statements:
-        _run_hive(ctx, statements, archive_dir / "hive", "cleanup")
     _forget_shared_inputs(ctx)
     step = ssh.run_step(
         ctx, ctx.environment.transport.connection, "cleanup",
         cleanup_body(ctx, _uses_data_fs(units)),
         archive_dir, try_number,
     )  # fmt: skip
+    hive_failure: Exception | None = None
+    if statements:
+        try:
+            _run_hive(ctx, statements, archive_dir / "hive", "cleanup")
+        except (ssh.StepFailed, ssh.TargetUnreachable) as exc:
+            hive_failure = exc
     ssh.raise_if_failed("cleanup", step)
+    if hive_failure is not None:
+        raise ssh.StepFailed(
+            f"cleanup on '{ctx.environment.name}': the campaign's data is deleted (verified gone) but "
+            f"HiveServer2 ({ctx.environment.hive.connection}) did not drop its {len(statements)} Hive "
+            f"table(s); the next campaign's preflight on this target drops them. {hive_failure}"
+        ) from hive_failure
     return {"archive": str(step.directory), "hive_tables_dropped": str(len(statements))}
 
 

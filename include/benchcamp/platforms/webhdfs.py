@@ -50,6 +50,28 @@ def delete_lines(base_url: str, path: str, verify: bool, what: str) -> list[str]
     return lines
 
 
+def summary_lines(base_url: str, path: str, what: str) -> list[str]:
+    """Set `$children` (the names in `path`, one a line), `$child_files` and `$child_bytes` (what
+    they hold); all empty or 0 when `path` does not exist. Any other answer fails the step."""
+    quoted = shlex.quote(path)
+    return [
+        *_url_lines(base_url, path),
+        'children=""; child_files=0; child_bytes=0',
+        f'listing=$({_CURL} -w "\\n%{{http_code}}" "$url?op=LISTSTATUS&{_USER}" || true)',
+        "code=${listing##*$'\\n'}",
+        'if [ "$code" = 200 ]; then',
+        '  children=$(printf \'%s\\n\' "${listing%$\'\\n\'*}" | grep -o \'"pathSuffix" *: *"[^"]*"\' '
+        '| sed \'s/^"pathSuffix" *: *"//; s/"$//\' || true)',
+        f'  summary=$({_CURL} -w "\\n%{{http_code}}" "$url?op=GETCONTENTSUMMARY&{_USER}" || true)',
+        "  code=${summary##*$'\\n'}",
+        "  " + _expect("200", f'"{what}: WebHDFS summary of "{quoted}" answered HTTP $code"'),
+        "  child_files=$(printf '%s' \"$summary\" | sed -n 's/.*\"fileCount\" *: *\\([0-9]*\\).*/\\1/p' | head -n 1)",
+        "  child_bytes=$(printf '%s' \"$summary\" | sed -n 's/.*\"length\" *: *\\([0-9]*\\).*/\\1/p' | head -n 1)",
+        f'elif [ "$code" != 404 ]; then echo "{what}: WebHDFS listing of "{quoted}" answered HTTP $code" >&2; exit 1',
+        "fi",
+    ]
+
+
 def upload_lines(base_url: str, path: str, local_dirs: dict[str, Shell], what: str) -> list[str]:
     """Create `path` and copy each local directory's files into `path/<name>` (as `hadoop fs -put`).
 

@@ -94,6 +94,9 @@ class Workload(ABC):
     # server (`jobhistory_url`) and records its phase times; a workload running a chain of jobs
     # fetches every job's history itself (in its execute step) and says so here.
     fetches_own_job_history: ClassVar[bool] = False
+    # The names of the Hive tables the workload creates (a regular expression, matched in full),
+    # so a campaign's preflight can find the ones an interrupted campaign of the study left.
+    hive_table_pattern: ClassVar[str | None] = None
 
     def check_cell(self, ctx: RunContext) -> None:
         """Raise ValueError for a cell this workload cannot run as asked (checked before anything runs)."""

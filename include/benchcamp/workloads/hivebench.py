@@ -74,7 +74,12 @@ def row_counts(ctx: RunContext) -> tuple[int, int]:
 
 
 def table_name(ctx: RunContext, table: str) -> str:
-    """One set of tables per repetition (a hash of its unit path): repetitions never share tables."""
+    """One set of tables per repetition (a hash of its unit path): repetitions never share tables.
+
+    Every table is external, over `ctx.data_location(table)`: its data lives under the
+    campaign's data path, never in HiveServer2's warehouse, so deleting that path deletes it
+    (no HiveServer2 needed) and DROP TABLE only forgets the table.
+    """
     digest = hashlib.sha1(ctx.unit_path.encode(), usedforsecurity=False).hexdigest()[:12]
     return identifier(f"bc_{digest}_{table}")
 
@@ -103,6 +108,7 @@ def latest_generate_dir(execute_dir: Path) -> Path:
 class _HiveBench(Workload):
     family = "hivebench"
     axes = ("data_size_gb",)
+    hive_table_pattern = r"bc_[0-9a-f]{12}_[a-z_]+"  # table_name's
     output_table: ClassVar[str]
     output_columns: ClassVar[str]
     input_tables: ClassVar[tuple[str, ...]]

@@ -1,0 +1,182 @@
+"""Leftovers on the lab's real HDFS and HiveServer2, through the functions the DAG's tasks call.
+
+A campaign killed mid-way never runs its cleanup; a cleanup whose HiveServer2 is down could not
+drop its tables. Here an earlier campaign's leftovers are planted (HDFS files, a staging folder on
+the target's disk, an external Hive table over them), then the next campaign's preflight must
+remove them and say so, and a cleanup whose HiveServer2 cannot be reached must still delete the
+campaign's data. The study is a copy of hibench_dse under its own name: the preflight removes
+whatever its study left on the target, and the suite's other stream runs hibench_dse campaigns
+on the same lab at the same time.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchcamp.core.spec import load_spec
+from benchcamp.ops import lab
+from benchcamp.pipeline import campaign
+from benchcamp.platforms.hive import HiveStatement
+from benchcamp.transport import hive, ssh
+
+pytestmark = pytest.mark.integration
+STUDY = "leftovers_it"  # hibench_dse's spec under a name no other test uses
+OTHER_STUDY = "leftovers_it_other"
+WORDCOUNT = {"data_size_gb": 0.012, "maps": 4, "reduces": 2}
+WORDCOUNT_CELL = "wordcount_data_size_gb=0.012_maps=4_reduces=2"
+HIVE_CELL = "hive_aggregation_data_size_gb=0.012"
+PART = b"leftover line\n" * 1000  # 14000 bytes
+TABLE = "bc_0123456789ab_uservisits"  # named as HiveBench names its tables
+OTHER_TABLE = "bc_ba9876543210_uservisits"
+
+
+def _units(name: str) -> list[dict[str, Any]]:
+    return [
+        {"study": STUDY, "campaign": name, "environment": "local_lab", "workload": workload,
+         "params": params, "repetition": 1, "ladder": "tiny"}
+        for workload, params in (("wordcount", WORDCOUNT), ("hive_aggregation", {"data_size_gb": 0.012}))
+    ]  # fmt: skip
+
+
+def _webhdfs(method: str, path: str, op: str, data: bytes | None = None) -> int:
+    """One WebHDFS call to the lab's NameNode (no JVM); its HTTP status. A CREATE is sent on to
+    the DataNode the NameNode redirects to, as `curl -L` does."""
+    user = getpass.getuser()
+    url = f"{lab.target_shell_env()['BENCHCAMP_WEBHDFS_URL']}/webhdfs/v1{urllib.parse.quote(path)}"
+    request = urllib.request.Request(f"{url}?op={op}&user.name={user}", method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as exc:
+        if exc.code != 307 or data is None:
+            return exc.code
+        redirected = urllib.request.Request(exc.headers["Location"], data=data, method=method)
+        with urllib.request.urlopen(redirected, timeout=30) as answer:
+            return int(answer.status)
+
+
+def _put(path: str, data: bytes) -> None:
+    assert _webhdfs("PUT", path, "CREATE&overwrite=true", data) == 201
+
+
+def _exists(path: str) -> bool:
+    return _webhdfs("GET", path, "GETFILESTATUS") == 200
+
+
+def _hive(statements: list[HiveStatement], archive: Path) -> dict[str, Any]:
+    step = hive.run_statements(lab.LAB_HIVE_CONNECTION_ID, statements, archive)
+    assert step.exit_code == 0, step.text("stderr.log")
+    return dict(json.loads(step.text("results.json")))
+
+
+def _plant(tmp_path: Path, earlier: str) -> dict[str, str]:
+    """What a killed campaign `earlier` leaves: its repetitions' HDFS data, a generator's staging
+    folder, an external table over its data; and another study's data and table (kept)."""
+    root = lab.HDFS_BASE_PATH
+    paths = {
+        "wordcount": f"{root}/{STUDY}/{earlier}/{WORDCOUNT_CELL}/rep1",
+        "hive": f"{root}/{STUDY}/{earlier}/{HIVE_CELL}/rep1",
+        "other": f"{root}/{OTHER_STUDY}/{earlier}/{HIVE_CELL}/rep1",
+    }
+    _put(f"{paths['wordcount']}/output/part-r-00000", PART)  # 1 file; then 2 and 2 (kept)
+    for key in ("hive", "other"):
+        for table in ("rankings", "uservisits"):
+            _put(f"{paths[key]}/{table}/part-00000", PART)
+    staging = (
+        Path(lab.target_shell_env()["BENCHCAMP_WORK_DIR"]) / STUDY / earlier / HIVE_CELL / "rep1" / "staging"
+    )
+    staging.mkdir(parents=True, exist_ok=True)
+    (staging / "part-00000").write_bytes(PART)
+    paths["staging"] = str(staging)
+    tables = ((TABLE, paths["hive"]), (OTHER_TABLE, paths["other"]))
+    _hive(
+        [HiveStatement(f"drop_{name}", f"DROP TABLE IF EXISTS {name}") for name, _ in tables]
+        + [
+            HiveStatement(
+                f"create_{name}",
+                f"CREATE EXTERNAL TABLE {name} (line STRING) STORED AS TEXTFILE LOCATION '{location}/uservisits'",
+            )
+            for name, location in tables
+        ],
+        tmp_path / "hive_plant",
+    )
+    return paths
+
+
+def _tables(tmp_path: Path) -> set[str]:
+    rows = _hive([HiveStatement("tables", "SHOW TABLES", fetch=True)], tmp_path / "hive_show")["tables"]
+    return {str(row[0]) for row in rows}
+
+
+@pytest.fixture
+def on_lab(
+    shared_lab: Callable[[], lab.LabStatus], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[None]:
+    shared_lab()
+    for name, value in lab.airflow_connection_env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    spec = load_spec("hibench_dse").model_copy(update={"study": STUDY})
+    monkeypatch.setattr(campaign, "load_spec", lambda study: spec)
+    yield
+    for name, value in lab.airflow_connection_env().items():  # a test may have moved HiveServer2
+        monkeypatch.setenv(name, value)
+    for study in (STUDY, OTHER_STUDY):
+        assert _webhdfs("DELETE", f"{lab.HDFS_BASE_PATH}/{study}", "DELETE&recursive=true") == 200
+    _hive(
+        [HiveStatement(f"drop_{name}", f"DROP TABLE IF EXISTS {name}") for name in (TABLE, OTHER_TABLE)],
+        tmp_path / "hive_drop",
+    )
+
+
+def test_the_next_campaigns_preflight_removes_what_a_killed_one_left_and_says_so(
+    on_lab: None, tmp_path: Path
+) -> None:
+    paths = _plant(tmp_path, "killed")
+    facts = campaign.run_preflight(_units("next"))
+    assert facts["leftover_campaigns"] == "killed"
+    # the campaign's folder on HDFS and the staging folder; 3 files on HDFS, 1 on the disk
+    assert (facts["leftovers_removed"], facts["leftovers_files"]) == ("2", "4")
+    assert facts["leftovers_bytes"] == str(4 * len(PART))
+    assert facts["leftover_tables"] == "1"
+    assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}") and not Path(paths["staging"]).exists()
+    assert _exists(paths["other"]), "another study's data is never touched"
+    tables = _tables(tmp_path)
+    assert TABLE not in tables and OTHER_TABLE in tables
+
+
+def test_the_preflight_removes_leftovers_with_hadoop_fs_where_there_is_no_webhdfs(
+    on_lab: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = load_spec("hibench_dse").model_copy(update={"study": STUDY})
+    environments = [e.replace(webhdfs_url=None) if e.name == "local_lab" else e for e in spec.environments]
+    spec = spec.model_copy(update={"environments": environments})
+    monkeypatch.setattr(campaign, "load_spec", lambda study: spec)
+    paths = _plant(tmp_path, "failed")
+    facts = campaign.run_preflight(_units("next")[:1])  # WordCount only: no HiveServer2 asked
+    assert facts["leftover_campaigns"] == "failed" and facts["leftovers_removed"] == "2"
+    assert facts["leftovers_files"] == "4" and facts["leftovers_bytes"] == str(4 * len(PART))
+    assert "leftover_tables" not in facts
+    assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}/failed") and _exists(paths["other"])
+
+
+def test_cleanup_deletes_the_data_when_hiveserver2_cannot_be_reached(
+    on_lab: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _plant(tmp_path, "current")
+    name = f"AIRFLOW_CONN_{lab.LAB_HIVE_CONNECTION_ID.upper()}"
+    unreachable = {**json.loads(os.environ[name]), "port": 9}  # nothing listens on the discard port
+    monkeypatch.setenv(name, json.dumps(unreachable))
+    with pytest.raises(ssh.StepFailed, match=r"(?s)data is deleted \(verified gone\) but HiveServer2"):
+        campaign.run_cleanup(_units("current"))
+    assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}/current")
+    assert not Path(paths["staging"]).exists() and _exists(paths["other"])
