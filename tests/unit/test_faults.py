@@ -190,7 +190,12 @@ def test_an_interrupted_repetition_is_marked_failed_with_the_signal_as_its_reaso
     units = _units(plan)
     _archive(units[0], "ok")
     running = archive.repetition_dir("hibench_dse", "c1", CELL, units[1]["repetition"])
-    (running / "execute" / "try1").mkdir(parents=True)  # started, no records yet
+    (running / "execute" / "try1").mkdir(parents=True)  # started, no meta.json: in flight
+    waiting = archive.repetition_dir(
+        "hibench_dse", "c1", cell_key(units[2]["workload"], units[2]["params"]), units[2]["repetition"]
+    )
+    (waiting / "clean" / "try1").mkdir(parents=True)  # cleaned, then waiting for its turn: not interrupted
+    (waiting / "clean" / "try1" / "meta.json").write_text("{}")
     marked = outcome.mark_interrupted("hibench_dse", "c1", "SIGTERM")
     assert marked == [running]
     reason = json.loads((running / outcome.FAILURE_FILE).read_text())

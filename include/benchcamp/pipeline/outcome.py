@@ -177,9 +177,14 @@ def campaign_outcome(
 INTERRUPTED_STEP = "interrupted"
 
 
+def _in_flight(rep_dir: Path) -> bool:
+    """Whether a step of the repetition started and did not end (a try folder without meta.json)."""
+    return any(not (try_dir / "meta.json").exists() for try_dir in rep_dir.glob("*/try*"))
+
+
 def mark_interrupted(study: str, campaign: str, signal_name: str, root: Path | None = None) -> list[Path]:
-    """After a stop: every planned repetition that started and did not end (no records yet) is
-    marked failed, with the interruption as its reason (a re-run under the campaign's name runs it
+    """After a stop: every planned repetition with a step that started and did not end is marked
+    failed, with the interruption as its reason (a re-run under the campaign's name runs it
     again)."""
     from benchcamp.core.steps import ArchivedStep
     from benchcamp.pipeline.campaign import context_for
@@ -194,8 +199,8 @@ def mark_interrupted(study: str, campaign: str, signal_name: str, root: Path | N
         rep_dir = archive.repetition_dir(
             study, campaign, cell_key(unit["workload"], unit["params"]), int(unit["repetition"]), root
         )
-        if not rep_dir.is_dir() or (rep_dir / archive.RECORDS_FILE).exists():
-            continue  # not started, or ended (ok, or failed with its own reason)
+        if (rep_dir / archive.RECORDS_FILE).exists() or not _in_flight(rep_dir):
+            continue  # ended (ok, or failed with its own reason), or no step of it was running
         ctx = context_for(unit)
         stopped = ArchivedStep(directory=rep_dir, exit_code=-1, started_at=now, finished_at=now)
         archive.save_records(rep_dir, [get_workload(ctx.workload).duration_record(ctx, stopped, ok=False)])
