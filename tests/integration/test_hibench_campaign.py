@@ -266,7 +266,10 @@ def test_a_second_campaign_on_the_busy_target_was_refused_naming_the_first(campa
     assert json.loads((campaign["stopped"].parent / "stop.json").read_text())["refused_exit"] == 6, refused[
         -3000:
     ]
-    assert f"target local_lab is busy: campaign {RUN_ID} of hibench_dse (benchcamp run, PID" in refused
+    assert (
+        f"target local_lab (connection benchcamp_lab_ssh) is busy: campaign {RUN_ID} of hibench_dse "
+        "(benchcamp run, PID" in refused
+    )
     assert not (campaign["results"] / "hibench_dse" / "it_other").exists()
 
 
@@ -310,7 +313,7 @@ def test_an_unreachable_target_fails_with_exit_5_naming_it_and_leaves_earlier_fi
     started = time.monotonic()
     result = subprocess.run(
         [str(BIN / "benchcamp"), "run", "hibench_dse", "--ladder", "tiny", "--repetitions", "1",
-         "--environment", "dse_cluster", "--cells", CELLS[0], "--campaign", "it_unreachable", "--keep-lab"],
+         "--environment", "dse_cluster", "--workloads", "wordcount", "--cells", CELLS[0], "--campaign", "it_unreachable", "--keep-lab"],
         env=env, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     took = time.monotonic() - started

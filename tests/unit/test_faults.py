@@ -210,7 +210,9 @@ def _hold(environment: str, ready: Any, release: Any, results: str) -> None:
 
     os.environ["BENCHCAMP_RESULTS"] = results
     lock = target_lock.acquire(
-        environment, {"study": "hibench_dse", "campaign": "first", "command": "benchcamp run"}
+        environment,
+        "benchcamp_lab_ssh",
+        {"study": "hibench_dse", "campaign": "first", "command": "benchcamp run"},
     )
     ready.set()
     release.wait(30)
@@ -228,29 +230,35 @@ def test_a_second_campaign_on_a_held_target_is_refused_naming_the_first(_results
         with pytest.raises(
             target_lock.TargetBusy, match=rf"campaign first of hibench_dse \(benchcamp run, PID {holder.pid} "
         ):
-            target_lock.acquire("local_lab", {"study": "hibench_dse", "campaign": "second"})
+            target_lock.acquire(
+                "local_lab", "benchcamp_lab_ssh", {"study": "hibench_dse", "campaign": "second"}
+            )
         with pytest.raises(target_lock.TargetBusy, match="campaign first"):
-            target_lock.check_free("local_lab")  # a DAG run (the stack's) that is not the holder's
-        target_lock.acquire("other_target", {"campaign": "x"}).release()  # other targets are free
+            target_lock.check_free("local_lab", "benchcamp_lab_ssh")  # a DAG run that is not the holder's
+        with pytest.raises(target_lock.TargetBusy, match="campaign first"):  # one machine, one lock
+            target_lock.acquire("local_lab_yarn", "benchcamp_lab_ssh", {"campaign": "y"})
+        target_lock.acquire("dse_cluster", "dse_gateway_ssh", {"campaign": "x"}).release()  # others are free
         waited: list[str] = []
         release.set()
-        lock = target_lock.acquire("local_lab", {"campaign": "second"}, wait_s=30, on_wait=waited.append)
-        assert json.loads(target_lock.lock_path("local_lab").read_text())["campaign"] == "second"
+        lock = target_lock.acquire(
+            "local_lab", "benchcamp_lab_ssh", {"campaign": "second"}, wait_s=30, on_wait=waited.append
+        )
+        assert json.loads(target_lock.lock_path("benchcamp_lab_ssh").read_text())["campaign"] == "second"
         lock.release()
     finally:
         release.set()
         holder.join(30)
-    target_lock.check_free("local_lab")  # released when its holder ended
+    target_lock.check_free("local_lab", "benchcamp_lab_ssh")  # released when its holder ended
 
 
 def test_the_lock_holder_s_own_dag_run_may_use_its_target(monkeypatch: pytest.MonkeyPatch) -> None:
-    lock = target_lock.acquire("local_lab", {"campaign": "mine"})
+    lock = target_lock.acquire("local_lab", "benchcamp_lab_ssh", {"campaign": "mine"})
     try:
         monkeypatch.setenv(target_lock.TOKEN_ENV, lock.token)
-        target_lock.check_free("local_lab")
+        target_lock.check_free("local_lab", "benchcamp_lab_ssh")
         monkeypatch.setenv(target_lock.TOKEN_ENV, "someone-else")
         with pytest.raises(target_lock.TargetBusy):
-            target_lock.check_free("local_lab")
+            target_lock.check_free("local_lab", "benchcamp_lab_ssh")
     finally:
         lock.release()
 

@@ -545,10 +545,16 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         from benchcamp.pipeline.campaign import run_preflight
         from benchcamp.pipeline.target_lock import TargetBusy, check_free
 
-        try:  # one campaign per target: a `benchcamp run` elsewhere may hold it (no retry)
-            check_free(environment)
-        except TargetBusy as exc:
-            raise AirflowFailException(str(exc)) from exc
+        if environment_units:  # one campaign per target: a `benchcamp run` may hold it (no retry)
+            from benchcamp.core.spec import load_spec
+
+            connection = (
+                load_spec(environment_units[0]["study"]).environment(environment).transport.connection
+            )
+            try:
+                check_free(environment, connection)
+            except TargetBusy as exc:
+                raise AirflowFailException(str(exc)) from exc
         return run_preflight(environment_units, get_current_context()["ti"].try_number)
 
     environment_units = units_for(units)

@@ -346,6 +346,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 locks.append(
                     target_lock.acquire(
                         environment,
+                        spec.environment(environment).transport.connection,
                         {"study": args.study, "campaign": campaign, "command": "benchcamp run"},
                         wait_s=args.wait,
                         on_wait=lambda text: print(text, flush=True),

@@ -3,10 +3,15 @@
 The stack's 1-slot pools (`campaign.target_pool`) keep its own runs apart, but `benchcamp run`
 runs `airflow dags test` on a metadata database of its own, where no pool sees another run: two
 runs of one study on one target were both accepted and measured each other. `benchcamp run`
-now holds `<locks>/target-<environment>.lock` (an flock, released when the process ends, even
+now holds `<locks>/target-<connection>.lock` (an flock, released when the process ends, even
 killed) for its whole campaign, with who holds it written inside; a second run refuses (or
 waits, bounded) naming the running campaign, and a preflight in any DAG run (the stack's too)
 refuses a target that a CLI run other than its own holds.
+
+The lock is the target's SSH connection's, not its environment name's: environments that reach one
+machine through one connection (the lab's `local_lab` and `local_lab_yarn`, two storage devices or
+link levels of one HDFS) share its data file system, and the preflight of one campaign removes what
+another campaign of the study left there.
 
 The lock folder is `$BENCHCAMP_LOCKS`, else `<results>/.locks`: it goes with the results, so
 runs that share results share locks, and a test with private results has private locks.
@@ -40,8 +45,8 @@ def lock_dir() -> Path:
     return Path(os.environ.get(LOCKS_ENV) or results_root() / ".locks")
 
 
-def lock_path(environment: str) -> Path:
-    return lock_dir() / f"target-{check_component(slug(environment), 'environment')}.lock"
+def lock_path(connection: str) -> Path:
+    return lock_dir() / f"target-{check_component(slug(connection), 'connection')}.lock"
 
 
 def describe(holder: dict[str, Any]) -> str:
@@ -65,7 +70,7 @@ def _read_holder(handle: IO[str]) -> dict[str, Any]:
 class TargetLock:
     """A held target lock (keep the object: the lock lasts as long as its open file)."""
 
-    environment: str
+    connection: str
     token: str
     handle: IO[str]
 
@@ -75,12 +80,14 @@ class TargetLock:
 
 def acquire(
     environment: str,
+    connection: str,
     holder: dict[str, Any],
     wait_s: float = 0.0,
     on_wait: Callable[[str], None] | None = None,
 ) -> TargetLock:
-    """Take the target's lock, waiting up to `wait_s` seconds; TargetBusy naming the holder after."""
-    path = lock_path(environment)
+    """Take the lock of the target `environment` reaches through `connection`, waiting up to
+    `wait_s` seconds; TargetBusy naming the holder after that."""
+    path = lock_path(connection)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = path.open("a+", encoding="utf-8")
     deadline = time.monotonic() + wait_s
@@ -94,8 +101,8 @@ def acquire(
             if time.monotonic() >= deadline:
                 handle.close()
                 raise TargetBusy(
-                    f"target {environment} is busy: {describe(current)} holds it ({path}); wait for it "
-                    "to end or stop it, or pass --wait SECONDS"
+                    f"target {environment} (connection {connection}) is busy: {describe(current)} holds it "
+                    f"({path}); wait for it to end or stop it, or pass --wait SECONDS"
                 ) from None
             if on_wait and not told:
                 on_wait(
@@ -106,6 +113,7 @@ def acquire(
     token = f"{os.getpid()}-{time.time_ns()}"
     entry = {
         **holder,
+        "environment": environment,
         "token": token,
         "pid": os.getpid(),
         "host": socket.gethostname(),
@@ -115,13 +123,13 @@ def acquire(
     handle.truncate()
     handle.write(json.dumps(entry))
     handle.flush()
-    return TargetLock(environment, token, handle)
+    return TargetLock(connection, token, handle)
 
 
-def check_free(environment: str) -> None:
+def check_free(environment: str, connection: str) -> None:
     """In a DAG run: TargetBusy when a `benchcamp run` other than the one that started this run
     holds the target (the holder's token is in this process's environment when it is ours)."""
-    path = lock_path(environment)
+    path = lock_path(connection)
     if not path.exists():
         return
     with path.open("r", encoding="utf-8") as handle:
@@ -132,4 +140,6 @@ def check_free(environment: str) -> None:
             current = _read_holder(handle)
     if current.get("token") and current.get("token") == os.environ.get(TOKEN_ENV):
         return
-    raise TargetBusy(f"target {environment} is busy: {describe(current)} holds it ({path})")
+    raise TargetBusy(
+        f"target {environment} (connection {connection}) is busy: {describe(current)} holds it ({path})"
+    )
