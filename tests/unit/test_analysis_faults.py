@@ -4,12 +4,21 @@ dbt build, and never leave a wrong or stale figure unexplained."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.ops.cli import EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
+from benchcamp.pipeline import transform
+from benchcamp.pipeline.transform import DbtBuildError, build_marts
+from benchcamp.pipeline.warehouse import WAIT_ENV
 from benchcamp.presentation import report
 
 HIVE: dict[str, Any] = {
@@ -87,3 +96,140 @@ def test_measured_repetitions_that_all_failed_are_cells_with_no_result_and_the_b
         (340, 3, 0, 340.0),
     ]
     assert all(row["processed_gb"] == 1.5 for row in scaling)
+
+
+WORDCOUNT: dict[str, Any] = {
+    "study": "hibench_dse",
+    "environment": "local_lab",
+    "workload": "wordcount",
+    "params": {"data_size_gb": 1, "maps": 4, "reduces": 2},
+    "metric": "duration_s",
+    "unit": "s",
+    "status": "ok",
+}
+BAD_NODE = "expression_is_true_stg_results__repetition_1_not_is_warmup"
+
+
+def wordcount(campaign: str) -> list[dict[str, Any]]:
+    return [{**WORDCOUNT, "campaign": campaign, "repetition": rep, "value": 10.0 + rep} for rep in (1, 2, 3)]
+
+
+def _spoil(warehouse: Path, campaign: str) -> None:
+    """What no record file allows, as a cancelled attempt's leftovers did: an ok repetition 0."""
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute("update raw.results set repetition = 0 where campaign = ? and repetition = 1", [campaign])
+
+
+def benchcamp(*args: str, wait_s: float = 60) -> subprocess.CompletedProcess[str]:
+    """The `benchcamp` command in its own process, as a user runs it."""
+    command = [str(Path(sys.executable).parent / "benchcamp"), *args]
+    env = {**os.environ, WAIT_ENV: str(wait_s)}
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, check=False)
+
+
+def test_an_old_campaigns_bad_rows_never_fail_a_later_build(tmp_path: Path) -> None:
+    """The data tests of an import's build judge the campaigns it loaded: leftovers of an old
+    campaign fail only a build of that campaign (or a whole-warehouse build, e.g. make test)."""
+    warehouse = tmp_path / "w.duckdb"
+    assert (
+        main(["import", str(_write(tmp_path / "old.jsonl", wordcount("old"))), "--warehouse", str(warehouse)])
+        == 0
+    )
+    _spoil(warehouse, "old")
+    assert (
+        main(["import", str(_write(tmp_path / "new.jsonl", wordcount("new"))), "--warehouse", str(warehouse)])
+        == 0
+    )
+    (row,) = report.read_tables(warehouse, "hibench_dse", "new")["scaling"]
+    assert (row["n"], row["mean_s"]) == (3, 12.0)
+    with pytest.raises(DbtBuildError) as whole:
+        build_marts(warehouse, unit_tests=False)
+    assert any(BAD_NODE in node for node in whole.value.failed_nodes)
+    with pytest.raises(DbtBuildError):
+        build_marts(warehouse, unit_tests=False, campaigns=[("hibench_dse", "old")])
+    build_marts(warehouse, unit_tests=False, campaigns=[("hibench_dse", "new")])
+
+
+def test_a_failed_build_is_recorded_reported_and_import_exits_7_naming_the_node(tmp_path: Path) -> None:
+    """The records stay loaded, `benchcamp import` exits 7 with one line naming the failed test
+    (no traceback, no nanobind noise), and reports date their figures to the last good build."""
+    warehouse = tmp_path / "w.duckdb"
+    old = _write(tmp_path / "old.jsonl", wordcount("old"))
+    assert main(["import", str(old), "--warehouse", str(warehouse)]) == 0
+    good = transform.last_build(warehouse)
+    assert good is not None and good.ok and good.stale_note() is None
+    assert good.campaigns == ["hibench_dse/old"] and good.origin == "benchcamp import old.jsonl"
+    _spoil(warehouse, "old")
+
+    done = benchcamp("import", str(old), "--warehouse", str(warehouse))
+    assert done.returncode == ExitCode.ANALYSIS_FAILED, done.stderr
+    assert "the records are loaded, but the figures could not be built" in done.stderr
+    assert BAD_NODE in done.stderr
+    assert "Traceback" not in done.stderr and "leaked" not in done.stderr, done.stderr
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert con.execute("select count(*) from raw.results where campaign = 'old'").fetchone() == (4,)
+
+    failed = transform.last_build(warehouse)
+    assert failed is not None and not failed.ok and failed.last_ok_at == good.finished_at
+    assert any(BAD_NODE in node and ": fail: " in node for node in failed.failed_nodes)
+    note = failed.stale_note()
+    assert note is not None and note.startswith(
+        f"figures below are from {good.finished_at.astimezone(transform.UTC):%Y-%m-%d %H:%M:%S} UTC, "
+        "the last successful build; the build at "
+    )
+    assert f"failed: test.benchcamp.{BAD_NODE}" in note
+    shown = benchcamp("report", "hibench_dse", "--campaign", "old", "--warehouse", str(warehouse))
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"NOTE: {note}\n"), shown.stdout
+    assert report.run_report("hibench_dse", "old", warehouse).startswith(f"NOTE: {note}\n")
+
+
+HOLDER = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[1])
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+@contextmanager
+def held(warehouse: Path, seconds: float) -> Iterator[subprocess.Popen[str]]:
+    """Another process with the warehouse open (as a DAG's load or dbt build has) for `seconds`."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(warehouse), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_import_waits_for_a_held_warehouse_then_exits_6_naming_the_holder(tmp_path: Path) -> None:
+    warehouse = tmp_path / "w.duckdb"
+    source = _write(tmp_path / "c.jsonl", wordcount("c"))
+    with held(warehouse, 120) as holder:
+        done = benchcamp("import", str(source), "--warehouse", str(warehouse), wait_s=2)
+    assert done.returncode == ExitCode.BUSY, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert (
+        f"warehouse {warehouse} is held by PID {holder.pid} (" in lines[0] and "waiting up to 2 s" in lines[0]
+    )
+    assert any(line.startswith(f"error: warehouse {warehouse} is held by PID {holder.pid}") for line in lines)
+    assert "Traceback" not in done.stderr and "leaked" not in done.stderr, done.stderr
+    with duckdb.connect(str(warehouse), read_only=True) as con:  # the holder's empty file: nothing loaded
+        assert con.execute(
+            "select count(*) from information_schema.tables where table_schema = 'raw'"
+        ).fetchone() == (0,)
+
+
+def test_import_succeeds_when_the_holder_lets_go_during_the_wait(tmp_path: Path) -> None:
+    warehouse = tmp_path / "w.duckdb"
+    source = _write(tmp_path / "c.jsonl", wordcount("c"))
+    with held(warehouse, 3) as holder:
+        done = benchcamp("import", str(source), "--warehouse", str(warehouse), wait_s=120)
+    assert done.returncode == 0, done.stderr
+    assert f"is held by PID {holder.pid}" in done.stderr and "waiting up to 120 s" in done.stderr
+    (row,) = report.read_tables(warehouse, "hibench_dse", "c")["scaling"]
+    assert row["n"] == 3

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from benchcamp.airflow.airflow_env import airflow_environment, prepare_airflow, run_airflow
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.paths import airflow_home, default_warehouse
 
 EXIT_OK = 0
@@ -48,7 +49,30 @@ def _in_background(name: str, work: Callable[[], object]) -> threading.Thread:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """Read, check, validate and load a record file; all of it or, on any bad line, nothing."""
+    """Read, check, validate and load a record file; all of it or, on any bad line, nothing.
+
+    Exits 6 (BUSY) when another process holds the warehouse for the whole wait, 7
+    (ANALYSIS_FAILED) naming the failed dbt nodes when the records are loaded but the figures
+    could not be built: one line each, never a traceback."""
+    from benchcamp.pipeline.transform import DbtBuildError
+    from benchcamp.pipeline.warehouse import WarehouseBusy
+
+    try:
+        return _import(args)
+    except WarehouseBusy as exc:
+        print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
+        return ExitCode.BUSY
+    except DbtBuildError as exc:
+        nodes = [node for node in exc.failed_nodes if not node.startswith("(")] or [str(exc)]
+        print(
+            "error: the records are loaded, but the figures could not be built (reports show the "
+            f"last successful build): {'; '.join(nodes)}",
+            file=sys.stderr,
+        )
+        return ExitCode.ANALYSIS_FAILED
+
+
+def _import(args: argparse.Namespace) -> int:
     from benchcamp.core.records import RecordError
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline import importer
@@ -98,7 +122,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     from benchcamp.pipeline.transform import build_marts
     from benchcamp.presentation.report import export_snapshot
 
-    build_marts(target, unit_tests=False)
+    build_marts(
+        target,
+        unit_tests=False,
+        campaigns=[(item.study, item.campaign) for item in loads],
+        origin=f"benchcamp import {path.name}",
+    )
     export_snapshot(target)
     order = {(item.study, item.campaign): index for index, item in enumerate(loads)}
     all_failures = sorted(failures, key=lambda failure: order[(failure.study, failure.campaign)])
@@ -142,6 +171,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     except report.ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    note = report.build_note(target)  # the latest dbt build failed: the figures are older
+    if note and args.format == "table":
+        text = f"NOTE: {note}\n\n{text}"
+    elif note:  # CSV, JSON and HTML stay as readers parse them
+        print(f"NOTE: {note}", file=sys.stderr)
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         print(f"wrote {args.output}")

@@ -9,10 +9,14 @@ writes in one transaction and closes it. DAG tasks that write share a 1-slot poo
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.records import RECORD_FIELDS, EnvironmentSnapshot, ResultRecord, ValidationFailure
@@ -27,8 +31,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_STDDEV_PCT",
     "RESULT_KEY",
+    "WAIT_ENV",
     "LoadSummary",
+    "WarehouseBusy",
     "connect",
+    "wait_for_warehouse",
     "default_warehouse",
     "ensure_schema",
     "load_environment",
@@ -156,15 +163,96 @@ class LoadSummary:
         return f"{self.inserted} new, {self.replaced} replaced"
 
 
+# How long a writer waits for another process to let go of the warehouse file (seconds).
+WAIT_ENV = "BENCHCAMP_WAREHOUSE_WAIT_S"
+DEFAULT_WAIT_S = 300.0
+_HOLDER_PID = re.compile(r"\(PID (\d+)\)")
+T = TypeVar("T")
+
+
+class WarehouseBusy(RuntimeError):
+    """Another process held the warehouse file for the whole wait; the message names it."""
+
+    def __init__(self, path: Path, holder: str, waited_s: float) -> None:
+        super().__init__(f"warehouse {path} is held by {holder}; gave up after waiting {waited_s:g} s")
+        self.path = path
+        self.holder = holder
+
+
+def _lock_conflict(exc: BaseException) -> bool:
+    """DuckDB's error for a file another process has open (one writer per file)."""
+    import duckdb
+
+    return isinstance(exc, duckdb.IOException) and "Could not set lock on file" in str(exc)
+
+
+def _holder(exc: BaseException) -> str:
+    """`PID <pid> (<command line>)` of the process DuckDB names in its lock error, as far as known."""
+    found = _HOLDER_PID.search(str(exc))
+    if found is None:
+        return "another process"
+    pid = found.group(1)
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            command = " ".join(part.decode(errors="replace") for part in handle.read().split(b"\0") if part)
+    except OSError:
+        return f"PID {pid}"
+    command = " ".join(command.split())  # one line, however the holder was started
+    if len(command) > 200:
+        command = command[:199] + "…"
+    return f"PID {pid} ({command})" if command else f"PID {pid}"
+
+
+def wait_s() -> float:
+    """BENCHCAMP_WAREHOUSE_WAIT_S, else DEFAULT_WAIT_S."""
+    return float(os.environ.get(WAIT_ENV) or DEFAULT_WAIT_S)
+
+
+def wait_for_warehouse(open_: Callable[[], T], path: Path) -> T:
+    """`open_()` (a connect or an attach of `path`), retried while another process holds the file,
+    for up to BENCHCAMP_WAREHOUSE_WAIT_S s; says once on stderr who holds it, then raises
+    WarehouseBusy naming the holder. A writer that failed at once lost a whole campaign's load."""
+    from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_delay, wait_exponential
+
+    limit = wait_s()
+    told = False
+
+    def tell(state: RetryCallState) -> None:
+        nonlocal told
+        if not told and state.outcome is not None:
+            told = True
+            holder = _holder(state.outcome.exception() or RuntimeError())
+            print(
+                f"warehouse {path} is held by {holder}; waiting up to {limit:g} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    try:
+        return Retrying(
+            retry=retry_if_exception(_lock_conflict),
+            stop=stop_after_delay(limit),
+            wait=wait_exponential(multiplier=0.1, max=2.0),
+            before_sleep=tell,
+            reraise=True,
+        )(open_)
+    except Exception as exc:
+        if _lock_conflict(exc):
+            raise WarehouseBusy(path, _holder(exc), limit) from None
+        raise
+
+
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse (default: `default_warehouse()`); a writable one gets its folder and schema."""
+    """Open the warehouse (default: `default_warehouse()`); a writable one gets its folder and schema.
+
+    A writable one waits, bounded, while another process holds the file (`wait_for_warehouse`)."""
     import duckdb
 
     target = path or default_warehouse()
     if read_only:
         return duckdb.connect(str(target), read_only=True)
     target.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(target))
+    con = wait_for_warehouse(lambda: duckdb.connect(str(target)), target)
     try:
         ensure_schema(con)
     except Exception:
@@ -179,6 +267,42 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(CLAIMS_SCHEMA)
     con.execute(ADAPTIVE_STOPS_SCHEMA)
     con.execute(RUN_ORDER_SCHEMA)
+    con.execute(BUILDS_SCHEMA)
+
+
+# Each dbt build's outcome (`transform.build_marts`, the DAG's dbt_build task), so that a report
+# can say its figures are from an older build, and why the last one failed.
+BUILDS_SCHEMA = """
+create table if not exists raw.builds (
+    started_at timestamptz not null,
+    finished_at timestamptz not null,
+    ok boolean not null,
+    origin varchar not null,
+    campaigns json not null,
+    failed_nodes json not null
+);
+"""
+KEPT_BUILDS = 200  # the newest builds kept in raw.builds; older ones say nothing a report needs
+
+
+def record_build(
+    path: Path,
+    started_at: datetime,
+    ok: bool,
+    origin: str,
+    campaigns: list[str],
+    failed_nodes: list[str],
+) -> None:
+    """Append one build's outcome to raw.builds (and drop all but the newest KEPT_BUILDS)."""
+    with connect(path) as con:
+        con.execute(
+            "insert into raw.builds values (?, ?, ?, ?, ?, ?)",
+            [started_at, datetime.now(UTC), ok, origin, json.dumps(campaigns), json.dumps(failed_nodes)],
+        )
+        con.execute(
+            "delete from raw.builds where finished_at < "
+            f"(select min(finished_at) from (select finished_at from raw.builds order by finished_at desc limit {KEPT_BUILDS}))"
+        )
 
 
 # Each repetition's planned place in its target's run order (pipeline.run_order), beside the
