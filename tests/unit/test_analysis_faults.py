@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -233,3 +234,110 @@ def test_import_succeeds_when_the_holder_lets_go_during_the_wait(tmp_path: Path)
     assert f"is held by PID {holder.pid}" in done.stderr and "waiting up to 120 s" in done.stderr
     (row,) = report.read_tables(warehouse, "hibench_dse", "c")["scaling"]
     assert row["n"] == 3
+
+
+def test_the_dags_load_makes_the_campaigns_rows_exactly_its_archive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancelled attempt left a warm-up and a fourth repetition in the warehouse; the re-run's
+    load (run_load: its archive is the whole campaign) removes them in its transaction, leaves
+    other campaigns alone, and the build passes. An import still replaces by key only."""
+    import shutil
+
+    from benchcamp.core.records import ResultRecord, cell_key
+    from benchcamp.pipeline import archive
+    from benchcamp.pipeline import warehouse as wh
+    from benchcamp.pipeline.campaign import run_load
+
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    params = WORDCOUNT["params"]
+    key = cell_key("wordcount", params)
+
+    def archived(repetition: int) -> Path:
+        rep_dir = archive.repetition_dir("hibench_dse", "c1", key, repetition)
+        status = "warmup" if repetition <= 0 else "ok"
+        archive.save_records(rep_dir, [ResultRecord.model_validate(
+            {**WORDCOUNT, "campaign": "c1", "repetition": repetition, "value": 10.0 + repetition, "status": status}
+        )])  # fmt: skip
+        return rep_dir
+
+    cancelled = [archived(0), archived(4)]
+    for repetition in (1, 2, 3):
+        archived(repetition)
+    warehouse = tmp_path / "w.duckdb"
+    assert (
+        main(
+            [
+                "import",
+                str(_write(tmp_path / "other.jsonl", wordcount("other"))),
+                "--warehouse",
+                str(warehouse),
+            ]
+        )
+        == 0
+    )
+    assert run_load("hibench_dse", "c1", warehouse).records == 5
+    for rep_dir in cancelled:  # the re-run's archive holds only its own repetitions
+        shutil.rmtree(rep_dir)
+    loaded = run_load("hibench_dse", "c1", warehouse)
+    assert (loaded.records, loaded.inserted, loaded.replaced) == (3, 0, 3)
+
+    def repetitions(campaign: str) -> list[tuple[int, str]]:
+        with duckdb.connect(str(warehouse), read_only=True) as con:
+            return con.execute(
+                "select repetition, status from raw.results where campaign = ? order by repetition",
+                [campaign],
+            ).fetchall()
+
+    assert repetitions("c1") == [(1, "ok"), (2, "ok"), (3, "ok")]
+    assert repetitions("other") == [(1, "ok"), (2, "ok"), (3, "ok")]
+    build_marts(warehouse, unit_tests=False, campaigns=[("hibench_dse", "c1")])
+    (row,) = report.read_tables(warehouse, "hibench_dse", "c1")["scaling"]
+    assert (row["n"], row["n_failed"], row["n_warmup"], row["mean_s"]) == (3, 0, 0, 12.0)
+
+    summary = wh.load_records(
+        warehouse,
+        [ResultRecord.model_validate({**WORDCOUNT, "campaign": "c1", "repetition": 9, "value": 1.0})],
+    )
+    assert (summary.inserted, summary.removed) == (1, 0) and len(repetitions("c1")) == 4  # by key: kept
+    assert wh.load_records(warehouse, [], replace_campaign=("hibench_dse", "c1")).removed == 4
+    with pytest.raises(ValueError, match="record of hibench_dse/other passed to replace hibench_dse/c1"):
+        wh.load_records(
+            warehouse,
+            [ResultRecord.model_validate({**WORDCOUNT, "campaign": "other", "repetition": 1, "value": 1.0})],
+            replace_campaign=("hibench_dse", "c1"),
+        )
+
+
+def test_the_dags_dbt_build_fails_and_is_recorded_when_another_process_holds_the_warehouse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cosmos's dbtRunner result for a build that could not lock the file fails the task, and
+    the outcome reaches raw.builds once the holder lets go (the record waits for it)."""
+    from datetime import UTC, datetime
+
+    from benchcamp.airflow.dag_factory import dbt_build_task
+    from benchcamp.pipeline import warehouse as wh
+    from cosmos.dbt import runner
+    from cosmos.exceptions import CosmosDbtRunError
+
+    warehouse = tmp_path / "w.duckdb"
+    wh.connect(warehouse).close()
+    monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(warehouse))
+    monkeypatch.setenv(WAIT_ENV, "120")
+    operator = dbt_build_task()
+    operator._started, operator._campaigns = datetime.now(UTC), ["hibench_dse/c1"]
+    project = str(transform.project_dir())
+    command = ["dbt", "build", "--project-dir", project, "--profiles-dir", project,
+               "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]  # fmt: skip
+    with held(warehouse, 600) as holder:
+        result = runner.run_command(command, dict(os.environ), project)
+        assert not result.success
+        threading.Timer(2.0, holder.kill).start()  # lets go while the record waits
+        with pytest.raises(CosmosDbtRunError, match="Could not set lock on file"):
+            operator.handle_exception_dbt_runner(result)
+    status = transform.last_build(warehouse)
+    assert status is not None and not status.ok and status.campaigns == ["hibench_dse/c1"]
+    assert status.origin.endswith(" dbt_build") and "Could not set lock on file" in status.failed_nodes[0]
+    note = status.stale_note()
+    assert note is not None and note.startswith("no build has succeeded yet")
