@@ -79,6 +79,7 @@ def test_connect_creates_the_folder_and_the_raw_schema(path: Path) -> None:
         "hardware_changes",
         "run_order",
         "adaptive_stops",
+        "builds",
     }
     with wh.connect(path) as con:  # ensure_schema twice is harmless
         wh.ensure_schema(con)

@@ -1,11 +1,23 @@
 -- Per cell and metric, the statistics every study reports: n usable repetitions (ok and
--- passing the record-level expectations, stg_results.is_usable; failed ones and ok ones with
--- e.g. a negative duration are counted in n_failed, never averaged), their mean, the sample
+-- passing the record-level expectations, stg_results.is_usable), n_failed the cell's other
+-- measured repetitions (never averaged), their mean, the sample
 -- standard deviation (n − 1, as the studies use; NULL with fewer than two) and σ% = σ / mean × 100.
 -- Warm-up repetitions are only counted (n_warmup, n_warmup_failed): no statistic includes them.
+-- n_failed is per cell, not per record: a repetition that failed wrote only duration_s, yet it
+-- is a failed repetition for compile_s too, so n + n_failed is the cell's measured repetitions
+-- for every metric, and a metric with no usable repetition is a cell with no result (mean NULL,
+-- n 0, n_failed k), never a failed data test. A cell with warm-ups only (a run stopped after
+-- them) has n 0 and n_failed 0.
 -- passed_validation: no failed expectation names this cell in this campaign and environment.
 with results as (
     select * from {{ ref('stg_results') }}
+),
+
+measured as (
+    select study, campaign, environment, workload, cell_key,
+        count(distinct repetition) filter (where not is_warmup) as n_measured
+    from results
+    group by study, campaign, environment, workload, cell_key
 ),
 
 failed_cells as (
@@ -28,7 +40,6 @@ summarised as (
         any_value(series_params) as series_params,
         any_value(unit) as unit,
         count(*) filter (where is_usable) as n,
-        count(*) filter (where not is_usable and not is_warmup) as n_failed,
         count(*) filter (where is_warmup) as n_warmup,
         count(*) filter (where is_warmup and status = 'warmup_failed') as n_warmup_failed,
         avg(value) filter (where is_usable) as mean,
@@ -53,7 +64,7 @@ select
     s.series_params,
     s.unit,
     s.n,
-    s.n_failed,
+    m.n_measured - s.n as n_failed,
     s.n_warmup,
     s.n_warmup_failed,
     s.mean,
@@ -63,6 +74,12 @@ select
     s.first_started_at,
     s.last_finished_at
 from summarised as s
+inner join measured as m
+    on s.study = m.study
+    and s.campaign = m.campaign
+    and s.environment = m.environment
+    and s.workload = m.workload
+    and s.cell_key = m.cell_key
 left join failed_cells as f
     on s.study = f.study
     and s.campaign = f.campaign

@@ -621,6 +621,12 @@ def dbt_build_task() -> Any:
     group, a campaign's analysis was 37 tasks of 4-5 s each (dbt starting every time), about
     3 minutes even for a one-cell campaign; one build takes seconds. dbt's log, in the task's
     log, still lists every model and test with its status.
+
+    The data tests judge this run's campaign only (the dbt var `benchcamp_campaigns`, set at run
+    time: `_campaign` needs the run's params, run id and type), so another campaign's bad rows
+    never fail it. Its outcome goes to raw.builds, as `benchcamp import`'s does, for reports and
+    `transform.last_build`; any failed node fails the task (Cosmos raises when dbt's result is
+    not a success, a lock held by another process included; this checks the nodes as well).
     """
     from cosmos import ProfileConfig
     from cosmos.constants import InvocationMode
@@ -628,8 +634,44 @@ def dbt_build_task() -> Any:
 
     from benchcamp.core.paths import default_warehouse, repo_root
 
+    class CampaignBuildOperator(DbtBuildLocalOperator):  # type: ignore[misc]  # Cosmos is untyped
+        def execute(self, context: Any, **kwargs: Any) -> Any:
+            from datetime import UTC
+
+            from benchcamp.pipeline.transform import CAMPAIGNS_VAR, campaign_vars
+
+            self._started = datetime.now(UTC)
+            self._campaigns = campaign_vars([(context["dag"].dag_id, _campaign(context))])[CAMPAIGNS_VAR]
+            given: dict[str, Any] = getattr(self, "vars", None) or {}
+            self.vars = {**given, CAMPAIGNS_VAR: self._campaigns}
+            self._recorded = False
+            try:
+                return super().execute(context, **kwargs)
+            except Exception as exc:
+                if not self._recorded:  # failed before dbt had a result (profile, project copy, ...)
+                    self._record([f"dbt_build: {' '.join(str(exc).split())}"])
+                raise
+
+        def handle_exception_dbt_runner(self, result: Any) -> None:
+            from benchcamp.pipeline.transform import DbtBuildError, failed_nodes
+
+            failed = failed_nodes(result.result) if result.result is not None else []
+            if not result.success and not failed:
+                failed = [f"dbt: could not run: {' '.join(str(result.exception).split())}"]
+            self._record(failed)
+            super().handle_exception_dbt_runner(result)
+            if failed:  # a failed node in a result dbt called a success: fail the task all the same
+                raise DbtBuildError("dbt build failed:\n" + "\n".join(f"  {line}" for line in failed), failed)
+
+        def _record(self, failed: list[str]) -> None:
+            from benchcamp.pipeline.transform import record_outcome
+
+            self._recorded = True
+            origin = f"airflow {self.dag_id} {self.task_id}"
+            record_outcome(default_warehouse(), self._started, failed, origin, self._campaigns)
+
     project = repo_root() / "dbt_project"
-    return DbtBuildLocalOperator(
+    return CampaignBuildOperator(
         task_id="dbt_build",
         project_dir=str(project),
         profile_config=ProfileConfig(

@@ -1,7 +1,6 @@
 """`benchcamp`: import results, print reports, run the lab and whole campaigns.
 
-Exit codes: 0 success; 2 unreadable or invalid input (nothing loaded); 3 records
-loaded but expectations failed; 1 anything else (a failed campaign run).
+Exit codes: one table for every command (`core.outcomes`, the README's "Exit codes and faults").
 """
 
 from __future__ import annotations
@@ -29,10 +28,6 @@ from benchcamp.airflow.airflow_env import (
 from benchcamp.core.outcomes import ExitCode, for_signal, worst
 from benchcamp.core.paths import airflow_home, default_warehouse
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_EXPECTATIONS_FAILED = 3
 
 
 def _warehouse(args: argparse.Namespace) -> Path:
@@ -57,7 +52,30 @@ def _in_background(name: str, work: Callable[[], object]) -> threading.Thread:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """Read, check, validate and load a record file; all of it or, on any bad line, nothing."""
+    """Read, check, validate and load a record file; all of it or, on any bad line, nothing.
+
+    Exits 6 (BUSY) when another process holds the warehouse for the whole wait, 7
+    (ANALYSIS_FAILED) naming the failed dbt nodes when the records are loaded but the figures
+    could not be built: one line each, never a traceback."""
+    from benchcamp.pipeline.transform import DbtBuildError
+    from benchcamp.pipeline.warehouse import WarehouseBusy
+
+    try:
+        return _import(args)
+    except WarehouseBusy as exc:
+        print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
+        return ExitCode.BUSY
+    except DbtBuildError as exc:
+        nodes = [node for node in exc.failed_nodes if not node.startswith("(")] or [str(exc)]
+        print(
+            "error: the records are loaded, but the figures could not be built (reports show the "
+            f"last successful build): {'; '.join(nodes)}",
+            file=sys.stderr,
+        )
+        return ExitCode.ANALYSIS_FAILED
+
+
+def _import(args: argparse.Namespace) -> int:
     from benchcamp.core.records import RecordError
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline import importer
@@ -73,12 +91,12 @@ def cmd_import(args: argparse.Namespace) -> int:
             _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
             if not count:
                 print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
-                return EXIT_BAD_INPUT
+                return ExitCode.BAD_INPUT
             importer.check_spec(con, path, args.strict_environment)
             repeats = importer.check_repeats(con, path)
         except (RecordError, importer.SpecMismatch) as exc:
             print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
         dbt = _in_background("dbt-parse", lambda: parse_ahead(target))
         loads = importer.campaigns(con, repeats)
         thresholds = {
@@ -107,7 +125,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     from benchcamp.pipeline.transform import build_marts
     from benchcamp.presentation.report import export_snapshot
 
-    build_marts(target, unit_tests=False)
+    build_marts(
+        target,
+        unit_tests=False,
+        campaigns=[(item.study, item.campaign) for item in loads],
+        origin=f"benchcamp import {path.name}",
+    )
     export_snapshot(target)
     order = {(item.study, item.campaign): index for index, item in enumerate(loads)}
     all_failures = sorted(failures, key=lambda failure: order[(failure.study, failure.campaign)])
@@ -119,9 +142,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(
             f"{len(all_failures)} expectation(s) failed; the records are loaded and marked", file=sys.stderr
         )
-        return EXIT_EXPECTATIONS_FAILED
+        return ExitCode.VALIDATION_FAILED
     print(f"all expectations passed; warehouse: {target}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -132,13 +155,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         load_spec(args.study)
     except SpecError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     target = _warehouse(args)
     if not target.exists():
         print(
             f"error: no warehouse at {target} (run a campaign or `benchcamp import` first)", file=sys.stderr
         )
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     try:
         if args.format == "html":
             from benchcamp.presentation.results_page import static_report
@@ -150,13 +173,18 @@ def cmd_report(args: argparse.Namespace) -> int:
             )
     except report.ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
+    note = report.build_note(target)  # the latest dbt build failed: the figures are older
+    if note and args.format == "table":
+        text = f"NOTE: {note}\n\n{text}"
+    elif note:  # CSV, JSON and HTML stay as readers parse them
+        print(f"NOTE: {note}", file=sys.stderr)
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         print(f"wrote {args.output}")
     else:
         print(text)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_spec_check(args: argparse.Namespace) -> int:
@@ -191,8 +219,8 @@ def cmd_spec_check(args: argparse.Namespace) -> int:
         print(f"{path}: ok ({spec.study}: {cells} cells at the default ladder, {spec.default_ladder})")
     if failed:
         print(f"{problems} problem(s) in {failed} of {len(paths)} spec(s)", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    return EXIT_OK
+        return ExitCode.BAD_INPUT
+    return ExitCode.OK
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
@@ -207,7 +235,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         print("lab stopped")
     else:
         print(lab.lab_status().format())
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -217,8 +245,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         print(stack.up())
     except stack.StackError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
+        return ExitCode.INTERNAL_ERROR
+    return ExitCode.OK
 
 
 def cmd_down(args: argparse.Namespace) -> int:
@@ -226,7 +254,7 @@ def cmd_down(args: argparse.Namespace) -> int:
 
     stack.down(keep_lab=args.keep_lab)
     print("Airflow stopped (the lab still runs)" if args.keep_lab else "Airflow and the lab stopped")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -235,7 +263,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(stack.format_status(stack.status()))
     print()
     print(lab.lab_status().format())
-    return EXIT_OK
+    return ExitCode.OK
 
 
 ADMIN_PASSWORD_ENV = "BENCHCAMP_ADMIN_PASSWORD"
@@ -272,11 +300,11 @@ def cmd_airflow_init(args: argparse.Namespace) -> int:
     password = os.environ.get(ADMIN_PASSWORD_ENV, "")
     if not password:
         print(f"error: {ADMIN_PASSWORD_ENV} is empty: set the admin password in .env", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     prepare_airflow({"AIRFLOW_HOME": str(airflow_home())}, log_to_file=False)
     user = write_login(Path(SimpleAuthManager.get_generated_password_file()), password)
     print(f"metadata DB migrated, pools created, login {user!r} written")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 class Interrupted(BaseException):
@@ -511,7 +539,7 @@ def cmd_airflow_env(args: argparse.Namespace) -> int:
         env.update(metadb.airflow_env())
     for name, value in env.items():
         print(f"export {name}={shlex.quote(value)}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def build_parser() -> argparse.ArgumentParser:

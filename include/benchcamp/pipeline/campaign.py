@@ -1090,7 +1090,8 @@ def run_load(
     spec = load_spec(study)
     path = warehouse or default_warehouse()
     records = archive.load_campaign_records(study, campaign)
-    summary = wh.load_records(path, records)
+    # The archive is the whole campaign: rows of an earlier attempt it no longer holds go.
+    summary = wh.load_records(path, records, replace_campaign=(study, campaign))
     wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
     wh.replace_run_order(
         path, study, campaign, run_order.load_run_order(archive.campaign_dir(study, campaign))

@@ -41,6 +41,7 @@ from benchcamp.pipeline.warehouse import (
     RESULT_COLUMNS,
     RESULT_KEY,
     SCHEMA,
+    wait_for_warehouse,
     write_study_claims,
     write_study_history,
     write_study_threshold,
@@ -669,7 +670,8 @@ def load(
 
     warehouse.parent.mkdir(parents=True, exist_ok=True)
     columns = ", ".join(RESULT_COLUMNS)
-    con.execute(f"attach {_literal(str(warehouse))} as warehouse")
+    # Another process (a DAG's load or dbt build) may hold the file: wait for it, bounded.
+    wait_for_warehouse(lambda: con.execute(f"attach {_literal(str(warehouse))} as warehouse"), warehouse)
     try:
         con.execute("use warehouse")
         con.execute(SCHEMA)

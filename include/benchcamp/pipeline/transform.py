@@ -12,14 +12,20 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 WAREHOUSE_ENV = "BENCHCAMP_WAREHOUSE"
+# The dbt var naming the campaigns a build loaded ("study/campaign" each): the data tests of models
+# with a campaign column judge only those rows (macros/campaign_scope.sql); absent, every row.
+CAMPAIGNS_VAR = "benchcamp_campaigns"
 _FAILED = {"error", "fail", "runtime error"}
 _LOCK = threading.Lock()  # dbtRunner keeps global state (flags, adapters, os.environ): one run at a time
 
@@ -108,7 +114,7 @@ def _invoke(args: list[str], warehouse: Path, run_dir: Path, manifest: Any = Non
             _release_duckdb()
 
 
-def _failed_nodes(result: Any) -> list[str]:
+def failed_nodes(result: Any) -> list[str]:
     """`unique_id: status: message` of each failed node, then how many were skipped because of them."""
     failed, skipped = [], 0
     for node in getattr(result, "results", None) or []:
@@ -123,33 +129,134 @@ def _failed_nodes(result: Any) -> list[str]:
     return failed
 
 
-def build_marts(warehouse: Path, select: str | None = None, unit_tests: bool = True) -> None:
+def campaign_vars(campaigns: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """The dbt vars that scope a build's data tests to `campaigns` ((study, campaign) pairs)."""
+    return {CAMPAIGNS_VAR: [f"{study}/{campaign}" for study, campaign in campaigns]}
+
+
+def build_marts(
+    warehouse: Path,
+    select: str | None = None,
+    unit_tests: bool = True,
+    campaigns: Iterable[tuple[str, str]] | None = None,
+    origin: str = "benchcamp",
+) -> None:
     """`dbt build` (models, data tests, unit tests) on `warehouse`; raise DbtBuildError naming failed nodes.
 
     Creates the raw schema first, so a new warehouse builds empty marts. Call it with no
     other connection to the file open (DuckDB has one writer). `unit_tests=False` leaves out
     dbt's unit tests: they check the models' SQL on fixed fixtures, so the data being built
     cannot change their outcome (`benchcamp import` skips them; the DAGs and the tests run them).
+    `campaigns`, the (study, campaign) pairs just loaded, limits the data tests of models with a
+    campaign column to their rows: an old campaign's bad rows never fail a later build. None
+    judges every row. The outcome is recorded in raw.builds (`last_build`), named by `origin`.
     """
     from benchcamp.pipeline.warehouse import connect
 
     target = warehouse.resolve()
-    connect(target).close()
+    started = datetime.now(UTC)
+    connect(target).close()  # waits, bounded, for another writer (WarehouseBusy)
+    loaded = None if campaigns is None else campaign_vars(campaigns)
     args = ["build"] + (["--select", select] if select else [])
     if not unit_tests:
         args += ["--exclude-resource-type", "unit_test"]
+    if loaded is not None:
+        args += ["--vars", json.dumps(loaded)]
     run_dir = _run_dir(target)
     outcome = _invoke(args, target, run_dir, parsed_manifest(target))
+    failed = [] if outcome.success else failed_nodes(outcome.result)
+    if not outcome.success and not failed:
+        failed = [f"dbt: could not run: {' '.join(str(outcome.exception).split())}"]
+    record_outcome(target, started, failed, origin, loaded[CAMPAIGNS_VAR] if loaded else [])
     if outcome.success:
         return
-    failed = _failed_nodes(outcome.result)
-    if failed:
+    if outcome.result is not None and failed_nodes(outcome.result):
         listing = "\n".join(f"  {line}" for line in failed)
         raise DbtBuildError(
             f"dbt build failed on {target} (logs in {run_dir / 'logs'}):\n{listing}",
             failed,
         )
-    raise DbtBuildError(f"dbt build could not run on {target}: {outcome.exception}")
+    raise DbtBuildError(f"dbt build could not run on {target}: {outcome.exception}", failed)
+
+
+def record_outcome(
+    warehouse: Path, started_at: datetime, failed: list[str], origin: str, campaigns: list[str]
+) -> None:
+    """Record a build's outcome in raw.builds; a warehouse still held after the wait loses only
+    the record (said on stderr), never the build's own error."""
+    from benchcamp.pipeline.warehouse import WarehouseBusy, record_build
+
+    try:
+        record_build(warehouse, started_at, not failed, origin, campaigns, failed)
+    except WarehouseBusy as exc:
+        print(f"the build's outcome was not recorded: {exc}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class BuildStatus:
+    """The latest dbt build of a warehouse, and when the marts were last built successfully."""
+
+    started_at: datetime
+    finished_at: datetime
+    ok: bool
+    origin: str
+    campaigns: list[str]
+    failed_nodes: list[str]
+    last_ok_at: datetime | None  # finish of the newest successful build (this one when ok)
+
+    def stale_note(self) -> str | None:
+        """None when the latest build succeeded; else what a report says above its figures."""
+        if self.ok:
+            return None
+        since = (
+            f"figures below are from {_when(self.last_ok_at)}, the last successful build"
+            if self.last_ok_at
+            else "no build has succeeded yet: figures below may be missing or partial"
+        )
+        nodes = [node for node in self.failed_nodes if not node.startswith("(")] or ["unknown"]
+        return f"{since}; the build at {_when(self.finished_at)} failed: {'; '.join(nodes)}"
+
+
+def _when(moment: datetime | None) -> str:
+    return "-" if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def last_build(warehouse: Path) -> BuildStatus | None:
+    """The newest build recorded in `warehouse` (None: none recorded, or no warehouse). Read-only;
+    waits, bounded, while a writer holds the file."""
+    import duckdb
+
+    from benchcamp.pipeline.warehouse import wait_for_warehouse
+
+    if not warehouse.exists():
+        return None
+    con = wait_for_warehouse(lambda: duckdb.connect(str(warehouse), read_only=True), warehouse)
+    try:
+        return read_last_build(con)
+    finally:
+        con.close()
+
+
+def read_last_build(con: Any) -> BuildStatus | None:
+    """`last_build` on an open connection (e.g. a report's)."""
+    tables = con.execute(
+        "select count(*) from information_schema.tables where table_schema = 'raw' and table_name = 'builds'"
+    ).fetchone()
+    if not tables or not tables[0]:
+        return None
+    row = con.execute(
+        """
+        select started_at, finished_at, ok, origin, campaigns, failed_nodes,
+            (select max(finished_at) from raw.builds where ok)
+        from raw.builds order by finished_at desc limit 1
+        """
+    ).fetchone()
+    if row is None:
+        return None
+    started, finished, ok, origin, campaigns, failed, last_ok = row
+    return BuildStatus(
+        started, finished, bool(ok), origin, json.loads(campaigns), json.loads(failed), last_ok
+    )
 
 
 # The project parsed once per process and project version (`parsed_manifest`): a full parse

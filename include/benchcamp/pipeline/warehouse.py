@@ -9,10 +9,14 @@ writes in one transaction and closes it. DAG tasks that write share a 1-slot poo
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.records import RECORD_FIELDS, EnvironmentSnapshot, ResultRecord, ValidationFailure
@@ -27,8 +31,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_STDDEV_PCT",
     "RESULT_KEY",
+    "WAIT_ENV",
     "LoadSummary",
+    "WarehouseBusy",
     "connect",
+    "wait_for_warehouse",
     "default_warehouse",
     "ensure_schema",
     "load_environment",
@@ -147,24 +154,107 @@ FAILURE_COLUMNS = tuple(ValidationFailure.model_fields)
 
 @dataclass(frozen=True)
 class LoadSummary:
-    """What a load did: keys seen for the first time, and keys whose row was replaced."""
+    """What a load did: keys seen for the first time, keys whose row was replaced, rows removed."""
 
     inserted: int
     replaced: int
+    removed: int = 0  # rows of the campaign the load did not name (replace_campaign only)
 
     def __str__(self) -> str:
-        return f"{self.inserted} new, {self.replaced} replaced"
+        removed = f", {self.removed} left over from an earlier attempt removed" if self.removed else ""
+        return f"{self.inserted} new, {self.replaced} replaced{removed}"
+
+
+# How long a writer waits for another process to let go of the warehouse file (seconds).
+WAIT_ENV = "BENCHCAMP_WAREHOUSE_WAIT_S"
+DEFAULT_WAIT_S = 300.0
+_HOLDER_PID = re.compile(r"\(PID (\d+)\)")
+T = TypeVar("T")
+
+
+class WarehouseBusy(RuntimeError):
+    """Another process held the warehouse file for the whole wait; the message names it."""
+
+    def __init__(self, path: Path, holder: str, waited_s: float) -> None:
+        super().__init__(f"warehouse {path} is held by {holder}; gave up after waiting {waited_s:g} s")
+        self.path = path
+        self.holder = holder
+
+
+def _lock_conflict(exc: BaseException) -> bool:
+    """DuckDB's error for a file another process has open (one writer per file)."""
+    import duckdb
+
+    return isinstance(exc, duckdb.IOException) and "Could not set lock on file" in str(exc)
+
+
+def _holder(exc: BaseException) -> str:
+    """`PID <pid> (<command line>)` of the process DuckDB names in its lock error, as far as known."""
+    found = _HOLDER_PID.search(str(exc))
+    if found is None:
+        return "another process"
+    pid = found.group(1)
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            command = " ".join(part.decode(errors="replace") for part in handle.read().split(b"\0") if part)
+    except OSError:
+        return f"PID {pid}"
+    command = " ".join(command.split())  # one line, however the holder was started
+    if len(command) > 200:
+        command = command[:199] + "…"
+    return f"PID {pid} ({command})" if command else f"PID {pid}"
+
+
+def wait_s() -> float:
+    """BENCHCAMP_WAREHOUSE_WAIT_S, else DEFAULT_WAIT_S."""
+    return float(os.environ.get(WAIT_ENV) or DEFAULT_WAIT_S)
+
+
+def wait_for_warehouse(open_: Callable[[], T], path: Path) -> T:
+    """`open_()` (a connect or an attach of `path`), retried while another process holds the file,
+    for up to BENCHCAMP_WAREHOUSE_WAIT_S s; says once on stderr who holds it, then raises
+    WarehouseBusy naming the holder. A writer that failed at once lost a whole campaign's load."""
+    from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_delay, wait_exponential
+
+    limit = wait_s()
+    told = False
+
+    def tell(state: RetryCallState) -> None:
+        nonlocal told
+        if not told and state.outcome is not None:
+            told = True
+            holder = _holder(state.outcome.exception() or RuntimeError())
+            print(
+                f"warehouse {path} is held by {holder}; waiting up to {limit:g} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    try:
+        return Retrying(
+            retry=retry_if_exception(_lock_conflict),
+            stop=stop_after_delay(limit),
+            wait=wait_exponential(multiplier=0.1, max=2.0),
+            before_sleep=tell,
+            reraise=True,
+        )(open_)
+    except Exception as exc:
+        if _lock_conflict(exc):
+            raise WarehouseBusy(path, _holder(exc), limit) from None
+        raise
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse (default: `default_warehouse()`); a writable one gets its folder and schema."""
+    """Open the warehouse (default: `default_warehouse()`); a writable one gets its folder and schema.
+
+    A writable one waits, bounded, while another process holds the file (`wait_for_warehouse`)."""
     import duckdb
 
     target = path or default_warehouse()
     if read_only:
         return duckdb.connect(str(target), read_only=True)
     target.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(target))
+    con = wait_for_warehouse(lambda: duckdb.connect(str(target)), target)
     try:
         ensure_schema(con)
     except Exception:
@@ -179,6 +269,42 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(CLAIMS_SCHEMA)
     con.execute(ADAPTIVE_STOPS_SCHEMA)
     con.execute(RUN_ORDER_SCHEMA)
+    con.execute(BUILDS_SCHEMA)
+
+
+# Each dbt build's outcome (`transform.build_marts`, the DAG's dbt_build task), so that a report
+# can say its figures are from an older build, and why the last one failed.
+BUILDS_SCHEMA = """
+create table if not exists raw.builds (
+    started_at timestamptz not null,
+    finished_at timestamptz not null,
+    ok boolean not null,
+    origin varchar not null,
+    campaigns json not null,
+    failed_nodes json not null
+);
+"""
+KEPT_BUILDS = 200  # the newest builds kept in raw.builds; older ones say nothing a report needs
+
+
+def record_build(
+    path: Path,
+    started_at: datetime,
+    ok: bool,
+    origin: str,
+    campaigns: list[str],
+    failed_nodes: list[str],
+) -> None:
+    """Append one build's outcome to raw.builds (and drop all but the newest KEPT_BUILDS)."""
+    with connect(path) as con:
+        con.execute(
+            "insert into raw.builds values (?, ?, ?, ?, ?, ?)",
+            [started_at, datetime.now(UTC), ok, origin, json.dumps(campaigns), json.dumps(failed_nodes)],
+        )
+        con.execute(
+            "delete from raw.builds where finished_at < "
+            f"(select min(finished_at) from (select finished_at from raw.builds order by finished_at desc limit {KEPT_BUILDS}))"
+        )
 
 
 # Each repetition's planned place in its target's run order (pipeline.run_order), beside the
@@ -301,14 +427,31 @@ def _repeat_conflict(repeated: pd.DataFrame) -> str | None:
     )
 
 
-def load_records(path: Path | None, records: list[ResultRecord]) -> LoadSummary:
+def load_records(
+    path: Path | None, records: list[ResultRecord], replace_campaign: tuple[str, str] | None = None
+) -> LoadSummary:
     """Replace-or-insert result rows by key in one transaction.
 
     As `benchcamp import`: a key repeated in `records` is loaded once when every value is the
     same, and is a ValueError (nothing loaded) when not, since which one the marts should use
     is unknown. The records go in as one pandas frame, never row by row: a million records
     load in seconds.
+
+    `replace_campaign` (study, campaign), the DAG's load: `records` are that campaign's whole
+    archive, so its rows become exactly these, and rows of it they do not name (an earlier
+    attempt's warm-ups or extra repetitions) are deleted in the same transaction. An import
+    keeps replace-by-key: its file may hold only part of a campaign (some cells re-measured,
+    records appended later), so rows it does not name are not known to be leftovers.
     """
+    if replace_campaign is not None:
+        strangers = [r for r in records if (r.study, r.campaign) != replace_campaign]
+        if strangers:
+            raise ValueError(
+                f"record of {strangers[0].study}/{strangers[0].campaign} passed to replace "
+                f"{replace_campaign[0]}/{replace_campaign[1]}"
+            )
+        if not records:
+            return LoadSummary(0, 0, _delete_campaign_results(path, *replace_campaign))
     if not records:
         return LoadSummary(0, 0)
     frame = _results_frame(records)
@@ -332,6 +475,17 @@ def load_records(path: Path | None, records: list[ResultRecord]) -> LoadSummary:
             # The primary key is the row key, so this is delete + insert of the matching rows in one
             # statement; DuckDB runs it ~8x faster than an explicit delete (1.3 s vs 11 s for 1M rows).
             con.execute(f"insert or replace into raw.results ({columns}) select {columns} from incoming")
+            removed = 0
+            if replace_campaign is not None:
+                gone = con.execute(
+                    f"""
+                    delete from raw.results r where r.study = ? and r.campaign = ?
+                    and not exists (select 1 from incoming i where {key_match})
+                    returning 1
+                    """,
+                    list(replace_campaign),
+                ).fetchall()
+                removed = len(gone)
             con.execute("drop table incoming")
             con.execute("commit")
         except Exception:
@@ -339,7 +493,17 @@ def load_records(path: Path | None, records: list[ResultRecord]) -> LoadSummary:
             raise
         finally:
             con.unregister("incoming_frame")
-    return LoadSummary(inserted=len(frame) - replaced, replaced=replaced)
+    return LoadSummary(inserted=len(frame) - replaced, replaced=replaced, removed=removed)
+
+
+def _delete_campaign_results(path: Path | None, study: str, campaign: str) -> int:
+    """Delete a campaign's result rows (its archive has none now); how many there were."""
+    with connect(path) as con:
+        return len(
+            con.execute(
+                "delete from raw.results where study = ? and campaign = ? returning 1", [study, campaign]
+            ).fetchall()
+        )
 
 
 def replace_validation_failures(

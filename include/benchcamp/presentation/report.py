@@ -784,17 +784,32 @@ def render(tables: Tables, fmt: Format, study: str) -> str:
     return renderer(tables, study)
 
 
+def build_note(warehouse: Path) -> str | None:
+    """When the warehouse's latest dbt build failed: "figures below are from <time>, the last
+    successful build; the build at <time> failed: <node>: <message>" (None when it succeeded, or
+    no build is recorded), so a stale figure is never shown as current."""
+    from benchcamp.pipeline.transform import read_last_build
+
+    with _read_only(warehouse) as con:
+        status = read_last_build(con)
+    return None if status is None else status.stale_note()
+
+
 def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
     """The DAG's report task: the campaign's table, archived as `report.txt`, and a fresh snapshot.
 
     (Was `pipeline.campaign.run_report`: it renders, so it lives here, above the pipeline.)
+    The table starts with `build_note` when the latest build failed.
     """
     from benchcamp.core.paths import default_warehouse
     from benchcamp.pipeline import archive
 
     path = warehouse or default_warehouse()
     tables = read_tables(path, study, campaign)
+    note = build_note(path)
     text = render(tables, "table", study)
+    if note:
+        text = f"NOTE: {note}\n\n{text}"
     export_snapshot(path)  # what the results page reads: it never waits on the next writer
     archive.write_atomically(archive.campaign_dir(study, campaign) / "report.txt", text)
     return text
