@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 import pytest
 from benchcamp.core.outcomes import ExitCode
-from benchcamp.ops.cli import EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
+from benchcamp.ops.cli import main
 from benchcamp.pipeline import transform
 from benchcamp.pipeline.transform import DbtBuildError, build_marts
 from benchcamp.pipeline.warehouse import WAIT_ENV
@@ -70,9 +70,9 @@ def test_measured_repetitions_that_all_failed_are_cells_with_no_result_and_the_b
     result' (NULL mean, n 0, n_failed 3), and a good campaign imported after it reaches the marts."""
     warehouse = tmp_path / "w.duckdb"
     killed = _write(tmp_path / "killed.jsonl", hive_killed_after_warmup("killed"))
-    assert main(["import", str(killed), "--warehouse", str(warehouse)]) == EXIT_EXPECTATIONS_FAILED
+    assert main(["import", str(killed), "--warehouse", str(warehouse)]) == ExitCode.VALIDATION_FAILED
     good = _write(tmp_path / "good.jsonl", hive_good("good"))
-    assert main(["import", str(good), "--warehouse", str(warehouse)]) == EXIT_OK
+    assert main(["import", str(good), "--warehouse", str(warehouse)]) == ExitCode.OK
     capsys.readouterr()
 
     with duckdb.connect(str(warehouse), read_only=True) as con:

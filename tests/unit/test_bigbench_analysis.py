@@ -22,10 +22,11 @@ from typing import Any
 
 import duckdb
 import pytest
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import ResultRecord
 from benchcamp.core.spec import load_spec
 from benchcamp.core.study import study_plugin
-from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, main
+from benchcamp.ops.cli import main
 from benchcamp.presentation import report
 from benchcamp.studies.bigbench_containers.plugin import ratio_points
 
@@ -170,7 +171,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lab = tmp / "lab.jsonl"
     lab.write_text("".join(json.dumps(row) + "\n" for row in lab_records() + t_pt_only_records()))
     code, failed = _import(lab, target)
-    assert code == EXIT_EXPECTATIONS_FAILED
+    assert code == ExitCode.VALIDATION_FAILED
     # the failed stream query is a failed repetition of its cell: loaded, and the suite says so
     assert any(
         "bigbench_throughput|cluster_nodes=1|query=q07|scale_factor_gb=0.01|stream=2" in line
@@ -346,5 +347,5 @@ def test_an_unfilled_template_is_refused_and_loads_nothing(tmp_path: Path) -> No
     errors = io.StringIO()
     with contextlib.redirect_stderr(errors):
         code, failed = _import(FOLDER / "published" / "template.csv", target)
-    assert code == EXIT_BAD_INPUT and not failed and not target.exists()
+    assert code == ExitCode.BAD_INPUT and not failed and not target.exists()
     assert "template.csv, line 2: field 'value': empty" in errors.getvalue()

@@ -21,9 +21,10 @@ from typing import Any
 import duckdb
 import numpy as np
 import pytest
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import EnvironmentSnapshot
 from benchcamp.core.spec import SpecError, load_spec, parse_spec
-from benchcamp.ops.cli import EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
+from benchcamp.ops.cli import main
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.change_points import (
     MIN_POINTS,
@@ -252,7 +253,10 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     source = tmp / "history.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in history_records()))
-    assert main(["import", str(source), "--warehouse", str(target)]) in (EXIT_OK, EXIT_EXPECTATIONS_FAILED)
+    assert main(["import", str(source), "--warehouse", str(target)]) in (
+        ExitCode.OK,
+        ExitCode.VALIDATION_FAILED,
+    )
     return target
 
 

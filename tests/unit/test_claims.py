@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 from benchcamp.core.claims import ClaimError, load_claims, parse_claims
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.spec import load_spec
 from benchcamp.core.study import study_folders
-from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from benchcamp.ops.cli import main
 
 HIBENCH = load_spec("hibench_dse")
 WORKLOADS, AXES = set(HIBENCH.workloads), set(HIBENCH.axes)
@@ -116,9 +117,9 @@ def test_spec_check_checks_the_claims_beside_the_spec(
     spec = tmp_path / "hibench_dse.yaml"  # a spec outside the package is named by its study id
     spec.write_text((study_folders()["hibench_dse"] / "spec.yaml").read_text())
     (tmp_path / "claims.yaml").write_text(LINEAR)
-    assert main(["spec", "check", str(spec)]) == EXIT_OK
+    assert main(["spec", "check", str(spec)]) == ExitCode.OK
     (tmp_path / "claims.yaml").write_text(LINEAR.replace("[wordcount]", "[wordcont]"))
-    assert main(["spec", "check", str(spec)]) == EXIT_BAD_INPUT
+    assert main(["spec", "check", str(spec)]) == ExitCode.BAD_INPUT
     assert (
         f"{tmp_path / 'claims.yaml'}: claim 'wordcount_scales_linearly': workload 'wordcont' is not in the study's spec"
         in capsys.readouterr().out

@@ -479,13 +479,13 @@ def test_airflow_init_gives_simple_auth_manager_the_password_from_env(
     monkeypatch.setenv("AIRFLOW_HOME", str(tmp_path / "airflow"))
 
     monkeypatch.setenv(cli.ADMIN_PASSWORD_ENV, "")
-    assert cli.main(["airflow-init"]) == cli.EXIT_BAD_INPUT
+    assert cli.main(["airflow-init"]) == cli.ExitCode.BAD_INPUT
     assert not prepared and not passwords.exists()  # nothing done without a password
 
     monkeypatch.setenv(cli.ADMIN_PASSWORD_ENV, 'p"w\\1')
     passwords.parent.mkdir()
     passwords.write_text(json.dumps({"alice": "old"}))
-    assert cli.main(["airflow-init"]) == cli.EXIT_OK
+    assert cli.main(["airflow-init"]) == cli.ExitCode.OK
     assert prepared == [({"AIRFLOW_HOME": str(tmp_path / "airflow")}, False)]  # output to the container log
     with passwords.open("r+") as handle:
         assert SimpleAuthManager._get_passwords(handle) == {"alice": 'p"w\\1'}

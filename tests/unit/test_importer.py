@@ -8,8 +8,9 @@ from typing import Any
 
 import duckdb
 import pytest
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import RecordError, ResultRecord, read_jsonl, read_records, write_csv, write_jsonl
-from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, main
+from benchcamp.ops.cli import main
 from benchcamp.pipeline import importer
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.presentation.report import read_tables
@@ -165,7 +166,7 @@ def test_a_cell_without_durations_is_counted_and_gated_by_its_one_metric(
     gap = [row for row in complete if row["repetition"] != 2]
     (tmp_path / "b").mkdir()
     code, out, _, _ = _import(_write(tmp_path / "gap.jsonl", gap), tmp_path / "b", capsys)
-    assert code == EXIT_EXPECTATIONS_FAILED
+    assert code == ExitCode.VALIDATION_FAILED
     (failure,) = [line for line in out.splitlines() if line.startswith("FAILED repetitions_complete")]
     assert failure.endswith("2 of 3 repetitions present (missing: 2)"), failure
 
@@ -191,7 +192,7 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
 def _refused(path: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> str:
     """Import `path`, which must exit 2 and load nothing; returns the error message."""
     code, _, err, target = _import(path, tmp, capsys)
-    assert code == EXIT_BAD_INPUT and err.endswith("nothing was loaded\n"), err
+    assert code == ExitCode.BAD_INPUT and err.endswith("nothing was loaded\n"), err
     assert not target.exists()
     return err
 

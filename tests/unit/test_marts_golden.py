@@ -15,8 +15,9 @@ from typing import Any
 
 import duckdb
 import pytest
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import ResultRecord
-from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_EXPECTATIONS_FAILED, EXIT_OK, main
+from benchcamp.ops.cli import main
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.transform import DbtBuildError, build_marts, stale_manifest_entries
 from benchcamp.presentation import report
@@ -66,11 +67,11 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp / "published.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))
     target = tmp / "warehouse.duckdb"
-    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_OK
+    assert main(["import", str(source), "--warehouse", str(target)]) == ExitCode.OK
     # Importing the same file again changes nothing.
     with duckdb.connect(str(target), read_only=True) as con:
         before = con.execute("select count(*), sum(value) from raw.results").fetchone()
-    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_OK
+    assert main(["import", str(source), "--warehouse", str(target)]) == ExitCode.OK
     with duckdb.connect(str(target), read_only=True) as con:
         assert con.execute("select count(*), sum(value) from raw.results").fetchone() == before
     return target
@@ -170,7 +171,7 @@ def test_failing_expectations_are_loaded_marked_and_exit_3(
     ]
     source = tmp_path / "noisy.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in noisy))
-    assert main(["import", str(source), "--warehouse", str(warehouse)]) == EXIT_EXPECTATIONS_FAILED
+    assert main(["import", str(source), "--warehouse", str(warehouse)]) == ExitCode.VALIDATION_FAILED
     assert "stddev_within_threshold" in capsys.readouterr().out
     tables = report.read_tables(warehouse, "hibench_dse", "noisy")
     (cell,) = tables["scaling"]
@@ -192,7 +193,7 @@ def test_a_negative_duration_is_kept_and_flagged_but_never_averaged(
     ]
     source = tmp_path / "negative.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    assert main(["import", str(source), "--warehouse", str(warehouse)]) == EXIT_EXPECTATIONS_FAILED
+    assert main(["import", str(source), "--warehouse", str(warehouse)]) == ExitCode.VALIDATION_FAILED
     assert "duration_positive" in capsys.readouterr().out
     direct = tmp_path / "direct.duckdb"  # the campaign pipeline's own load (DAG load task)
     wh.load_records(direct, [ResultRecord.model_validate(row) for row in rows])
@@ -229,7 +230,7 @@ def test_bad_input_exits_2_and_loads_nothing(
     source = tmp_path / "bad.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     target = tmp_path / "untouched.duckdb"
-    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_BAD_INPUT
+    assert main(["import", str(source), "--warehouse", str(target)]) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
     assert message in err and "nothing was loaded" in err
     assert not target.exists()

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchcamp.ops.cli import EXIT_OK, main
+from benchcamp.core.outcomes import ExitCode
+from benchcamp.ops.cli import main
 from benchcamp.presentation import report
 from test_marts_golden import CAMPAIGN, _results_client, published_records
 
@@ -46,7 +47,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp / "two.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in published_records() + _second_campaign()))
     target = tmp / "warehouse.duckdb"
-    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_OK
+    assert main(["import", str(source), "--warehouse", str(target)]) == ExitCode.OK
     return target
 
 

@@ -18,8 +18,9 @@ from typing import Any
 import duckdb
 import pytest
 from benchcamp.core.claims import load_claims
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import ResultRecord, cell_key
-from benchcamp.ops.cli import EXIT_EXPECTATIONS_FAILED, main
+from benchcamp.ops.cli import main
 from benchcamp.pipeline import archive
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.campaign import run_load
@@ -79,7 +80,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rows = published_records() + constructed_records()
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     target = tmp / "warehouse.duckdb"
-    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_EXPECTATIONS_FAILED
+    assert main(["import", str(source), "--warehouse", str(target)]) == ExitCode.VALIDATION_FAILED
     return target
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import benchcamp.core.spec as spec_module
 import pytest
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.spec import (
     AIRFLOW_CRON_PRESETS,
     LADDERS,
@@ -20,7 +21,7 @@ from benchcamp.core.spec import (
     spec_files,
     study_names,
 )
-from benchcamp.ops.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from benchcamp.ops.cli import main
 
 STUDIES = [
     "bigbench_containers",
@@ -361,7 +362,7 @@ def test_unknown_study_lists_the_known_ones() -> None:
 
 
 def test_spec_check_passes_the_shipped_specs(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["spec", "check"]) == EXIT_OK
+    assert main(["spec", "check"]) == ExitCode.OK
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(": ok (")[0] for line in lines] == [str(path) for path in spec_files()]
 
@@ -378,7 +379,7 @@ def test_spec_check_prints_every_problem_of_every_file_and_exits_2(
     good = tmp_path / "ycsb_hbase_cassandra.yaml"
     good.write_text(raw("ycsb_hbase_cassandra"))
     missing = tmp_path / "missing.yaml"
-    assert main(["spec", "check", str(bad), str(good), str(missing)]) == EXIT_BAD_INPUT
+    assert main(["spec", "check", str(bad), str(good), str(missing)]) == ExitCode.BAD_INPUT
     captured = capsys.readouterr()
     assert captured.out.splitlines() == [
         f"{bad}:11: schedule: '61 * * * *' is not a valid cron expression ([61 * * * *] is not "
@@ -413,7 +414,7 @@ def test_the_dag_factory_refuses_a_bad_spec_with_the_message_of_spec_check(
         .replace('schedule: "0 1 * * 6"', 'schedule: "0 25 * * *"')
         .replace("workloads: [wordcount, dfsio_write,", "workloads: [wordcount, dfsio_write, wordcount,")
     )
-    assert main(["spec", "check", str(spec_file)]) == EXIT_BAD_INPUT
+    assert main(["spec", "check", str(spec_file)]) == ExitCode.BAD_INPUT
     checked = capsys.readouterr().out
     with pytest.raises(SpecError) as error:
         build_study_dag("hibench_dse")

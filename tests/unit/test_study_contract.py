@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import ResultRecord
 from benchcamp.core.spec import load_spec, study_names
 from benchcamp.core.study import Study, forget_studies, study_folders, study_plugin
-from benchcamp.ops.cli import EXIT_OK, main
+from benchcamp.ops.cli import main
 from benchcamp.pipeline import transform
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.presentation import report
@@ -121,7 +122,7 @@ def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         wh.upsert_study_thresholds(target, study, load_spec(study).thresholds.max_stddev_pct)
     source = tmp / "published.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))
-    assert main(["import", str(source), "--warehouse", str(target)]) == EXIT_OK  # and the dbt build
+    assert main(["import", str(source), "--warehouse", str(target)]) == ExitCode.OK  # and the dbt build
     return target
 
 

@@ -29,7 +29,6 @@ from benchcamp.core.outcomes import ExitCode, for_signal, worst
 from benchcamp.core.paths import airflow_home, default_warehouse
 
 
-
 def _warehouse(args: argparse.Namespace) -> Path:
     return Path(args.warehouse) if args.warehouse else default_warehouse()
 
