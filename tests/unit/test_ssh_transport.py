@@ -19,6 +19,7 @@ from pathlib import Path
 
 import paramiko
 import pytest
+from benchcamp.core.records import read_records
 from benchcamp.core.steps import ArchivedStep
 from benchcamp.ops.lab.config import sshd_config_text
 from benchcamp.ops.lab.layout import LAB_CONNECTION_ID
@@ -322,3 +323,66 @@ def test_stopping_leaves_a_reused_process_group_id_alone(sshd: Sshd, tmp_path: P
         stranger.kill()
         stranger.wait()
     shutil.rmtree(job)
+
+
+def _fake_hadoop(bin_dir: Path, df_available: int, jar_fails: bool = False) -> None:
+    """A `hadoop` on the sshd's PATH answering `fs -df` and `dfsadmin` like the real CLI."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    jar = (
+        'echo "java.io.IOException: All datanodes are bad. Aborting..." >&2; exit 1'
+        if jar_fails
+        else "exit 0"
+    )
+    (bin_dir / "hadoop").write_text(
+        "#!/bin/bash\n"
+        'case "$1 $2" in\n'
+        f'  "fs -df") printf "Filesystem Size Used Available Use%%\\nhdfs://x 1 0 {df_available} 0%%\\n" ;;\n'
+        '  "dfsadmin -safemode") echo "Safe mode is OFF" ;;\n'
+        f"  jar*) {jar} ;;\n"
+        "  *) exit 0 ;;\n"
+        "esac\n"
+    )
+    (bin_dir / "hadoop").chmod(0o755)
+
+
+def test_a_preflight_refusing_for_space_fails_at_once_and_the_repetitions_say_why(
+    sshd: Sshd, tmp_path: Path
+) -> None:
+    from benchcamp.pipeline import archive, campaign
+
+    sshd.start()
+    _fake_hadoop(tmp_path / "bin", df_available=41926656)
+    unit = {**UNIT, "ladder": "small", "params": {"data_size_gb": 0.044, "maps": 4, "reduces": 2}}
+    with pytest.raises(ssh.TargetRefused) as refused:
+        campaign.run_preflight([unit])
+    first = str(refused.value).splitlines()[0]
+    assert first.startswith(f"target 127.0.0.1:{sshd.port} refused: step 'preflight' exited 7")
+    assert "needs 118111601 bytes (its data x 1.25 headroom) but the data file system has 41926656" in first
+    with pytest.raises(ssh.StepFailed, match="the preflight on target 'local_lab' failed: target 127"):
+        campaign.run_execute(unit)
+    (preflight, repetition) = archive.failure_reasons("hibench_dse", "faults")
+    assert (preflight.step, preflight.kind, preflight.exit_code) == ("preflight", "refused", 7)
+    assert "41926656 bytes free" in preflight.stderr_tail
+    assert (repetition.step, repetition.kind, repetition.exit_code) == ("preflight", "refused", 7)
+    assert "41926656 bytes free" in repetition.message
+
+
+def test_an_execute_that_exits_non_zero_leaves_its_reason_and_stderr(sshd: Sshd, tmp_path: Path) -> None:
+    from benchcamp.pipeline import archive, campaign
+
+    sshd.start()
+    _fake_hadoop(tmp_path / "bin", df_available=10**12, jar_fails=True)
+    ctx = context_for(UNIT)
+    rep = campaign.rep_dir_for(ctx)
+    for step in ("clean", "generate"):
+        (rep / step / "try1").mkdir(parents=True)
+        (rep / step / "try1" / "meta.json").write_text('{"exit_code": 0}')
+    (rep / "generate" / "try1" / "verified.json").write_text("{}")
+    with pytest.raises(
+        ssh.StepFailed, match=r"step 'execute' exited 1 on 127\.0\.0\.1:\d+: java.io.IOException"
+    ):
+        campaign.run_execute(UNIT)
+    failure = archive.read_failure(rep)
+    assert failure is not None and (failure.step, failure.kind, failure.exit_code) == ("execute", "failed", 1)
+    assert "All datanodes are bad" in failure.stderr_tail and failure.archive == str(rep / "execute" / "try1")
+    assert {record.status for record in read_records(rep / archive.RECORDS_FILE)} == {"failed"}
