@@ -65,6 +65,10 @@ def test_after_an_unreachable_preflight_each_repetition_names_the_preflight(unre
         ("preflight/local_lab", "preflight"),
         (f"{CELL}/rep1", "preflight"),
     ]
+    # Nothing of the campaign ran on the target: its cleanup has nothing to do (no 14 s of tries).
+    assert campaign.untouched_target([UNIT]) == (
+        f"nothing of this campaign ran on target 'local_lab': {preflight.message}"
+    )
     first = archive.first_failure_per_step(reasons)
     assert list(first) == ["preflight"] and first["preflight"].where == "preflight/local_lab"
     assert first["preflight"].line().startswith("preflight/local_lab: preflight unreachable: cannot reach")

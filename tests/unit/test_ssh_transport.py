@@ -360,6 +360,7 @@ def test_a_preflight_refusing_for_space_fails_at_once_and_the_repetitions_say_wh
     assert "needs 118111601 bytes (its data x 1.25 headroom) but the data file system has 41926656" in first
     with pytest.raises(ssh.StepFailed, match="the preflight on target 'local_lab' failed: target 127"):
         campaign.run_execute(unit)
+    assert campaign.untouched_target([unit]) is None  # the preflight ran there: the cleanup runs
     (preflight, repetition) = archive.failure_reasons("hibench_dse", "faults")
     assert (preflight.step, preflight.kind, preflight.exit_code) == ("preflight", "refused", 7)
     assert "41926656 bytes free" in preflight.stderr_tail

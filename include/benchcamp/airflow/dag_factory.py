@@ -505,10 +505,15 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
 
     @task(task_id=f"cleanup_{environment}", trigger_rule=TriggerRule.ALL_DONE, **retrying)
     def cleanup(environment_units: list[dict[str, Any]] | None) -> dict[str, str]:
-        from benchcamp.pipeline.campaign import run_cleanup
+        from airflow.exceptions import AirflowSkipException
+
+        from benchcamp.pipeline.campaign import run_cleanup, untouched_target
 
         skip_unless_planned(environment_units)
         units = list(environment_units or [])
+        untouched = untouched_target(units)
+        if untouched:  # the preflight never reached the target: nothing to clean, no 14 s of tries
+            raise AirflowSkipException(untouched)
         if units and rounds:  # the adaptive repetitions' Hive tables are dropped too
             from benchcamp.pipeline.adaptive import added_units
 

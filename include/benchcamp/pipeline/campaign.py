@@ -945,6 +945,20 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     return {"archive": str(step.directory), **facts}
 
 
+def untouched_target(units: list[dict[str, Any]]) -> str | None:
+    """Why the campaign's cleanup on this target has nothing to do, or None: its preflight never
+    opened a session there (unreachable or refused at connect), so no step of the campaign ran on
+    it (every repetition waits for the preflight). Saves the cleanup's own tries on a dead target."""
+    if not units:
+        return None
+    ctx = context_for(units[0])
+    root, target = _preflight_root(ctx), slug(ctx.environment.name)
+    failure = archive.step_failure(root, target)
+    if archive.step_tries(root, target) or failure is None or failure.kind not in ("unreachable", "refused"):
+        return None
+    return f"nothing of this campaign ran on target '{ctx.environment.name}': {failure.message}"
+
+
 def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
     """Delete every repetition's data of the campaign on the target and check it is gone."""
     hadoop = ctx.hadoop
