@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import textwrap
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from airflow.sdk import (
     DAG,
@@ -47,7 +48,11 @@ HARDWARE_CHANGE_ALIAS = AssetAlias("benchcamp_hardware_change")
 # The alert_regressions task emits, through this alias, one event on
 # `regression_asset(study, environment)` per regression the campaign makes known (none otherwise).
 REGRESSION_ALIAS = AssetAlias("benchcamp_regression")
+# Airflow retries a step whose command failed on a reachable target (a job killed by a dying
+# DataNode, a NameNode restarting): 10 s, then 20 s. A target that refused or stayed unreachable
+# through the transport's own bounded tries (about 14 s) fails the step at once (`fail_fast`).
 STEP_RETRIES = 2
+T = TypeVar("T")
 
 
 def study_params(spec: StudySpec) -> dict[str, Param]:
@@ -453,6 +458,21 @@ def notify_regressions(context: Any, regressions: list[dict[str, Any]]) -> None:
         logging.getLogger(__name__).exception("regression notifier %s failed", path)
 
 
+def fail_fast(step: Callable[[], T]) -> T:
+    """Run a step; a refused target (changed host key, refused key, too little space, ...) or
+    one still unreachable after the transport's tries fails the task without Airflow retries:
+    waiting longer cannot help, and a campaign on a dead target should fail in seconds."""
+    from airflow.exceptions import AirflowFailException
+
+    from benchcamp.pipeline.campaign import CampaignConfError
+    from benchcamp.transport.ssh import TargetRefused, TargetUnreachable
+
+    try:
+        return step()
+    except (TargetRefused, TargetUnreachable, CampaignConfError) as exc:
+        raise AirflowFailException(str(exc)) from exc
+
+
 def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
     """clean → generate → execute mapped over the environment's repetition units, in its pool:
     the warm-ups first (their own mapped group, finished before any measured repetition starts),
@@ -477,27 +497,25 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         def clean(unit: dict[str, Any]) -> dict[str, str]:
             from benchcamp.pipeline.campaign import run_clean
 
-            return run_clean(unit, get_current_context()["ti"].try_number)
+            return fail_fast(lambda: run_clean(unit, get_current_context()["ti"].try_number))
 
         @task(**retrying)
         def generate(unit: dict[str, Any]) -> str:
             from benchcamp.pipeline.campaign import run_generate
 
-            return run_generate(unit, get_current_context()["ti"].try_number)
+            return fail_fast(lambda: run_generate(unit, get_current_context()["ti"].try_number))
 
-        @task(**retrying, trigger_rule=TriggerRule.ALL_DONE)
+        @task(**step_args, trigger_rule=TriggerRule.ALL_DONE)
         def execute(unit: dict[str, Any]) -> dict[str, Any]:
             from airflow.exceptions import AirflowFailException
 
             from benchcamp.pipeline.campaign import run_execute
-            from benchcamp.transport.ssh import TargetUnreachable
 
             try:
                 return run_execute(unit, get_current_context()["ti"].try_number)
-            except TargetUnreachable:
-                raise  # nothing ran: retried after a back-off
             except Exception as exc:
-                # It ran and failed (archived, marked failed): a retry would re-measure it.
+                # Archived and marked failed with its reason (failure.json): a retry would re-measure
+                # it, and an unreachable target was already tried by the transport.
                 raise AirflowFailException(str(exc)) from exc
 
         clean(unit) >> generate(unit) >> execute(unit)
@@ -524,10 +542,15 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
 
     @task(task_id=f"cleanup_{environment}", trigger_rule=TriggerRule.ALL_DONE, **retrying)
     def cleanup(environment_units: list[dict[str, Any]] | None) -> dict[str, str]:
-        from benchcamp.pipeline.campaign import run_cleanup
+        from airflow.exceptions import AirflowSkipException
+
+        from benchcamp.pipeline.campaign import run_cleanup, untouched_target
 
         skip_unless_planned(environment_units)
         units = list(environment_units or [])
+        untouched = untouched_target(units)
+        if untouched:  # the preflight never reached the target: nothing to clean, no 14 s of tries
+            raise AirflowSkipException(untouched)
         if units and rounds:  # the adaptive repetitions' Hive tables are dropped too
             from benchcamp.pipeline.adaptive import added_units
 
@@ -536,7 +559,7 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
                 for unit in added_units(units[0]["study"], units[0]["campaign"])
                 if unit["environment"] == environment
             ]
-        return run_cleanup(units, get_current_context()["ti"].try_number)
+        return fail_fast(lambda: run_cleanup(units, get_current_context()["ti"].try_number))
 
     @task(task_id=f"preflight_{environment}", **retrying)
     def preflight(environment_units: list[dict[str, Any]]) -> dict[str, str]:
@@ -555,7 +578,7 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
                 check_free(environment, connection)
             except TargetBusy as exc:
                 raise AirflowFailException(str(exc)) from exc
-        return run_preflight(environment_units, get_current_context()["ti"].try_number)
+        return fail_fast(lambda: run_preflight(environment_units, get_current_context()["ti"].try_number))
 
     environment_units = units_for(units)
     checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time

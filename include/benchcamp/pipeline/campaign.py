@@ -9,17 +9,20 @@ any task can be cleared and re-run without duplicating or losing a row.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shlex
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp.core.claims import load_claims
-from benchcamp.core.paths import check_component, default_warehouse, repo_root
+from benchcamp.core.paths import check_component, child, default_warehouse, repo_root
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import (
     LADDERS,
@@ -380,16 +383,61 @@ def _run_hive(
     return step
 
 
+# Exit codes by which a step refuses what waiting cannot change (see clean_body, preflight_body):
+# the task fails at once (ssh.TargetRefused), no retry.
+CLEAN_REFUSALS = frozenset({4})  # the study requires dropping the page cache; not permitted here
+PREFLIGHT_REFUSALS = frozenset({5, 7, 8})  # safe mode after its wait, too little space, reformat failed
+
+
+def failure_of(step: str, exc: BaseException, archive_dir: Path | None = None) -> archive.Failure:
+    """The archived reason of a failed step: its kind (refused, unreachable, failed), the
+    exception's first line, and the exit code and stderr tail of the step's try folder if any."""
+    kind: archive.FailureKind = (
+        "refused"
+        if isinstance(exc, ssh.TargetRefused)
+        else "unreachable"
+        if isinstance(exc, ssh.TargetUnreachable)
+        else "failed"
+    )
+    exit_code = None
+    tail = ""
+    if archive_dir is not None:
+        meta = archive_dir / "meta.json"
+        if meta.exists():
+            exit_code = json.loads(meta.read_text(encoding="utf-8")).get("exit_code")
+        for name in ("stderr.log", "ssh_stderr.log"):
+            if (archive_dir / name).exists():
+                tail = ssh.stderr_tail((archive_dir / name).read_text(encoding="utf-8", errors="replace"), 10)
+                break
+    message = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    return archive.Failure.now(
+        step, kind, message, exit_code=exit_code, exception=type(exc).__name__, stderr_tail=tail,
+        archive=str(archive_dir) if archive_dir is not None else None,
+    )  # fmt: skip
+
+
+@contextmanager
+def failure_recorded(step: str, archive_dir: Path) -> Iterator[None]:
+    """A step that raises leaves its reason in its try folder (failure.json): the repetitions it
+    holds back, and the console, name that reason instead of "the step did not succeed"."""
+    try:
+        yield
+    except Exception as exc:
+        archive.write_failure(archive_dir, failure_of(step, exc, archive_dir))
+        raise
+
+
 def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
     ctx = context_for(unit)
     archive_dir = archive.step_dir(rep_dir_for(ctx), "clean", try_number)
-    hive_statements = get_workload(ctx.workload).hive_clean(ctx)
-    if hive_statements:
-        _run_hive(ctx, hive_statements, archive_dir / "hive", "clean")
-    step = ssh.run_step(
-        ctx, ctx.environment.transport.connection, "clean", clean_body(ctx), archive_dir, try_number
-    )
-    ssh.raise_if_failed("clean", step)
+    with failure_recorded("clean", archive_dir):
+        hive_statements = get_workload(ctx.workload).hive_clean(ctx)
+        if hive_statements:
+            _run_hive(ctx, hive_statements, archive_dir / "hive", "clean")
+        step = ssh.run_step(
+            ctx, ctx.environment.transport.connection, "clean", clean_body(ctx), archive_dir, try_number
+        )
+        ssh.raise_if_failed("clean", step, CLEAN_REFUSALS)
     facts = step_facts(step.text("stdout.log"))
     return {"archive": str(step.directory), **facts}
 
@@ -412,15 +460,16 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
             render([*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", Shell('"$INPUT"')])
             + " >/dev/null 2>&1\n"
         )
-    step = ssh.run_step(
-        ctx, ctx.environment.transport.connection, "generate", remove_old + ssh.commands_body(commands), archive_dir,
-        try_number, tools=workload.tools(ctx),
-    )  # fmt: skip
-    ssh.raise_if_failed("generate", step)
-    checked = workload.verify_generate(ctx, step)
-    hive_statements = workload.hive_setup(ctx)
-    if hive_statements:
-        _run_hive(ctx, hive_statements, archive_dir / "hive", "generate")
+    with failure_recorded("generate", archive_dir):
+        step = ssh.run_step(
+            ctx, ctx.environment.transport.connection, "generate", remove_old + ssh.commands_body(commands),
+            archive_dir, try_number, tools=workload.tools(ctx),
+        )  # fmt: skip
+        ssh.raise_if_failed("generate", step)
+        checked = workload.verify_generate(ctx, step)
+        hive_statements = workload.hive_setup(ctx)
+        if hive_statements:
+            _run_hive(ctx, hive_statements, archive_dir / "hive", "generate")
     archive.write_atomically(step.directory / "verified.json", json.dumps(checked))
     if not ctx.spec.regenerate_data:
         archive.write_atomically(
@@ -470,16 +519,61 @@ def _latest_step_status(rep_dir: Path, step: str) -> tuple[int | None, Path | No
     return code, directory
 
 
-def _mark_not_executed(ctx: RunContext, rep_dir: Path, artifact: Path | None) -> None:
-    """Mark the repetition failed in the archive: a repetition is never dropped silently."""
+def _mark_not_executed(
+    ctx: RunContext, rep_dir: Path, artifact: Path | None, failure: archive.Failure
+) -> None:
+    """Mark the repetition failed in the archive, with its reason: never dropped silently."""
     now = datetime.now(UTC)
     never_ran = ArchivedStep(directory=artifact or rep_dir, exit_code=-1, started_at=now, finished_at=now)
     archive.save_records(rep_dir, [get_workload(ctx.workload).duration_record(ctx, never_ran, ok=False)])
+    archive.write_failure(rep_dir, failure)
 
 
-def _failed_before_execute(ctx: RunContext, rep_dir: Path, reason: str, artifact: Path | None) -> None:
-    _mark_not_executed(ctx, rep_dir, artifact)
-    raise ssh.StepFailed(f"repetition not executed: {reason}")
+def _mark_failed(ctx: RunContext, rep_dir: Path, step: ArchivedStep, failure: archive.Failure) -> None:
+    """A repetition that ran but cannot count: its duration record failed, its reason archived."""
+    archive.save_records(rep_dir, [get_workload(ctx.workload).duration_record(ctx, step, ok=False)])
+    archive.write_failure(rep_dir, failure)
+
+
+def _preflight_failure(ctx: RunContext) -> archive.Failure | None:
+    """The target's latest preflight, if it failed: why (its failure.json), else its exit code."""
+    target = slug(ctx.environment.name)
+    failure = archive.step_failure(_preflight_root(ctx), target)
+    if failure is not None:
+        return failure
+    code, directory = _latest_step_status(_preflight_root(ctx), target)
+    if code in (None, 0):
+        return None
+    return archive.Failure.now(
+        "preflight", "failed", f"the preflight exited {code}; see {directory}", exit_code=code,
+        archive=str(directory),
+    )  # fmt: skip
+
+
+def _failed_before_execute(ctx: RunContext, rep_dir: Path, previous: str, where: Path | None) -> None:
+    """Mark a repetition whose `previous` step did not succeed failed, with the reason of the step
+    that held it back: the target's preflight when it failed (the repetition's steps did not run
+    then), else that step's own failure.json, else its folder."""
+    preflight = _preflight_failure(ctx)
+    code, _ = _latest_step_status(rep_dir, previous)
+    address = ssh.target_address(ctx.environment.transport.connection)
+    cause: archive.Failure | None
+    if preflight is not None and code is None:
+        cause, step = preflight, "preflight"
+        what = f"the preflight on target '{ctx.environment.name}'"
+    else:
+        cause, step = archive.step_failure(rep_dir, previous), previous
+        what = f"the {previous} step on target '{ctx.environment.name}'"
+    detail = cause.message if cause else f"see {where or rep_dir}"
+    named = "" if address in detail else f" ({address})"  # the message names host:port already
+    message = f"{what}{named} {'failed' if step == 'preflight' else 'did not succeed'}: {detail}"
+    failure = archive.Failure.now(
+        step, cause.kind if cause else "failed", f"not executed: {message}",
+        exit_code=cause.exit_code if cause else code, exception=cause.exception if cause else None,
+        stderr_tail=cause.stderr_tail if cause else "", archive=cause.archive if cause else str(where or rep_dir),
+    )  # fmt: skip
+    _mark_not_executed(ctx, rep_dir, where, failure)
+    raise ssh.StepFailed(f"repetition not executed: {message}")
 
 
 def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = False) -> dict[str, Any]:
@@ -492,9 +586,7 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
     for previous in ("clean", "generate") if generate_commands else ("clean",):
         code, where = _latest_step_status(rep_dir, previous)
         if code != 0:
-            _failed_before_execute(
-                ctx, rep_dir, f"the {previous} step did not succeed (see {where or rep_dir})", where
-            )
+            _failed_before_execute(ctx, rep_dir, previous, where)
     execute_dir = archive.step_dir(rep_dir, "execute", try_number)
     hive_statements = workload.hive_execute(ctx)
     remove_data = workload.uses_data_fs and not keep_data
@@ -515,10 +607,10 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
                 ctx, ctx.environment.transport.connection, "execute", ssh.commands_body(workload.execute(ctx)),
                 execute_dir, try_number, after=after,
             )  # fmt: skip
-    except Exception:
-        # Whatever broke (an unreachable target is retried by the task and a success then
-        # replaces this), the repetition is archived as failed, never silently missing.
-        _mark_not_executed(ctx, rep_dir, execute_dir)
+    except Exception as exc:
+        # Whatever broke (an unreachable or refusing target, HiveServer2 down), the repetition is
+        # archived as failed with its reason, never silently missing.
+        _mark_not_executed(ctx, rep_dir, execute_dir, failure_of("execute", exc, execute_dir))
         raise
     try:
         records = workload.parse(ctx, step)
@@ -530,16 +622,21 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             and not workload.fetches_own_job_history
         ):
             records += _job_history_records(ctx, workload, step, rep_dir, try_number)
-    except Exception:
+    except Exception as exc:
         # ParseError names the archived file; any other error still marks the repetition failed.
-        archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
+        # A job that exited non-zero is the cause, not the output it could not write.
+        if step.exit_code != 0:
+            _fail_execute(ctx, rep_dir, step)
+        _mark_failed(ctx, rep_dir, step, failure_of("parse", exc, step.directory))
         raise
     try:
         _capture_environment(ctx, rep_dir, try_number)
-    except Exception:
+    except Exception as exc:
         # Numbers whose machine is unknown cannot be compared: the repetition is marked failed
         # (its raw outputs stay archived) and the task fails with the capture's message.
-        archive.save_records(rep_dir, [workload.duration_record(ctx, step, ok=False)])
+        if step.exit_code != 0:
+            _fail_execute(ctx, rep_dir, step)  # the job's own failure is the reason to give
+        _mark_failed(ctx, rep_dir, step, failure_of("environment", exc))
         raise
     archive.save_records(rep_dir, records)
     if (hive_statements or own_step) and remove_data:
@@ -549,8 +646,61 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
             ctx, ctx.environment.transport.connection, "remove_data", "set -u\n" + remove_data_script(ctx, False, "remove"),
             archive.step_dir(rep_dir, "remove_data", try_number), try_number,
         )  # fmt: skip
-    ssh.raise_if_failed("execute", step)
+    if step.exit_code != 0:
+        _fail_execute(ctx, rep_dir, step, records)
+    archive.clear_failure(rep_dir)  # measured: a reason left by an earlier try or run no longer holds
     return {"archive": str(step.directory), "duration_s": step.duration_s, "records": len(records)}
+
+
+def _fail_execute(
+    ctx: RunContext, rep_dir: Path, step: ArchivedStep, records: list[ResultRecord] | None = None
+) -> None:
+    """The execute step exited non-zero: archive its reason (and the records, failed, or a failed
+    duration record when there are none) and fail with its stderr tail."""
+    try:
+        ssh.raise_if_failed("execute", step)
+    except ssh.StepFailed as exc:
+        if records is None:
+            _mark_failed(ctx, rep_dir, step, failure_of("execute", exc, step.directory))
+        else:
+            archive.write_failure(rep_dir, failure_of("execute", exc, step.directory))
+        raise
+
+
+def stop_campaign(
+    study: str,
+    campaign: str,
+    signal_name: str,
+    environments: list[str] | None = None,
+    grace_s: float = ssh.STOP_GRACE_S,
+) -> list[ssh.StoppedJob]:
+    """For `benchcamp run`'s SIGINT/SIGTERM handler, once Airflow's process is stopped: stop the
+    campaign's running jobs on each target (`environments`, default every one of the study) and
+    mark the repetitions they measured interrupted (`archive.mark_interrupted`).
+
+    A target that cannot be reached within a short budget is logged and skipped: nothing can be
+    stopped there. Returns the jobs stopped.
+    """
+    spec = load_spec(study)
+    stopped: list[ssh.StoppedJob] = []
+    for environment in spec.environments:
+        if environments is not None and environment.name not in environments:
+            continue
+        try:
+            jobs = ssh.stop_campaign_jobs(
+                environment, study, campaign, grace_s, attempts=2, first_wait_s=1.0, budget_s=3.0
+            )
+        except (ssh.TargetUnreachable, ssh.TargetRefused) as exc:
+            logging.getLogger(__name__).warning("cannot stop the jobs on %s: %s", environment.name, exc)
+            continue
+        for job in jobs:
+            if job.step in archive.MEASURING_STEPS:
+                rep_dir = child(
+                    archive.campaign_dir(study, campaign), job.cell, f"rep{job.repetition}", what="cell"
+                )
+                archive.mark_interrupted(rep_dir, signal_name, job.step)
+        stopped += jobs
+    return stopped
 
 
 def _job_history_records(
@@ -927,26 +1077,43 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     data_fs = _uses_data_fs(units)
     archive_dir = archive.step_dir(_preflight_root(ctx), slug(ctx.environment.name), try_number)
     _forget_shared_inputs(ctx)  # a re-run campaign (same name) generates its cells' input anew
-    if ctx.environment.transport.controller_setup:
-        run_controller_setup(ctx.environment.transport.controller_setup, archive_dir / "controller_setup")
-    step = ssh.run_step(
-        ctx, ctx.environment.transport.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
-        archive_dir, try_number,
-    )  # fmt: skip
-    ssh.raise_if_failed("preflight", step)
-    facts = step_facts(step.text("stdout.log"))
-    if any(get_workload(unit["workload"]).uses_hive for unit in units):
-        tables = _leftover_tables(ctx, units, archive_dir)
-        facts["hive"] = "reachable"
-        facts["leftover_tables"] = str(sum(len(names) for names in tables.values()))
-        campaigns = {name for name in facts.get("leftover_campaigns", "").split(",") if name} | set(tables)
-        facts["leftover_campaigns"] = ",".join(sorted(campaigns))
+    with failure_recorded("preflight", archive_dir):
+        if ctx.environment.transport.controller_setup:
+            run_controller_setup(ctx.environment.transport.controller_setup, archive_dir / "controller_setup")
+        step = ssh.run_step(
+            ctx, ctx.environment.transport.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
+            archive_dir, try_number,
+        )  # fmt: skip
+        ssh.raise_if_failed("preflight", step, PREFLIGHT_REFUSALS)
+        facts = step_facts(step.text("stdout.log"))
+        if any(get_workload(unit["workload"]).uses_hive for unit in units):
+            tables = _leftover_tables(ctx, units, archive_dir)
+            facts["hive"] = "reachable"
+            facts["leftover_tables"] = str(sum(len(names) for names in tables.values()))
+            campaigns = {name for name in facts.get("leftover_campaigns", "").split(",") if name} | set(
+                tables
+            )
+            facts["leftover_campaigns"] = ",".join(sorted(campaigns))
     return {"archive": str(step.directory), **facts}
 
 
 def _campaign_part(ctx: RunContext) -> str:
     """`<study>/<campaign>`: the campaign's folder under the target's work and data roots."""
     return "/".join(check_component(slug(name), "path part") for name in (ctx.spec.study, ctx.campaign))
+
+
+def untouched_target(units: list[dict[str, Any]]) -> str | None:
+    """Why the campaign's cleanup on this target has nothing to do, or None: its preflight never
+    opened a session there (unreachable or refused at connect), so no step of the campaign ran on
+    it (every repetition waits for the preflight). Saves the cleanup's own tries on a dead target."""
+    if not units:
+        return None
+    ctx = context_for(units[0])
+    root, target = _preflight_root(ctx), slug(ctx.environment.name)
+    failure = archive.step_failure(root, target)
+    if archive.step_tries(root, target) or failure is None or failure.kind not in ("unreachable", "refused"):
+        return None
+    return f"nothing of this campaign ran on target '{ctx.environment.name}': {failure.message}"
 
 
 def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:

@@ -24,7 +24,7 @@ from benchcamp.platforms.hive import (
     STATEMENT_MARK,
     HiveStatement,
 )
-from benchcamp.transport.ssh import TargetUnreachable
+from benchcamp.transport.ssh import TargetRefused, connect_with_retries
 
 
 def _hook(conn_id: str) -> Any:
@@ -34,18 +34,17 @@ def _hook(conn_id: str) -> Any:
 
 
 def _connect(conn_id: str) -> Any:
-    hook = _hook(conn_id)
+    """An open HiveServer2 session; transient failures (a server starting, a reset) are retried
+    within the SSH transport's budget (`ssh.connect_with_retries`), permanent ones refused at once."""
     try:
-        return hook.get_conn()
-    except Exception as exc:  # thrift/socket/SASL errors all mean "not reachable"
-        try:
-            connection = hook.get_connection(conn_id)
-            where = f"{connection.host}:{connection.port}"
-        except Exception:
-            where = "?"
-        raise TargetUnreachable(
-            f"cannot reach HiveServer2 {where} through connection '{conn_id}': {type(exc).__name__}: {exc}"
+        hook = _hook(conn_id)
+        connection = hook.get_connection(conn_id)
+    except Exception as exc:  # the connection's definition, not the network: waiting cannot help
+        raise TargetRefused(
+            f"HiveServer2 connection '{conn_id}' cannot be used: {type(exc).__name__}: {exc}"
         ) from exc
+    where = f"HiveServer2 {connection.host}:{connection.port} through connection '{conn_id}'"
+    return connect_with_retries(hook.get_conn, where)
 
 
 def _await_completion_line(cursor: Any, lines: list[str], poll_s: float, wait_s: float) -> list[str]:
@@ -105,7 +104,8 @@ def run_statements(
     """Run the statements in order, stopping at the first failure; archive log, rows and status.
 
     Returns the archived step whatever happened to the statements (exit code 1 and the
-    error in meta.json on failure); raises TargetUnreachable when no session opens.
+    error in meta.json on failure); raises TargetUnreachable when no session opens
+    (TargetRefused when none can).
     """
     archive_dir.mkdir(parents=True, exist_ok=True)
     (archive_dir / "statements.sql").write_text(

@@ -9,38 +9,78 @@ into the local raw archive before anything is parsed.
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
 import secrets
 import shlex
+import socket
 import stat
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from benchcamp.core.steps import TOOLS_DIR, ArchivedStep, Command, RunContext, render
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_exponential,
+)
+
+from benchcamp.core.steps import TOOLS_DIR, ArchivedStep, Command, RunContext, render, slug
 from benchcamp.platforms.hadoop import EXAMPLES_JAR, TESTS_JAR
 
 if TYPE_CHECKING:
     import paramiko
 
+    from benchcamp.core.spec import Environment
+
 STDERR_TAIL_LINES = 30
 DEFAULT_STEP_TIMEOUT_S = 6 * 3600.0
 _STATUS_MARK = "BENCHCAMP_STATUS"
 _JOB_MARK = "BENCHCAMP_JOB"
+# The wrapper exits 97 when it cannot make the job directory (work dir full or not writable).
+WRAPPER_NO_JOB_DIR = 97
+# Opening a connection: a refused port, a reset or a timeout is tried again (waits 2, 4, 8 s), at
+# most CONNECT_ATTEMPTS times, and no wait that would end after CONNECT_BUDGET_S is taken: a target
+# that is down fails a step in about 14 s (a closed port), at most 15 s + one connect timeout (a
+# silent one). Airflow does not retry on top (see dag_factory.repetition_group).
+CONNECT_ATTEMPTS = 4
+CONNECT_FIRST_WAIT_S = 2.0
+CONNECT_BUDGET_S = 15.0
+STOP_GRACE_S = 5.0
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class TargetUnreachable(RuntimeError):
-    """The SSH connection could not be opened; names host and port."""
+    """The connection could not be opened, still after the bounded retries; names host and port."""
+
+
+class TargetRefused(RuntimeError):
+    """The target refused in a way waiting cannot change (a changed or unknown host key, a refused
+    key, an unknown host, a preflight refusal such as too little space): the step fails at once,
+    without retries. The first line names host:port and the cause."""
 
 
 class StepFailed(RuntimeError):
     """A command on the target exited non-zero; carries the archive path and stderr tail."""
 
 
-def _work_dir_expression(ctx: RunContext) -> str:
-    if ctx.environment.transport.work_dir:
-        return shlex.quote(ctx.environment.transport.work_dir)
+def work_dir_expression(environment: Environment) -> str:
+    """The target's work directory as a shell word: the spec's, else $BENCHCAMP_WORK_DIR or ~/benchcamp."""
+    if environment.transport.work_dir:
+        return shlex.quote(environment.transport.work_dir)
     return '"${BENCHCAMP_WORK_DIR:-$HOME/benchcamp}"'
+
+
+def _work_dir_expression(ctx: RunContext) -> str:
+    return work_dir_expression(ctx.environment)
 
 
 def _input_expression(ctx: RunContext) -> str:
@@ -112,13 +152,21 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
         [
             "set -u",
             prologue(ctx, step, try_number),
-            'rm -rf "$JOB" && mkdir -p "$JOB" || exit 97',
+            f'rm -rf "$JOB" && mkdir -p "$JOB" || exit {WRAPPER_NO_JOB_DIR}',
             f'echo "{_JOB_MARK} $JOB"',
             f"cat > \"$JOB\"/command.sh <<'{delimiter}'",
             body + delimiter,
             'cd "$JOB"',
             "start=$(date +%s.%N)",
-            'bash "$JOB"/command.sh > "$JOB"/stdout.log 2> "$JOB"/stderr.log',
+            # The body runs in a session of its own, whose id (its process group) is written to
+            # "$JOB"/pgid: stop_campaign_jobs stops the whole job by it, whatever became of this
+            # SSH session. Without setsid (not Linux) the job has no pgid and cannot be stopped so.
+            "if command -v setsid >/dev/null 2>&1; then",
+            '  setsid -w bash -c \'echo $$ > "$1"/pgid; exec bash "$1"/command.sh\' benchcamp-job "$JOB" '
+            '> "$JOB"/stdout.log 2> "$JOB"/stderr.log',
+            "else",
+            '  bash "$JOB"/command.sh > "$JOB"/stdout.log 2> "$JOB"/stderr.log',
+            "fi",
             "rc=$?",
             "end=$(date +%s.%N)",
             'printf "%s %s %s\\n" "$rc" "$start" "$end" > "$JOB"/status',
@@ -132,6 +180,7 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
 def _ssh_hook(conn_id: str) -> Any:
     from airflow.providers.ssh.hooks.ssh import SSHHook
 
+    # One try per call: the retries are ours (connect_with_retries), classified and logged.
     return SSHHook(ssh_conn_id=conn_id, conn_retry_attempts=1)
 
 
@@ -146,15 +195,92 @@ def target_address(conn_id: str) -> str:
         return f"connection '{conn_id}'"
 
 
-def _connect(hook: Any, conn_id: str) -> paramiko.SSHClient:
+def permanent_cause(exc: BaseException) -> str | None:
+    """Why opening a connection can never succeed by waiting, or None when a retry may help.
+
+    Permanent: a changed host key, a host key not pinned, a refused or unreadable key, an
+    unknown host name, a peer with no common algorithm. Transient: refused or reset connections,
+    timeouts, EOF or no banner (a daemon restarting), anything else.
+    """
+    import paramiko
+
+    if isinstance(exc, paramiko.BadHostKeyException):
+        return (
+            f"the host key changed (got {exc.key.get_name()} {exc.key.get_base64()[:24]}..., pinned "
+            f"{exc.expected_key.get_base64()[:24]}...): check the host, then update the connection's host_key"
+        )
+    if isinstance(exc, paramiko.AuthenticationException):
+        return f"the login was refused ({type(exc).__name__}: {exc}): is the key in authorized_keys?"
+    if isinstance(exc, paramiko.ssh_exception.IncompatiblePeer):
+        return f"no algorithm in common with the server ({exc})"
+    if isinstance(exc, paramiko.SSHException) and "known_hosts" in str(exc):
+        return f"the host key is not pinned ({exc}): set the connection's host_key extra"
+    if isinstance(exc, socket.gaierror) and exc.errno not in (socket.EAI_AGAIN,):
+        return f"unknown host name ({exc})"
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)) and exc.filename:
+        return f"cannot read {exc.filename} ({exc.strerror})"
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
+        return f"{exc}"
+    return None
+
+
+def connect_with_retries(
+    connect: Callable[[], T],
+    where: str,
+    *,
+    attempts: int | None = None,
+    first_wait_s: float | None = None,
+    budget_s: float | None = None,
+) -> T:
+    """`connect()`, tried again on transient errors (exponential waits, bounded by `attempts` and
+    `budget_s`, each failure logged); raises TargetRefused at once for a permanent error and
+    TargetUnreachable once the budget is spent. `where` names the target (e.g. "target host:port
+    through connection 'x'"); unset bounds are the module's CONNECT_* constants."""
+    attempts = CONNECT_ATTEMPTS if attempts is None else attempts
+    first_wait_s = CONNECT_FIRST_WAIT_S if first_wait_s is None else first_wait_s
+    budget_s = CONNECT_BUDGET_S if budget_s is None else budget_s
+
+    def logged(state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        wait = state.next_action.sleep if state.next_action else 0.0
+        log.warning(
+            "cannot reach %s (try %d of %d): %s: %s; trying again in %.1f s",
+            where, state.attempt_number, attempts, type(error).__name__, error, wait,
+        )  # fmt: skip
+
+    retrying = Retrying(
+        retry=retry_if_exception(lambda exc: permanent_cause(exc) is None),
+        stop=stop_after_attempt(attempts) | stop_before_delay(budget_s),
+        wait=wait_exponential(multiplier=first_wait_s, max=4 * first_wait_s),
+        before_sleep=logged,
+        reraise=True,
+    )
+    started = datetime.now(UTC)
     try:
-        return hook.get_conn()
-    except Exception as exc:  # paramiko raises many types; all mean "not reachable"
-        host = getattr(hook, "remote_host", "?")
-        port = getattr(hook, "port", "?")
+        return retrying(connect)
+    except Exception as exc:
+        cause = permanent_cause(exc)
+        if cause is not None:
+            raise TargetRefused(f"{where} refused: {cause}") from exc
+        tries = retrying.statistics.get("attempt_number", 1)
+        spent = (datetime.now(UTC) - started).total_seconds()
         raise TargetUnreachable(
-            f"cannot reach target {host}:{port} through connection '{conn_id}': {type(exc).__name__}: {exc}"
+            f"cannot reach {where}: {type(exc).__name__}: {exc} ({tries} tries over {spent:.0f} s)"
         ) from exc
+
+
+def open_client(conn_id: str, **retry: Any) -> tuple[Any, paramiko.SSHClient]:
+    """The SSH hook and an open client of connection `conn_id` (see `connect_with_retries`;
+    `retry` overrides its budget). An unknown or malformed connection is refused at once."""
+    try:
+        hook = _ssh_hook(conn_id)
+    except Exception as exc:  # the connection's definition, not the network: waiting cannot help
+        raise TargetRefused(
+            f"target {target_address(conn_id)} refused: connection '{conn_id}' cannot be used: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    where = f"target {hook.remote_host}:{hook.port or 22} through connection '{conn_id}'"
+    return hook, connect_with_retries(hook.get_conn, where, **retry)
 
 
 def _parse_marks(stdout: str) -> tuple[str | None, tuple[int, float, float] | None]:
@@ -222,8 +348,7 @@ def run_step(
     wrapper = wrapper_script(ctx, step, try_number, body, after)
     archive_dir.mkdir(parents=True, exist_ok=True)
     (archive_dir / "wrapper.sh").write_text(wrapper, encoding="utf-8")
-    hook = _ssh_hook(conn_id)
-    client = _connect(hook, conn_id)
+    hook, client = open_client(conn_id)
     try:
         if tools:
             _upload_tools(client, ctx, tools)
@@ -237,11 +362,17 @@ def run_step(
         out = raw_out.decode("utf-8", "replace")
         job, status = _parse_marks(out)
         if job is None or status is None:
+            err = raw_err.decode("utf-8", "replace")
             (archive_dir / "ssh_stdout.log").write_text(out, encoding="utf-8")
-            (archive_dir / "ssh_stderr.log").write_text(raw_err.decode("utf-8", "replace"), encoding="utf-8")
+            (archive_dir / "ssh_stderr.log").write_text(err, encoding="utf-8")
+            if exit_status == WRAPPER_NO_JOB_DIR:  # a full or read-only work dir: waiting does not help
+                raise TargetRefused(
+                    f"target {hook.remote_host}:{hook.port or 22} refused: step '{step}' cannot make its "
+                    f"job directory in the work dir: {last_line(err)}; see {archive_dir}/ssh_stderr.log"
+                )
             raise StepFailed(
                 f"step '{step}' did not start on the target (wrapper exit {exit_status}); "
-                f"see {archive_dir}/ssh_stderr.log:\n{stderr_tail(raw_err.decode('utf-8', 'replace'))}"
+                f"see {archive_dir}/ssh_stderr.log:\n{stderr_tail(err)}"
             )
         files = _fetch_directory(client, job, archive_dir)
     finally:
@@ -267,10 +398,131 @@ def run_step(
     )
 
 
-def raise_if_failed(step_name: str, step: ArchivedStep) -> None:
-    """Fail the task with the stderr tail and the archived path, as a user needs to debug it."""
-    if step.exit_code != 0:
-        raise StepFailed(
-            f"step '{step_name}' exited {step.exit_code} on the target; raw outputs archived in "
-            f"{step.directory}\n--- stderr (last {STDERR_TAIL_LINES} lines) ---\n{stderr_tail(step.text('stderr.log'))}"
+def last_line(text: str) -> str:
+    """The last non-empty line of `text` (an error's usual place), or '' for none."""
+    return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+
+
+def raise_if_failed(step_name: str, step: ArchivedStep, refusals: Collection[int] = ()) -> None:
+    """Fail the task with the stderr tail and the archived path, as a user needs to debug it.
+
+    An exit code in `refusals` (e.g. the preflight's "not enough space") raises TargetRefused:
+    the step's own verdict that waiting cannot change, so nothing retries it.
+    """
+    if step.exit_code == 0:
+        return
+    stderr = step.text("stderr.log")
+    where = _step_target(step)
+    first = f"step '{step_name}' exited {step.exit_code} on {where}"
+    cause = last_line(stderr)
+    details = (
+        f"raw outputs archived in {step.directory}\n"
+        f"--- stderr (last {STDERR_TAIL_LINES} lines) ---\n{stderr_tail(stderr)}"
+    )
+    if step.exit_code in refusals:
+        raise TargetRefused(f"target {where} refused: {first}: {cause}; {details}")
+    raise StepFailed(f"{first}: {cause}; {details}" if cause else f"{first}; {details}")
+
+
+def _step_target(step: ArchivedStep) -> str:
+    """host:port of the connection an archived step ran through (its meta.json), for messages."""
+    try:
+        meta = json.loads((step.directory / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "the target"
+    return target_address(str(meta.get("connection"))) if meta.get("connection") else "the target"
+
+
+_STOPPED_MARK = "BENCHCAMP_STOPPED"
+
+
+@dataclass(frozen=True)
+class StoppedJob:
+    """A campaign's job stopped on a target: its job folder there, its process group, and the
+    signal that ended it (TERM within the grace, else KILL)."""
+
+    job_dir: str
+    pgid: int
+    signal: str
+
+    @property
+    def step(self) -> str:
+        """The step the job ran (`execute` for `.../jobs/execute-try2`)."""
+        return self.job_dir.rstrip("/").rsplit("/", 1)[-1].rsplit("-try", 1)[0]
+
+    @property
+    def cell(self) -> str:
+        """The cell's folder name, as in the local archive (`campaign_dir/<cell>/rep<N>`)."""
+        return self.job_dir.rstrip("/").split("/")[-4]
+
+    @property
+    def repetition(self) -> int:
+        return int(self.job_dir.rstrip("/").split("/")[-3].removeprefix("rep"))
+
+
+def stop_jobs_script(work_dir: str, campaign_path: str, grace_s: float = STOP_GRACE_S) -> str:
+    """Shell lines that stop every running job under "$WORK"/`campaign_path`: TERM to the process
+    group of each job with a pgid and no status, KILL to those still alive after `grace_s`.
+
+    A pgid is only signalled while it is still the job's: either its leader is the job's
+    `command.sh`, or the leader is gone and the group lives on (Linux never reuses a pid that
+    still names a process group). One line per stopped job: `BENCHCAMP_STOPPED pgid TERM|KILL dir`.
+    """
+    polls = max(1, int(grace_s / 0.2))
+    return "\n".join(
+        [
+            "set -u",
+            f"campaign={work_dir}/{shlex.quote(campaign_path)}",
+            "pgs=(); jobs=()",
+            'for file in "$campaign"/*/rep*/jobs/*/pgid; do',
+            '  [ -f "$file" ] || continue',
+            '  job=${file%/pgid}; [ -e "$job"/status ] && continue',
+            '  pg=$(cat "$file"); case "$pg" in ""|*[!0-9]*) continue ;; esac',
+            '  kill -0 -- "-$pg" 2>/dev/null || continue',
+            '  if [ -r /proc/"$pg"/cmdline ] && ! tr "\\0" "\\n" < /proc/"$pg"/cmdline | grep -qxF "$job/command.sh"; then continue; fi',
+            '  kill -TERM -- "-$pg" 2>/dev/null && { pgs+=("$pg"); jobs+=("$job"); }',
+            "done",
+            f"for _ in $(seq {polls}); do",
+            '  alive=0; for pg in "${pgs[@]}"; do kill -0 -- "-$pg" 2>/dev/null && alive=1; done',
+            '  [ "$alive" = 0 ] && break; sleep 0.2',
+            "done",
+            'for i in "${!pgs[@]}"; do',
+            '  how=TERM; if kill -KILL -- "-${pgs[$i]}" 2>/dev/null; then how=KILL; fi',
+            f'  echo "{_STOPPED_MARK} ${{pgs[$i]}} $how ${{jobs[$i]}}"',
+            "done",
+            "for _ in $(seq 10); do",  # killed processes are gone once their parents reaped them
+            '  alive=0; for pg in "${pgs[@]}"; do kill -0 -- "-$pg" 2>/dev/null && alive=1; done',
+            '  [ "$alive" = 0 ] && break; sleep 0.2',
+            "done",
+            "",
+        ]
+    )
+
+
+def stop_campaign_jobs(
+    environment: Environment, study: str, campaign: str, grace_s: float = STOP_GRACE_S, **retry: Any
+) -> list[StoppedJob]:
+    """Stop a campaign's running jobs on one target (its process groups; see `stop_jobs_script`),
+    over one SSH session, and say which: for `benchcamp run`'s SIGINT/SIGTERM handler, so an
+    interrupted campaign leaves nothing running. `retry` bounds the connection's retries
+    (`connect_with_retries`); an unreachable target raises as for any step.
+    """
+    from benchcamp.core.paths import check_component
+
+    campaign_path = "/".join(check_component(slug(name), "path part") for name in (study, campaign))
+    script = stop_jobs_script(work_dir_expression(environment), campaign_path, grace_s)
+    hook, client = open_client(environment.transport.connection, **retry)
+    try:
+        _, out, err = hook.exec_ssh_client_command(
+            client, "bash -s <<'BENCHCAMP_STOP'\n" + script + "BENCHCAMP_STOP\n", False, None, grace_s + 30
         )
+    finally:
+        client.close()
+    if err.strip():
+        log.warning("stopping the jobs of %s on %s: %s", campaign_path, environment.name, err.decode())
+    stopped = []
+    for line in out.decode("utf-8", "replace").splitlines():
+        if line.startswith(_STOPPED_MARK + " "):
+            _, pgid, signal_name, job_dir = line.split(" ", 3)
+            stopped.append(StoppedJob(job_dir, int(pgid), signal_name))
+    return stopped
