@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchcamp.airflow.airflow_env import (
@@ -456,6 +457,7 @@ def _run_campaign(
     log = campaign_dir / attempts.LOGS_DIR / "airflow-dags-test.log"
     print(f"running {args.study} through Airflow (airflow dags test), conf {json.dumps(conf)}")
     print(f"Airflow's log: {log}", flush=True)
+    started = datetime.now(UTC)
     process = start_airflow(["dags", "test", args.study, "--conf", json.dumps(conf)], env, log)
     try:
         returncode = process.wait()
@@ -465,7 +467,7 @@ def _run_campaign(
     print()
     if report_file.exists():
         print(report_file.read_text(encoding="utf-8"))
-    result = outcome.campaign_outcome(args.study, campaign, returncode, _analysis_failure(campaign))
+    result = outcome.campaign_outcome(args.study, campaign, returncode, _analysis_failure(started))
     if result.code != ExitCode.OK:
         print("\n".join(result.lines), file=sys.stderr)
     if result.code == ExitCode.INTERNAL_ERROR:
@@ -479,9 +481,18 @@ def _run_campaign(
     return result.code
 
 
-def _analysis_failure(campaign: str) -> str | None:
-    """Why the figures were not built, when the warehouse's last build says so (None otherwise)."""
-    return None
+def _analysis_failure(since: datetime) -> str | None:
+    """Why the figures were not built: the warehouse's build since `since` failed (None otherwise)."""
+    from benchcamp.pipeline.transform import last_build
+    from benchcamp.pipeline.warehouse import WarehouseBusy
+
+    try:
+        build = last_build(default_warehouse())
+    except WarehouseBusy as exc:
+        return str(exc)
+    if build is None or build.ok or build.finished_at < since:
+        return None
+    return build.stale_note()
 
 
 def _stop_campaign(
@@ -504,7 +515,7 @@ def _stop_campaign(
         flush=True,
     )
     stop_process_group(process, STOP_GRACE_S)
-    stopped = _stop_remote_jobs(study, campaign, target)
+    stopped = _stop_remote_jobs(study, campaign, target, name)
     marked = mark_run_failed(env, study, campaign)
     interrupted = outcome.mark_interrupted(study, campaign, name)
     print(
@@ -517,9 +528,15 @@ def _stop_campaign(
     return for_signal(signum)
 
 
-def _stop_remote_jobs(study: str, campaign: str, target: str | None) -> str:
-    """The campaign's jobs still running on the target, stopped (their process groups)."""
-    return "jobs on the target: not stopped (no stop function)"
+def _stop_remote_jobs(study: str, campaign: str, target: str | None, signal_name: str) -> str:
+    """The campaign's jobs still running on the target, stopped (their process groups), and the
+    repetitions they measured marked interrupted."""
+    from benchcamp.pipeline.campaign import stop_campaign
+
+    jobs = stop_campaign(study, campaign, signal_name, [target] if target else None)
+    if not jobs:
+        return "no job of the campaign was running on the target"
+    return f"{len(jobs)} job(s) stopped on the target ({', '.join(f'{job.step} {job.cell} rep{job.repetition}' for job in jobs)})"
 
 
 def _now_tag() -> str:
