@@ -404,7 +404,7 @@ def skip_unless_planned(units: Any) -> None:
     with the refusal in `plan`'s log (`publish` is upstream-failed through the preflight).
     """
     if units is None:
-        from airflow.exceptions import AirflowSkipException
+        from airflow.sdk.exceptions import AirflowSkipException
 
         raise AirflowSkipException("the plan refused this run (see the plan task's log): nothing ran")
 
@@ -462,7 +462,7 @@ def fail_fast(step: Callable[[], T]) -> T:
     """Run a step; a refused target (changed host key, refused key, too little space, ...) or
     one still unreachable after the transport's tries fails the task without Airflow retries:
     waiting longer cannot help, and a campaign on a dead target should fail in seconds."""
-    from airflow.exceptions import AirflowFailException
+    from airflow.sdk.exceptions import AirflowFailException
 
     from benchcamp.pipeline.campaign import CampaignConfError
     from benchcamp.transport.ssh import TargetRefused, TargetUnreachable
@@ -507,7 +507,7 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
 
         @task(**step_args, trigger_rule=TriggerRule.ALL_DONE)
         def execute(unit: dict[str, Any]) -> dict[str, Any]:
-            from airflow.exceptions import AirflowFailException
+            from airflow.sdk.exceptions import AirflowFailException
 
             from benchcamp.pipeline.campaign import run_execute
 
@@ -542,7 +542,7 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
 
     @task(task_id=f"cleanup_{environment}", trigger_rule=TriggerRule.ALL_DONE, **retrying)
     def cleanup(environment_units: list[dict[str, Any]] | None) -> dict[str, str]:
-        from airflow.exceptions import AirflowSkipException
+        from airflow.sdk.exceptions import AirflowSkipException
 
         from benchcamp.pipeline.campaign import run_cleanup, untouched_target
 
@@ -563,7 +563,7 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
 
     @task(task_id=f"preflight_{environment}", **retrying)
     def preflight(environment_units: list[dict[str, Any]]) -> dict[str, str]:
-        from airflow.exceptions import AirflowFailException
+        from airflow.sdk.exceptions import AirflowFailException
 
         from benchcamp.pipeline.campaign import run_preflight
         from benchcamp.pipeline.target_lock import TargetBusy, check_free
