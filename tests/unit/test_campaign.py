@@ -10,7 +10,7 @@ import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from benchcamp.core.paths import UnsafePathName, child
@@ -136,11 +136,17 @@ def _run_body(body: str, env: dict[str, str]) -> subprocess.CompletedProcess[str
     return subprocess.run(["bash", "-c", body], env=env, capture_output=True, text=True, timeout=60)
 
 
+def _no_webhdfs(environment: str = "local_lab") -> Any:
+    """The lab's environment without its WebHDFS address: a preflight run here by a unit test must
+    reach only the fake `hadoop`, never the lab's NameNode (its leftover sweep would delete the
+    data of a campaign running on the lab)."""
+    return SPEC.environment(environment).replace(webhdfs_url=None)
+
+
 def test_preflight_refuses_a_campaign_the_file_system_cannot_hold(tmp_path: Path) -> None:
-    ctx = context_for(
-        {"study": "hibench_dse", "campaign": "c1", "environment": "local_lab", "workload": "wordcount",
-         "params": {"data_size_gb": 0.044, "maps": 4, "reduces": 2}, "repetition": 1, "ladder": "small"}
-    )  # fmt: skip
+    ctx = RunContext(
+        SPEC, _no_webhdfs(), "c1", "wordcount", {"data_size_gb": 0.044, "maps": 4, "reduces": 2}, 1, "small"
+    )
     needed = 118_111_600
     refused = _run_body(preflight_body(ctx, needed), _fake_hadoop(tmp_path, df_available=5_000_000))
     assert refused.returncode == 7
@@ -152,7 +158,7 @@ def test_preflight_refuses_a_campaign_the_file_system_cannot_hold(tmp_path: Path
 
 def test_preflight_gives_up_on_safe_mode_after_the_bounded_wait(tmp_path: Path) -> None:
     spec = load_spec("hibench_dse")
-    environment = spec.environment("local_lab").replace(safemode_wait_s=1)
+    environment = _no_webhdfs().replace(safemode_wait_s=1)
     ctx = RunContext(spec, environment, "c1", "dfsio_write", {"data_size_gb": 0.012}, 1, "tiny")
     stuck = _run_body(preflight_body(ctx, 1), _fake_hadoop(tmp_path, df_available=10**12, safemode="ON"))
     assert stuck.returncode == 5 and "still in safe mode after 1 s" in stuck.stderr
@@ -632,7 +638,7 @@ def test_a_study_that_reformats_storage_needs_the_targets_reformat_command(tmp_p
     with pytest.raises(CampaignConfError, match="environment 'local_lab' has no reformat_command"):
         check_conf(reformatting, {"ladder": "tiny"})
     marker = tmp_path / "formatted"
-    environment = SPEC.environment("local_lab").replace(reformat_command=f"touch {marker}")
+    environment = _no_webhdfs().replace(reformat_command=f"touch {marker}")
     ctx = RunContext(reformatting, environment, "c1", "wordcount", {"data_size_gb": 0.012}, 1, "tiny")
     done = _run_body(preflight_body(ctx, 1), _fake_hadoop(tmp_path / "ok", df_available=10**12))
     assert done.returncode == 0 and marker.exists(), done.stderr

@@ -117,7 +117,7 @@ def test_an_interrupted_repetition_is_marked_with_the_signal_and_its_records_fai
 
 
 def test_a_refused_or_unreachable_target_fails_the_task_without_airflow_retries() -> None:
-    from airflow.exceptions import AirflowFailException
+    from airflow.sdk.exceptions import AirflowFailException
     from benchcamp.airflow.dag_factory import fail_fast
 
     def raising(exc: Exception) -> None:

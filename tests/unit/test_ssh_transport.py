@@ -20,6 +20,7 @@ from pathlib import Path
 import paramiko
 import pytest
 from benchcamp.core.records import read_records
+from benchcamp.core.spec import load_spec
 from benchcamp.core.steps import ArchivedStep
 from benchcamp.ops.lab.config import sshd_config_text
 from benchcamp.ops.lab.layout import LAB_CONNECTION_ID
@@ -346,12 +347,19 @@ def _fake_hadoop(bin_dir: Path, df_available: int, jar_fails: bool = False) -> N
 
 
 def test_a_preflight_refusing_for_space_fails_at_once_and_the_repetitions_say_why(
-    sshd: Sshd, tmp_path: Path
+    sshd: Sshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from benchcamp.pipeline import archive, campaign
 
     sshd.start()
     _fake_hadoop(tmp_path / "bin", df_available=41926656)
+    # the preflight's leftover sweep goes to the fake `hadoop`, never to the lab's WebHDFS (where it
+    # would delete what a campaign running on the lab has made)
+    spec = load_spec("hibench_dse")
+    without_webhdfs = spec.model_copy(
+        update={"environments": [env.replace(webhdfs_url=None) for env in spec.environments]}
+    )
+    monkeypatch.setattr(campaign, "load_spec", lambda study: without_webhdfs)
     unit = {**UNIT, "ladder": "small", "params": {"data_size_gb": 0.044, "maps": 4, "reduces": 2}}
     with pytest.raises(ssh.TargetRefused) as refused:
         campaign.run_preflight([unit])
