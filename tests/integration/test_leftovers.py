@@ -180,3 +180,40 @@ def test_cleanup_deletes_the_data_when_hiveserver2_cannot_be_reached(
         campaign.run_cleanup(_units("current"))
     assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}/current")
     assert not Path(paths["staging"]).exists() and _exists(paths["other"])
+
+
+def test_hdfs_full_during_generate_fails_the_repetition_with_hdfs_s_reason(
+    on_lab: None, tmp_path: Path
+) -> None:
+    """HDFS full (a space quota on the campaign's folder, below one block): generate fails, the
+    repetition is marked failed with HDFS's own message in its reason, and the cleanup leaves
+    nothing behind."""
+    from benchcamp.pipeline import archive
+
+    unit = _units("full")[0]  # WordCount: its generate writes to HDFS
+    campaign.run_preflight([unit])
+    folder = f"{lab.HDFS_BASE_PATH}/{STUDY}/full"
+    assert _webhdfs("PUT", folder, "MKDIRS") == 200
+    ctx = campaign.context_for(unit)
+    quota = ssh.run_step(
+        ctx, ctx.environment.transport.connection, "quota", f"hdfs dfsadmin -setSpaceQuota 1k {folder}\n",
+        tmp_path / "quota",
+    )  # fmt: skip
+    assert quota.exit_code == 0, quota.text("stderr.log")
+    campaign.run_clean(unit)
+    with pytest.raises(
+        ssh.TargetRefused, match="step 'generate' exited 1 on .*: the file system is full: .*Quota"
+    ):
+        campaign.run_generate(unit)  # permanent: no retry
+    with pytest.raises(ssh.StepFailed, match="the generate step"):
+        campaign.run_execute(unit)
+    rep_dir = campaign.rep_dir_for(ctx)
+    reason = archive.read_failure(rep_dir)
+    assert reason is not None and reason.step in ("generate", "execute"), reason
+    assert (
+        "quota" in (reason.message + reason.stderr_tail).lower()
+        or "DSQuotaExceeded" in (rep_dir / "generate" / "try1" / "stderr.log").read_text()
+    ), reason
+    assert [record.status for record in archive.load_campaign_records(STUDY, "full")] == ["failed"]
+    campaign.run_cleanup([unit])
+    assert not _exists(folder)

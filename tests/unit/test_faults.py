@@ -139,11 +139,10 @@ def test_some_failed_repetitions_are_exit_4_with_their_reasons() -> None:
             unit, "failed" if unit["repetition"] == 2 and unit["workload"] == "wordcount" else "ok"
         )
         if unit["repetition"] == 2 and unit["workload"] == "wordcount":
-            (rep_dir / outcome.FAILURE_FILE).write_text(
-                json.dumps(
-                    {"step": "execute", "message": "execute exited 1 on 127.0.0.1:2222: No space left"}
-                )
+            failure = archive.Failure.now(
+                "execute", "failed", "execute exited 1 on 127.0.0.1:2222: No space left"
             )
+            archive.write_failure(rep_dir, failure)
     result = outcome.campaign_outcome("hibench_dse", "c1", 0)
     assert result.code == ExitCode.PARTIAL and result.measured_failed == 1
     assert any("execute exited 1 on 127.0.0.1:2222: No space left" in line for line in result.lines)
@@ -198,8 +197,9 @@ def test_an_interrupted_repetition_is_marked_failed_with_the_signal_as_its_reaso
     (waiting / "clean" / "try1" / "meta.json").write_text("{}")
     marked = outcome.mark_interrupted("hibench_dse", "c1", "SIGTERM")
     assert marked == [running]
-    reason = json.loads((running / outcome.FAILURE_FILE).read_text())
-    assert reason["step"] == "interrupted" and "SIGTERM" in reason["message"]
+    reason = archive.read_failure(running)
+    assert reason is not None and reason.kind == "interrupted" and reason.step == "execute"
+    assert reason.message == "interrupted by SIGTERM during its execute step"
     (record,) = archive.load_campaign_records("hibench_dse", "c1")[1:2] or [None]
     assert record is not None and record.status == "failed"
     assert not attempts.repetition_ok(running)

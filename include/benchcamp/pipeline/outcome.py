@@ -174,18 +174,19 @@ def campaign_outcome(
     return Outcome(worst(codes), lines, ok, failed, len(measured))
 
 
-INTERRUPTED_STEP = "interrupted"
-
-
-def _in_flight(rep_dir: Path) -> bool:
-    """Whether a step of the repetition started and did not end (a try folder without meta.json)."""
-    return any(not (try_dir / "meta.json").exists() for try_dir in rep_dir.glob("*/try*"))
+def _in_flight(rep_dir: Path) -> str | None:
+    """The step of the repetition that started and did not end (a try folder without meta.json)."""
+    unfinished = (
+        path.parent.name for path in sorted(rep_dir.glob("*/try*")) if not (path / "meta.json").exists()
+    )
+    return next(unfinished, None)
 
 
 def mark_interrupted(study: str, campaign: str, signal_name: str, root: Path | None = None) -> list[Path]:
-    """After a stop: every planned repetition with a step that started and did not end is marked
-    failed, with the interruption as its reason (a re-run under the campaign's name runs it
-    again)."""
+    """After a stop: every planned repetition with a step that started and did not end, and no
+    records yet, gets a failed record and the interruption as its reason (`archive.Failure`); a
+    re-run under the campaign's name runs it again. (The jobs stopped on the target mark theirs:
+    `campaign.stop_campaign`.)"""
     from benchcamp.core.steps import ArchivedStep
     from benchcamp.pipeline.campaign import context_for
     from benchcamp.workloads import get_workload
@@ -199,16 +200,12 @@ def mark_interrupted(study: str, campaign: str, signal_name: str, root: Path | N
         rep_dir = archive.repetition_dir(
             study, campaign, cell_key(unit["workload"], unit["params"]), int(unit["repetition"]), root
         )
-        if (rep_dir / archive.RECORDS_FILE).exists() or not _in_flight(rep_dir):
-            continue  # ended (ok, or failed with its own reason), or no step of it was running
+        step = _in_flight(rep_dir)
+        if step is None or (rep_dir / archive.RECORDS_FILE).exists():
+            continue  # not running, or ended (ok, or failed with its own reason)
         ctx = context_for(unit)
         stopped = ArchivedStep(directory=rep_dir, exit_code=-1, started_at=now, finished_at=now)
         archive.save_records(rep_dir, [get_workload(ctx.workload).duration_record(ctx, stopped, ok=False)])
-        reason = {
-            "step": INTERRUPTED_STEP,
-            "message": f"interrupted by {signal_name} while it ran: benchcamp run was stopped",
-            "at": now.isoformat(),
-        }
-        archive.write_atomically(rep_dir / FAILURE_FILE, json.dumps(reason, indent=2))
+        archive.mark_interrupted(rep_dir, signal_name, step)
         marked.append(rep_dir)
     return marked

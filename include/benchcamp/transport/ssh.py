@@ -403,6 +403,10 @@ def last_line(text: str) -> str:
     return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
 
 
+# What a job prints when its file system is full (HDFS's quotas, a local disk): not transient.
+FULL_MARKS = ("DSQuotaExceededException", "NSQuotaExceededException", "No space left on device")
+
+
 def raise_if_failed(step_name: str, step: ArchivedStep, refusals: Collection[int] = ()) -> None:
     """Fail the task with the stderr tail and the archived path, as a user needs to debug it.
 
@@ -421,6 +425,11 @@ def raise_if_failed(step_name: str, step: ArchivedStep, refusals: Collection[int
     )
     if step.exit_code in refusals:
         raise TargetRefused(f"target {where} refused: {first}: {cause}; {details}")
+    full = next(
+        (line.strip() for line in stderr.splitlines() if any(mark in line for mark in FULL_MARKS)), None
+    )
+    if full:  # the campaign's file system is full: a retry would fail the same way
+        raise TargetRefused(f"target {where} refused: {first}: the file system is full: {full}; {details}")
     raise StepFailed(f"{first}: {cause}; {details}" if cause else f"{first}; {details}")
 
 
