@@ -27,6 +27,7 @@ from benchcamp.ops import lab
 from benchcamp.pipeline import campaign
 from benchcamp.platforms.hive import HiveStatement
 from benchcamp.transport import hive, ssh
+from benchcamp.workloads.base import render
 
 pytestmark = pytest.mark.integration
 STUDY = "leftovers_it"  # hibench_dse's spec under a name no other test uses
@@ -196,7 +197,7 @@ def test_hdfs_full_during_generate_fails_the_repetition_with_hdfs_s_reason(
     assert _webhdfs("PUT", folder, "MKDIRS") == 200
     ctx = campaign.context_for(unit)
     quota = ssh.run_step(
-        ctx, ctx.environment.transport.connection, "quota", f"hdfs dfsadmin -setSpaceQuota 1k {folder}\n",
+        ctx, ctx.environment.transport.connection, "quota", render([*ctx.hadoop, "dfsadmin", "-setSpaceQuota", "1k", folder]) + "\n",
         tmp_path / "quota",
     )  # fmt: skip
     assert quota.exit_code == 0, quota.text("stderr.log")
