@@ -287,3 +287,31 @@ def test_bad_input_is_refused_before_the_lab_starts(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.BAD_INPUT, done.stdout + done.stderr
     assert re.search(r"cell 'wordcount\|data_size_gb=9' is not in the tiny matrix", done.stderr)
     assert not list((tmp_path / "lab").rglob("*.pid")) and "lab:" not in done.stdout
+
+
+def test_a_cli_run_refuses_a_target_the_stack_is_running_a_campaign_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The stack's run on the lab (its default environment, or the one its conf names) holds the
+    lab's connection for `benchcamp run`; a run on another target, or of no study, does not."""
+    from benchcamp.ops import cli, metadb
+
+    runs = [
+        ("benchcamp_housekeeping", "r0", {}),
+        ("hibench_dse", "scheduled__2026-11-26", {"environment": "dse_cluster"}),
+    ]
+    monkeypatch.setattr(metadb, "active_runs", lambda: runs)
+    assert cli._stack_run_on("benchcamp_lab_ssh") is None
+    assert (
+        cli._stack_run_on("dse_gateway_ssh")
+        == "hibench_dse run scheduled__2026-11-26 (environment dse_cluster)"
+    )
+    runs.append(("ycsb_hbase_cassandra", "manual__1", {}))  # its default: single_node, not the lab
+    assert cli._stack_run_on("benchcamp_lab_ssh") is None
+    assert (
+        cli._stack_run_on("ycsb_node_ssh") == "ycsb_hbase_cassandra run manual__1 (environment single_node)"
+    )
+    runs.append(("ycsb_hbase_cassandra", "manual__2", {"environment": "local_lab"}))
+    assert (
+        cli._stack_run_on("benchcamp_lab_ssh") == "ycsb_hbase_cassandra run manual__2 (environment local_lab)"
+    )

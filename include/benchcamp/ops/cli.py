@@ -383,6 +383,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             except target_lock.TargetBusy as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return ExitCode.BUSY
+            holder = _stack_run_on(spec.environment(environment).transport.connection)
+            if holder:
+                print(
+                    f"error: target {environment} is busy: the Airflow stack runs {holder} on it; wait for it "
+                    "to end (the stack's pools keep its own runs apart, not a benchcamp run beside them)",
+                    file=sys.stderr,
+                )
+                return ExitCode.BUSY
         if study_plugin(spec.study).lab_services & {service.name for service in STORE_SERVICES}:
             os.environ["BENCHCAMP_LAB_STORES"] = "1"  # the study measures the lab's data stores
         started_lab = True
@@ -408,6 +416,27 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("lab stopped")
         for lock in locks:
             lock.release()
+
+
+def _stack_run_on(connection: str) -> str | None:
+    """A queued or running DAG run of the Airflow stack (`make up`) on the target reached through
+    `connection`, named, or None: its preflight would remove what that run measures."""
+    from benchcamp.core.spec import SpecError, load_spec, study_names
+    from benchcamp.ops import metadb
+
+    studies = set(study_names())
+    for dag_id, run_id, conf in metadb.active_runs():
+        if dag_id not in studies:
+            continue
+        spec = load_spec(dag_id)
+        baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
+        try:
+            environment = spec.environment(str(conf.get("environment") or baseline))
+        except SpecError:
+            continue
+        if environment.transport.connection == connection:
+            return f"{dag_id} run {run_id} (environment {environment.name})"
+    return None
 
 
 def _conf(args: argparse.Namespace, target: str | None, campaign: str) -> dict[str, object]:

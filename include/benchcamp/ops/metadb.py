@@ -187,3 +187,28 @@ def stop(grace_s: float = 60.0) -> None:
         return True
 
     server.stop(grace_s, request_stop=fast_shutdown)
+
+
+def active_runs() -> list[tuple[str, str, dict[str, Any]]]:
+    """The stack's queued and running DAG runs as (dag_id, run_id, conf); none when its database
+    is not running (no stack, so nothing of it can hold a target)."""
+    import json
+
+    if not ready():
+        return []
+    connection = _connect(DATABASE)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("select dag_id, run_id, conf from dag_run where state in ('queued', 'running')")
+            rows = cursor.fetchall()
+    finally:
+        connection.close()
+    runs = []
+    for dag_id, run_id, conf in rows:
+        if isinstance(conf, (bytes, str)):
+            try:
+                conf = json.loads(conf)
+            except ValueError:
+                conf = {}
+        runs.append((str(dag_id), str(run_id), conf if isinstance(conf, dict) else {}))
+    return runs
