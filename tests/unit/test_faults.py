@@ -315,3 +315,24 @@ def test_a_cli_run_refuses_a_target_the_stack_is_running_a_campaign_on(
     assert (
         cli._stack_run_on("benchcamp_lab_ssh") == "ycsb_hbase_cassandra run manual__2 (environment local_lab)"
     )
+
+
+def test_one_run_on_several_environments_of_one_connection_takes_its_lock_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--environment all` of the graph study: lab_disk and lab_ram share the lab's connection, so
+    the run holds that one lock (a second flock on it from the same process would refuse it)."""
+    from benchcamp.ops import cli, lab
+
+    class LabReached(Exception):
+        pass
+
+    def lab_up() -> None:
+        held = json.loads(target_lock.lock_path("benchcamp_lab_ssh").read_text())
+        raise LabReached(held["campaign"])
+
+    monkeypatch.setattr(lab, "lab_up", lab_up)
+    monkeypatch.setattr("benchcamp.ops.metadb.active_runs", lambda: [])
+    with pytest.raises(LabReached, match="^c_lab_disk$"):
+        cli.main(["run", "mapreduce_ssd_hdd", "--ladder", "tiny", "--environment", "all", "--campaign", "c"])
+    target_lock.check_free("lab_ram", "benchcamp_lab_ssh")  # released when the run ended

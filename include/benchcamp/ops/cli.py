@@ -365,25 +365,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     previous = {
         number: signal.signal(number, _raise_interrupted) for number in (signal.SIGINT, signal.SIGTERM)
     }
-    locks: list[target_lock.TargetLock] = []
+    locks: dict[str, target_lock.TargetLock] = {}  # one per connection: environments may share one
     started_lab = False
     try:
         for target, campaign in zip(targets, campaigns, strict=True):
             environment = target or spec.environments[0].name
+            connection = spec.environment(environment).transport.connection
+            if connection in locks:
+                continue
             try:
-                locks.append(
-                    target_lock.acquire(
-                        environment,
-                        spec.environment(environment).transport.connection,
-                        {"study": args.study, "campaign": campaign, "command": "benchcamp run"},
-                        wait_s=args.wait,
-                        on_wait=lambda text: print(text, flush=True),
-                    )
+                locks[connection] = target_lock.acquire(
+                    environment,
+                    connection,
+                    {"study": args.study, "campaign": campaign, "command": "benchcamp run"},
+                    wait_s=args.wait,
+                    on_wait=lambda text: print(text, flush=True),
                 )
             except target_lock.TargetBusy as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return ExitCode.BUSY
-            holder = _stack_run_on(spec.environment(environment).transport.connection)
+            holder = _stack_run_on(connection)
             if holder:
                 print(
                     f"error: target {environment} is busy: the Airflow stack runs {holder} on it; wait for it "
@@ -396,11 +397,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         started_lab = True
         print(lab.lab_up().format())
         env = airflow_environment(lab.airflow_connection_env())
-        env[target_lock.TOKEN_ENV] = locks[0].token if locks else ""
         prepare_airflow(env)
         codes: list[ExitCode] = []
-        for target, conf, lock in zip(targets, confs, locks, strict=True):
-            env[target_lock.TOKEN_ENV] = lock.token
+        for target, conf in zip(targets, confs, strict=True):
+            connection = spec.environment(target or spec.environments[0].name).transport.connection
+            env[target_lock.TOKEN_ENV] = locks[connection].token  # its DAG run may use the target
             codes.append(_run_campaign(args, env, target, conf))
         return worst(codes)
     except Interrupted as stop:
@@ -414,7 +415,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             lab.lab_down()
             signal.signal(signal.SIGINT, previous[signal.SIGINT])
             print("lab stopped")
-        for lock in locks:
+        for lock in locks.values():
             lock.release()
 
 
