@@ -331,8 +331,24 @@ def test_one_run_on_several_environments_of_one_connection_takes_its_lock_once(
         held = json.loads(target_lock.lock_path("benchcamp_lab_ssh").read_text())
         raise LabReached(held["campaign"])
 
+    def lab_down() -> None:  # the real one would stop the lab an integration stream is using
+        raise AssertionError("lab_down called by a unit test")
+
     monkeypatch.setattr(lab, "lab_up", lab_up)
+    monkeypatch.setattr(lab, "lab_down", lab_down)
     monkeypatch.setattr("benchcamp.ops.metadb.active_runs", lambda: [])
     with pytest.raises(LabReached, match="^c_lab_disk$"):
-        cli.main(["run", "mapreduce_ssd_hdd", "--ladder", "tiny", "--environment", "all", "--campaign", "c"])
+        cli.main(
+            [
+                "run",
+                "mapreduce_ssd_hdd",
+                "--ladder",
+                "tiny",
+                "--environment",
+                "all",
+                "--campaign",
+                "c",
+                "--keep-lab",
+            ]
+        )
     target_lock.check_free("lab_ram", "benchcamp_lab_ssh")  # released when the run ended
