@@ -20,7 +20,6 @@ from benchcamp.core.records import cell_key
 from benchcamp.pipeline import archive, attempts
 
 FAILURES_DIR = "failures"
-FAILURE_FILE = "failure.json"  # a repetition's reason (transport), when it has one
 FIRST_LINE_CHARS = 400
 # Steps whose failure means the figures were not (re)built from this campaign.
 ANALYSIS_TASKS = ("validate", "load", "dbt_build", "alert_regressions", "report")
@@ -81,15 +80,9 @@ class Outcome:
 
 
 def _repetition_reason(rep_dir: Path) -> str:
-    """A failed repetition's reason: its failure file, else the newest failed step's stderr."""
-    reason_file = rep_dir / FAILURE_FILE
-    if reason_file.is_file():
-        try:
-            reason = json.loads(reason_file.read_text(encoding="utf-8"))
-            return _first_line(str(reason.get("message") or reason))
-        except ValueError:
-            pass
-    return "no reason archived"
+    """A failed repetition's reason: the first line of its archived `archive.Failure`."""
+    failure = archive.read_failure(rep_dir)
+    return _first_line(failure.message) if failure is not None else "no reason archived"
 
 
 def campaign_outcome(
