@@ -46,6 +46,17 @@ def test_dags_import_without_errors_or_connections(dagbag) -> None:  # type: ign
     assert set(dagbag.dag_ids) == set(registered_dag_ids())
 
 
+def test_a_tasks_parse_builds_only_its_own_studys_dag(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Airflow's parsing context names the DAG a task's process parses the file for: only that
+    study's DAG is built; a DAG id no study has (another plugin's) still finds every DAG."""
+    from airflow.dag_processing.dagbag import DagBag
+
+    monkeypatch.setenv("_AIRFLOW_PARSING_CONTEXT_DAG_ID", "hibench_dse")
+    assert DagBag(dag_folder=str(ROOT / "dags"), safe_mode=True).dag_ids == ["hibench_dse"]
+    monkeypatch.setenv("_AIRFLOW_PARSING_CONTEXT_DAG_ID", "not_a_study")
+    assert set(DagBag(dag_folder=str(ROOT / "dags"), safe_mode=True).dag_ids) == set(registered_dag_ids())
+
+
 def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
     dag = dagbag.dags["hibench_dse"]
     ids = set(dag.task_dict)

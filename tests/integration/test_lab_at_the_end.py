@@ -24,5 +24,7 @@ def test_every_service_is_healthy_as_the_suite_left_it() -> None:
 
 
 def test_the_lab_stops_at_the_end_leaving_no_process(shared_lab: Callable[[], lab.LabStatus]) -> None:
-    """The work is the fixture's teardown (lab down, no process left); this test only brings it in."""
-    assert shared_lab().healthy
+    """The work is the fixture's teardown (lab down, no process left); this test only brings it in.
+    (The lab-faults module runs between the two tests and may leave HiveServer2 killed: it is
+    not started again only to be stopped.)"""
+    assert lab.lab_status().services

@@ -490,3 +490,32 @@ def test_airflow_init_gives_simple_auth_manager_the_password_from_env(
     with passwords.open("r+") as handle:
         assert SimpleAuthManager._get_passwords(handle) == {"alice": 'p"w\\1'}
     assert stat.S_IMODE(passwords.stat().st_mode) == 0o600
+
+
+def test_a_prepared_airflow_home_is_not_migrated_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`benchcamp run` reusing a home skips `db migrate` and `pools import` (about ten seconds) until
+    Airflow's version or the pools change; a home with another database is always prepared."""
+    from benchcamp.airflow import airflow_env
+
+    calls: list[str] = []
+
+    def fake_airflow(
+        args: list[str], env: dict[str, str], check: bool = True, log: Path | None = None
+    ) -> None:
+        calls.append(args[0])
+        (tmp_path / "airflow.db").touch()
+
+    monkeypatch.setattr(airflow_env, "run_airflow", fake_airflow)
+    monkeypatch.delenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", raising=False)
+    env = {"AIRFLOW_HOME": str(tmp_path)}
+    airflow_env.prepare_airflow(env)
+    airflow_env.prepare_airflow(env)
+    assert calls == ["db", "pools"]
+    pools = airflow_env.pool_definitions()
+    monkeypatch.setattr(airflow_env, "pool_definitions", lambda: {**pools, "new_pool": {"slots": 1}})
+    airflow_env.prepare_airflow(env)
+    assert calls == ["db", "pools"] * 2
+    airflow_env.prepare_airflow({**env, "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": "postgresql://db/airflow"})
+    assert calls == ["db", "pools"] * 3

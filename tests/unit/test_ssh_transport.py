@@ -395,3 +395,19 @@ def test_an_execute_that_exits_non_zero_leaves_its_reason_and_stderr(sshd: Sshd,
     assert failure is not None and (failure.step, failure.kind, failure.exit_code) == ("execute", "failed", 1)
     assert "All datanodes are bad" in failure.stderr_tail and failure.archive == str(rep / "execute" / "try1")
     assert {record.status for record in read_records(rep / archive.RECORDS_FILE)} == {"failed"}
+
+
+def test_a_failed_jobs_reason_is_its_root_cause_not_its_last_log_line() -> None:
+    """A WordCount whose DataNode was killed mid-job (recorded on the lab by the lab-faults
+    module) ends its stderr with "INFO mapreduce.Job: Counters: 0"; the reason is the job's root
+    cause, which names the dead DataNode. A script's own last line is kept as it is."""
+    recorded = (
+        Path(__file__).parents[1] / "data" / "hadoop" / "wordcount_datanode_killed.stderr.log"
+    ).read_text()
+    assert ssh.last_line(recorded).endswith("INFO mapreduce.Job: Counters: 0")
+    cause = ssh.cause_line(recorded)
+    assert cause.startswith("Caused by: org.apache.hadoop.hdfs.BlockMissingException: Could not obtain block")
+    assert "Dead nodes:  DatanodeInfoWithStorage[127.0.0.1:9866" in cause
+    script = "26/11/26 17:01:18 WARN x: y\npreflight: HDFS is still in safe mode after 120 s\n"
+    assert ssh.cause_line(script) == "preflight: HDFS is still in safe mode after 120 s"
+    assert ssh.cause_line("26/11/26 INFO a: b\n") == "26/11/26 INFO a: b"  # no error line: the last

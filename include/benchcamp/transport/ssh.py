@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import re
 import secrets
 import shlex
 import socket
@@ -403,6 +404,25 @@ def last_line(text: str) -> str:
     return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
 
 
+_LOG_LEVEL = re.compile(r"\b(INFO|DEBUG)\b")
+_ERROR = re.compile(r"\b\w*(Exception|Error)\b:")
+
+
+def cause_line(text: str) -> str:
+    """The line of a failed step's stderr that says why: its last line, unless that is a log
+    line at INFO (a Hadoop job's "Counters: 0" after it failed); then the last exception's line
+    (a "Caused by:" is last, so the root cause wins), else the last line all the same."""
+    last = last_line(text)
+    if not _LOG_LEVEL.search(last):
+        return last
+    errors = [
+        line.strip()
+        for line in text.splitlines()
+        if _ERROR.search(line) and not line.lstrip().startswith("at ")
+    ]
+    return errors[-1] if errors else last
+
+
 # What a job prints when its file system is full (HDFS's quotas, a local disk): not transient.
 FULL_MARKS = ("DSQuotaExceededException", "NSQuotaExceededException", "No space left on device")
 
@@ -418,7 +438,7 @@ def raise_if_failed(step_name: str, step: ArchivedStep, refusals: Collection[int
     stderr = step.text("stderr.log")
     where = _step_target(step)
     first = f"step '{step_name}' exited {step.exit_code} on {where}"
-    cause = last_line(stderr)
+    cause = cause_line(stderr)
     details = (
         f"raw outputs archived in {step.directory}\n"
         f"--- stderr (last {STDERR_TAIL_LINES} lines) ---\n{stderr_tail(stderr)}"
