@@ -341,3 +341,25 @@ def test_the_dags_dbt_build_fails_and_is_recorded_when_another_process_holds_the
     assert status.origin.endswith(" dbt_build") and "Could not set lock on file" in status.failed_nodes[0]
     note = status.stale_note()
     assert note is not None and note.startswith("no build has succeeded yet")
+
+
+def test_report_and_snapshot_wait_for_a_held_warehouse_then_exit_6_naming_the_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Readers wait like writers (bounded, WarehouseBusy naming the holder), never a raw DuckDB
+    lock error: `benchcamp report` exits 6, the page's snapshot export raises WarehouseBusy."""
+    from benchcamp.pipeline.warehouse import WarehouseBusy
+
+    warehouse = tmp_path / "w.duckdb"
+    assert (
+        main(["import", str(_write(tmp_path / "c.jsonl", wordcount("c"))), "--warehouse", str(warehouse)])
+        == 0
+    )
+    with held(warehouse, 120) as holder:
+        done = benchcamp("report", "hibench_dse", "--warehouse", str(warehouse), wait_s=1)
+        assert done.returncode == ExitCode.BUSY, done.stderr
+        assert f"error: warehouse {warehouse} is held by PID {holder.pid}" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+        monkeypatch.setenv(WAIT_ENV, "1")
+        with pytest.raises(WarehouseBusy, match=f"held by PID {holder.pid}"):
+            report.export_snapshot(warehouse)

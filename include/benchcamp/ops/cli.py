@@ -149,6 +149,7 @@ def _import(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from benchcamp.core.spec import SpecError, load_spec
+    from benchcamp.pipeline.warehouse import WarehouseBusy
     from benchcamp.presentation import report
 
     try:
@@ -174,6 +175,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     except report.ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    except WarehouseBusy as exc:  # a writer held it for the whole wait
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.BUSY
     note = report.build_note(target)  # the latest dbt build failed: the figures are older
     if note and args.format == "table":
         text = f"NOTE: {note}\n\n{text}"

@@ -19,9 +19,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
-
 from benchcamp.core.study import Mart, study_plugin, study_plugins
+from benchcamp.pipeline.warehouse import wait_for_warehouse
 from benchcamp.presentation.blocks import Block, Cell, Row, num
 from benchcamp.presentation.run_order_section import run_order_blocks
 
@@ -51,7 +50,6 @@ _ORDER = {
 OPTIONAL_MARTS = ("repetition_adequacy", "scorecard", "run_order_drift")
 # Change points are the study's, across campaigns: every report of a study that has some lists them.
 HISTORY_MART = "change_points"
-_LOCK_WAIT_S = 10.0  # a dbt task or load may hold the file briefly; wait rather than fail at once
 
 
 class ReportError(LookupError):
@@ -74,14 +72,8 @@ def _read_only(warehouse: Path) -> Iterator[Any]:
             # e.g. under `airflow dags test`): share that instance; we only run selects.
             return duckdb.connect(str(warehouse))
 
-    con = Retrying(
-        retry=retry_if_exception(
-            lambda exc: isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
-        ),
-        stop=stop_after_delay(_LOCK_WAIT_S),
-        wait=wait_fixed(0.2),
-        reraise=True,
-    )(open_connection)
+    # a writer (a load, a dbt build) holds the file: wait, bounded, then WarehouseBusy naming it
+    con = wait_for_warehouse(open_connection, warehouse)
     try:
         yield con
     finally:
