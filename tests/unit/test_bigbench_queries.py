@@ -84,7 +84,7 @@ def test_parameters_follow_the_generated_data() -> None:
         ("${hivevar:other}", "strings may hold only"),
         ("back\\slash", "strings may hold only"),
         (" padded", "strings may hold only"),
-        ("x" * 201, "strings may hold only"),
+        ("x" * 1001, "strings may hold only"),
         ("2002-13-01", "not a valid date"),
         (True, "booleans are not accepted"),
         (["a", "b"], "lists must be non-empty lists of integers"),

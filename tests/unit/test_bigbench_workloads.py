@@ -27,6 +27,7 @@ from benchcamp.studies.bigbench_containers.workloads.run import (
     BigBenchRun,
     _checked,
     database,
+    database_locations,
     generated_row_problems,
 )
 from benchcamp.workloads import get_workload
@@ -197,6 +198,16 @@ def test_check_cell_refuses_what_cannot_run() -> None:
 def test_one_database_per_repetition() -> None:
     assert database(_ctx(1)) != database(_ctx(2))
     assert database(_ctx(1)).startswith("bb_")
+
+
+def test_a_runs_databases_live_under_its_repetitions_data_path() -> None:
+    """Not in HiveServer2's warehouse: the cleanup and the next preflight delete them with the
+    input, without HiveServer2."""
+    ctx = _ctx(1)
+    clauses = database_locations(ctx, "bb_x")
+    base = ctx.data_location("hive")
+    assert clauses == f"LOCATION '{base}/bb_x.db' MANAGEDLOCATION '{base}/bb_x.managed'"
+    assert base.startswith(f"{ctx.environment.hadoop.data_root.rstrip('/')}/{ctx.unit_path}/")
 
 
 def _recorded() -> Path:

@@ -53,7 +53,9 @@ _DECIMAL = re.compile(r"-?[0-9]{1,18}\.[0-9]{1,18}\Z")
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 # Letters, digits, space and _ . - / : (names, words, paths); nothing that ends a Hive string
 # literal ('), starts a substitution ($), escapes (\) or ends a statement (;).
-_SAFE_STRING = re.compile(r"[A-Za-z0-9_./:-](?:[A-Za-z0-9 _./:-]{0,198}[A-Za-z0-9_./:-])?\Z")
+# '=' as the repository's path components hold it (cell keys: `scale_factor_gb=0.01`); up to 1000
+# characters, as an HDFS path under the repetition's data path may take
+_SAFE_STRING = re.compile(r"[A-Za-z0-9_./:=-](?:[A-Za-z0-9 _./:=-]{0,998}[A-Za-z0-9_./:=-])?\Z")
 _NUMBER_TEXT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|\Z)")
 _HIVEVAR = re.compile(r"\$\{hivevar:([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -256,8 +258,8 @@ def _checked(query: str, name: str, value: Any) -> ParameterValue:
         if _SAFE_STRING.match(value):
             return value
         raise QueryParameterError(
-            f"{where} = {value!r}: strings may hold only letters, digits, space and _ . - / : "
-            "(1..200 characters, no leading or trailing space)"
+            f"{where} = {value!r}: strings may hold only letters, digits, space and _ . - / : = "
+            "(1..1000 characters, no leading or trailing space)"
         )
     raise QueryParameterError(f"{where} = {value!r}: unsupported type {type(value).__name__}")
 

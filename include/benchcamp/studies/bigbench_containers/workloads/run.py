@@ -95,6 +95,17 @@ def database(ctx: RunContext) -> str:
     return f"bb_{digest}"
 
 
+def database_locations(ctx: RunContext, name: str) -> str:
+    """LOCATION and MANAGEDLOCATION clauses that put a run database's tables (and the ML queries'
+    exports) under the repetition's own data path, not HiveServer2's warehouse: the campaign's
+    cleanup and the next preflight's sweep of its study's data path then delete them without
+    HiveServer2 (WebHDFS or `hadoop fs`), as they do the input."""
+    base = ctx.data_location("hive")
+    if "'" in base or "\\" in base:  # slugs never hold either; a data_root might
+        raise ValueError(f"data path {base!r} cannot be a Hive string literal")
+    return f"LOCATION '{base}/{name}.db' MANAGEDLOCATION '{base}/{name}.managed'"
+
+
 def scale_factor(ctx: RunContext) -> float:
     value = ctx.param("scale_factor_gb")
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
@@ -354,8 +365,10 @@ class RunDriver:
         text = f"{self.database}_text"
         setup = [
             *_drop_databases(self.ctx),
-            HiveStatement("create_text", f"CREATE DATABASE {text}"),
-            HiveStatement("create_orc", f"CREATE DATABASE {self.database}"),
+            HiveStatement("create_text", f"CREATE DATABASE {text} {database_locations(self.ctx, text)}"),
+            HiveStatement(
+                "create_orc", f"CREATE DATABASE {self.database} {database_locations(self.ctx, self.database)}"
+            ),
             *(HiveStatement(f"text_{t}", hive_ddl(text, t, input_location(self.ctx, t))) for t in TABLES),
         ]
         setup.append(HiveStatement("location", f"DESCRIBE DATABASE {self.database}", fetch=True))
