@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import EnvironmentSnapshot
@@ -316,6 +317,39 @@ def test_a_series_is_split_at_a_hardware_change_never_across_it(history: Path) -
     # one series across the change would have a change point exactly there
     (across,) = change_points([row["mean"] for row in series])
     assert across.index == UPGRADE_WEEK - 1 and across.change_pct < -35
+
+
+def _state_model() -> Any:
+    """The int_change_point_series model's module, to run its analysis without dbt."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "dbt_project/models/intermediate/int_change_point_series.py"
+    spec = importlib.util.spec_from_file_location("int_change_point_series", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_build_reanalyses_only_changed_series_and_resumes_grown_ones(history: Path) -> None:
+    """The kept analyses (as the import's build left them) against the same series with a 13th
+    campaign in the step's cell: only that series is analysed again, from its kept weak points;
+    a re-measured earlier campaign analyses it afresh."""
+    model = _state_model()
+    with duckdb.connect(str(history), read_only=True) as con:
+        series = con.execute("select * from main.int_history_series").df()
+        kept = con.execute("select * from main.int_change_point_series").df()
+    assert len(kept) == series.groupby(model.SERIES_KEY).ngroups and set(kept["resumed_from"]) == {0}
+    assert model.analysed_rows(series, kept) == []  # nothing new, nothing analysed
+    step = series[(series["cell_key"] == STEP_CELL) & (series["metric"] == "duration_s")]
+    grown = pd.concat([series, step.tail(1).assign(campaign=week(WEEKS + 1), position=WEEKS + 1)])
+    (row,) = model.analysed_rows(grown, kept)
+    assert (row["cell_key"], row["campaigns"], row["resumed_from"]) == (STEP_CELL, WEEKS + 1, WEEKS)
+    assert [point["campaign_after"] for point in json.loads(row["points_json"])] == [week(STEP_WEEK)]
+    remeasured = grown.copy()
+    remeasured.loc[remeasured.index == step.index[0], "mean"] += 0.01
+    (row,) = model.analysed_rows(remeasured, kept)
+    assert row["resumed_from"] == 0
 
 
 # -- the alert ----------------------------------------------------------------------------------
