@@ -131,13 +131,17 @@ def build_time(campaigns: int, cells: int, keep: Path | None) -> None:
             "(select count(*) from main.change_points) from main.int_change_point_series",
             [campaigns - 1],
         ).fetchone() or (0, 0, 0)
-    print(f"  import of campaign {campaigns} (its build resumed {resumed} of {total} series): {seconds:6.1f} s")
+    print(
+        f"  import of campaign {campaigns} (its build resumed {resumed} of {total} series): {seconds:6.1f} s"
+    )
     print(f"  dbt build with nothing new:                                 {build_seconds(warehouse):6.1f} s")
     with duckdb.connect(str(warehouse)) as con:
         con.execute("drop table main.int_change_point_series")
     seconds = build_seconds(warehouse)
     print(f"  dbt build, every series analysed afresh:                    {seconds:6.1f} s  (aim < 60 s)")
-    print(f"  change points found: {points} (the 15 % steps in {cells // 10} cells at campaign {campaigns // 2})")
+    print(
+        f"  change points found: {points} (the 15 % steps in {cells // 10} cells at campaign {campaigns // 2})"
+    )
     if keep is None:
         shutil.rmtree(tmp)
 

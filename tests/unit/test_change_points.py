@@ -447,6 +447,12 @@ def test_the_report_lists_the_change_point_and_the_figure_marks_it(history: Path
     assert marker_layer["mark"]["type"] == "rule" and marker_layer["encoding"]["color"]["field"] == "kind"
     (marker,) = marker_layer["data"]["values"]
     assert marker["kind"] == "regression" and marker["campaign"] == week(STEP_WEEK)
+    # the tooltip: the campaigns either side, both means, the change
+    assert marker["campaign_before"] == week(STEP_WEEK - 1)
+    assert marker["change"] == pytest.approx(marker["after"] - marker["before"])
+    assert {"campaign_before", "before", "after", "change"} <= {
+        item["field"] for item in marker_layer["encoding"]["tooltip"]
+    }
     assert "orange: regression" in figure.title
 
 

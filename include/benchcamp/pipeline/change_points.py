@@ -129,8 +129,10 @@ def analyse(
             if resume and previous
             else None,
         )
-        # Otava's merge re-tests only the points after a dropped one: the statistics reported
-        # are each kept point's against its final neighbours, as Otava's split reports them
+        # Otava's merge, after dropping a point, re-tests the next one but not the previous one,
+        # whose segment after grew: it may keep a point on figures it no longer has (its test
+        # series expect exactly that). The figures reported are each kept point's against its
+        # final neighbours, as Otava's split computes them, so its p may exceed max_pvalue.
         tester = TTestSignificanceTester(settings.max_pvalue)
         intervals = tester.get_intervals(found)
         found = [tester.change_point(point.to_candidate(), data, intervals) for point in found]
