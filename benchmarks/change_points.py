@@ -10,6 +10,8 @@
     tenth cell half-way), then: the import of one more campaign (its build re-examines each
     series' last windows only), a build with nothing new, and a build with every series analysed
     afresh (the kept analyses dropped). Aim: under 60 s for 1,000 × 100.
+(a') between them: one series' analysis afresh vs resumed with one more campaign, 250 to 4,000
+    campaigns long (a resumed one re-examines about four windows, whatever the length).
 
 Usage: .venv/bin/python benchmarks/change_points.py [--series 200] [--campaigns 1000] [--cells 100]
        [--skip-build] [--keep DIR]
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
-from benchcamp.pipeline.change_points import Settings, change_points
+from benchcamp.pipeline.change_points import Settings, analyse, change_points
 
 BIN = Path(sys.executable).parent
 STUDY = "hibench_dse"
@@ -55,6 +57,23 @@ def false_alarms(series: int, campaigns: int) -> None:
                 f"  {label:24} {name:16} {share:6.1%}  ({sum(map(len, found))} change points, "
                 f"{elapsed / series * 1000:.1f} ms a series)"
             )
+
+
+def per_series_cost() -> None:
+    """One series' analysis, afresh vs resumed with one more campaign, as its history grows."""
+    print("(a') one series (uniform ±3 %): analysed afresh vs resumed with one more campaign")
+    analyse(list(range(10)))  # scipy's import, once
+    rng = np.random.default_rng(28)
+    for campaigns in (250, 500, 1000, 2000, 4000):
+        values = list(100 * (1 + rng.uniform(-0.03, 0.03, campaigns + 1)))
+        started = time.perf_counter()
+        earlier = analyse(values[:campaigns])
+        fresh = time.perf_counter() - started
+        started = time.perf_counter()
+        for _ in range(5):
+            analyse(values, previous=earlier)
+        resumed = (time.perf_counter() - started) / 5
+        print(f"  {campaigns:5} campaigns: afresh {fresh * 1000:6.1f} ms, resumed {resumed * 1000:5.1f} ms")
 
 
 def write_campaigns(path: Path, numbers: range, cells: int, campaigns: int, seed: int) -> int:
@@ -156,6 +175,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path)
     args = parser.parse_args()
     false_alarms(args.series, args.length)
+    per_series_cost()
     if not args.skip_build:
         build_time(args.campaigns, args.cells, args.keep)
 
