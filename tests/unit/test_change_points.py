@@ -274,6 +274,24 @@ def test_the_import_records_the_specs_tracked_metrics(history: Path) -> None:
     ]
 
 
+def test_a_warehouse_with_issue_17s_alpha_column_gets_the_new_table(tmp_path: Path) -> None:
+    """Its rows are copies of the specs, rewritten by every load: dropped and created anew."""
+    with duckdb.connect(str(tmp_path / "old.duckdb")) as con:
+        con.execute("create schema raw")
+        con.execute(
+            "create table raw.study_history_metrics (study varchar, metric varchar, better varchar, "
+            "regression_pct double, alpha double not null, primary key (study, metric))"
+        )
+        con.execute("insert into raw.study_history_metrics values ('s', 'duration_s', 'lower', 10, 0.05)")
+        wh.ensure_schema(con)
+        wh.write_study_history(con, STUDY, load_spec(STUDY).history)
+        columns = [row[0] for row in con.execute("describe raw.study_history_metrics").fetchall()]
+        assert "alpha" not in columns and {"min_magnitude_pct", "max_pvalue", "window_campaigns"} <= set(
+            columns
+        )
+        assert con.execute("select count(*) from raw.study_history_metrics").fetchone() == (2,)
+
+
 def test_the_mart_finds_exactly_the_step_with_the_campaigns_either_side(history: Path) -> None:
     (row,) = select(history, "select * from main.change_points")
     assert (row["environment"], row["cell_key"], row["metric"]) == ("local_lab", STEP_CELL, "duration_s")
