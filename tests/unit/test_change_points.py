@@ -71,10 +71,7 @@ HISTORY = """history:                        # change points across campaigns (R
     duration_s: lower           # every workload
     throughput_mb_s: higher     # TestDFSIO
   regression_pct: 10            # slower (or less throughput) by more than 10 % is a regression
-  change_points:                # Apache Otava's analysis options (defaults shown)
-    min_magnitude_pct: 5        # smaller shifts are no change point (Otava's CLI: 0)
-    max_pvalue: 0.001           # Otava's default
-    window: 50                  # campaigns examined at once; Otava's default
+  change_points: {min_magnitude_pct: 5, max_pvalue: 0.001, window: 50}  # Apache Otava's options (the defaults)
 """
 
 BAD_HISTORY = [
@@ -82,11 +79,11 @@ BAD_HISTORY = [
     ("duration_s: lower ", "Duration-s: lower ", "history.metrics['Duration-s']: String should match pattern '^[a-z][a-z0-9_]*$'"),
     ("regression_pct: 10 ", "regression_pct: 0 ", "history.regression_pct: Input should be greater than 0"),
     ("regression_pct: 10 ", "regression_pct: -5 ", "history.regression_pct: Input should be greater than 0"),
-    ("max_pvalue: 0.001 ", "max_pvalue: 1.5 ", "history.change_points.max_pvalue: Input should be less than 1"),
-    ("max_pvalue: 0.001 ", "max_pvalue: 0 ", "history.change_points.max_pvalue: Input should be greater than 0"),
-    ("min_magnitude_pct: 5 ", "min_magnitude_pct: -1 ", "history.change_points.min_magnitude_pct: Input should be greater than or equal to 0"),
-    ("window: 50 ", "window: 1 ", "history.change_points.window: Input should be greater than or equal to 2"),
-    ("window: 50 ", "windows: 50 ", "history.change_points.windows: unknown key (check the spelling)"),
+    ("max_pvalue: 0.001,", "max_pvalue: 1.5,", "history.change_points.max_pvalue: Input should be less than 1"),
+    ("max_pvalue: 0.001,", "max_pvalue: 0,", "history.change_points.max_pvalue: Input should be greater than 0"),
+    ("min_magnitude_pct: 5,", "min_magnitude_pct: -1,", "history.change_points.min_magnitude_pct: Input should be greater than or equal to 0"),
+    ("window: 50}", "window: 1}", "history.change_points.window: Input should be greater than or equal to 2"),
+    ("window: 50}", "windows: 50}", "history.change_points.windows: unknown key (check the spelling)"),
     ("regression_pct: 10 ", "alpha: 0.05 ", "history.alpha: unknown key (check the spelling)"),  # issue 17's key, gone
     ("  metrics:\n    duration_s: lower           # every workload\n    throughput_mb_s: higher     # TestDFSIO\n", "  metrics: {}\n", "history.metrics: is empty: list each metric with its better direction, e.g. duration_s: lower"),
 ]  # fmt: skip
