@@ -427,7 +427,8 @@ def test_the_recorded_lab_campaign_replays_to_the_decisions_it_made(tmp_path: Pa
         assert decided(mine) == decided(wanted)
         then = {d["cell_key"]: d["half_width_pct"] for d in wanted["decisions"]}
         for got in mine["decisions"]:
-            assert got["half_width_pct"] == pytest.approx(then[got["cell_key"]], rel=1e-12)
+            # recorded with scipy 1.17; Otava pins scipy 1.16, whose t quantiles differ by ~2e-11
+            assert got["half_width_pct"] == pytest.approx(then[got["cell_key"]], rel=1e-9)
 
         def units(found: list[dict[str, Any]]) -> set[tuple[str, int]]:
             return {(cell_key(u["workload"], u["params"]), u["repetition"]) for u in found}

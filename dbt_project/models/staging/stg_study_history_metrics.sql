@@ -6,5 +6,7 @@ select
     metric,
     better,
     regression_pct,
-    alpha
+    min_magnitude_pct,
+    max_pvalue,
+    window_campaigns
 from {{ source('raw', 'study_history_metrics') }}

@@ -150,12 +150,35 @@ class Thresholds(_Strict):
 MetricName = Annotated[str, StringConstraints(pattern=_NAME)]
 
 
+class ChangePointSettings(_Strict):
+    """How a study's change points are found: Apache Otava's analysis options, its defaults but
+    for the magnitude (README "Change points and regression alerts" has why)."""
+
+    min_magnitude_pct: float = Field(
+        default=5.0,
+        ge=0,
+        description="a change smaller than this % (Otava's magnitude: the larger of |after/before - 1| "
+        "and |before/after - 1|) is no change point; Otava's CLI default is 0, its library's was 5",
+    )
+    max_pvalue: float = Field(
+        default=0.001,
+        gt=0,
+        lt=1,
+        description="a change point's t-test p-value is below this (Otava's default)",
+    )
+    window: int = Field(
+        default=50,
+        ge=2,
+        description="campaigns e-divisive examines at once, windows half a window apart (Otava's default)",
+    )
+
+
 class History(_Checked):
     """What the change-point detection tracks across a study's campaigns (`change_points` mart).
 
-    Each metric with the direction in which it is better; a change in the bad direction larger
-    than `regression_pct` of the mean before it is a regression (an Airflow event); `alpha` is
-    the significance level of the Welch t-tests, after Benjamini-Hochberg over the study.
+    Each metric with the direction in which it is better; a change point in the bad direction
+    larger than `regression_pct` of the mean before it (any, from a mean of 0) is a regression
+    (an Airflow event); `change_points` sets the detection (Otava's options).
     """
 
     metrics: dict[MetricName, str] = Field(
@@ -164,7 +187,7 @@ class History(_Checked):
     regression_pct: float = Field(
         default=10.0, gt=0, description="a change in the bad direction beyond this % is a regression"
     )
-    alpha: float = Field(default=0.05, gt=0, lt=1, description="significance level (false discovery rate)")
+    change_points: ChangePointSettings = Field(default_factory=ChangePointSettings)
 
     def problems(self) -> Iterator[Problem]:
         if not self.metrics:

@@ -1,7 +1,7 @@
 """Regression alerts: the `change_points` mart's regressions that a campaign makes known, once.
 
-A change point needs MIN_POINTS campaigns on each side (`pipeline.change_points`), so a step is
-found by the third campaign after it, not the first. The DAG's `alert_regressions` task (after
+A step is found once Otava's t-test separates it (`pipeline.change_points`): a large one by
+the first campaign after it, a smaller one a few campaigns later. The DAG's `alert_regressions` task (after
 dbt_build) asks for the regressions whose segment after the change holds this campaign and
 that no earlier campaign has announced (`raw.regression_alerts` remembers which campaign
 did), records them, and emits one Airflow Asset event per regression and calls the user's
@@ -60,20 +60,26 @@ class Regression:
     campaign_after: str
     mean_before: float
     mean_after: float
+    change: float
     change_pct: float
     p_value: float
-    p_adjusted: float
     regression_pct: float
 
     def extra(self, campaign: str) -> dict[str, Any]:
-        """The Asset event's extra: JSON-safe, with the campaign that found it."""
-        return {**asdict(self), "found_by_campaign": campaign}
+        """The Asset event's extra: JSON-safe (no % of a change from 0: null), with the campaign that
+        found it."""
+        fields = {
+            name: None if isinstance(value, float) and math.isnan(value) else value
+            for name, value in asdict(self).items()
+        }
+        return {**fields, "found_by_campaign": campaign}
 
     def summary(self) -> str:
         return (
             f"REGRESSION {self.study} on {self.environment}: {self.cell_key} {self.metric} "
-            f"{self.mean_before:.4g} -> {self.mean_after:.4g} {self.unit} ({self.change_pct:+.1f} %, "
-            f"{self.better} is better, p {self.p_value:.2g}, BH-adjusted {self.p_adjusted:.2g}) "
+            f"{self.mean_before:.4g} -> {self.mean_after:.4g} {self.unit} ({self.change:+.4g} {self.unit}, "
+            f"{'from 0' if math.isnan(self.change_pct) else f'{self.change_pct:+.1f} %'}, "
+            f"{self.better} is better, p {self.p_value:.2g}) "
             f"between campaigns {self.campaign_before} and {self.campaign_after}"
         )
 
@@ -100,9 +106,9 @@ def regressions_from_rows(rows: list[Mapping[str, Any]]) -> list[Regression]:
                 campaign_after=str(row["campaign_after"]),
                 mean_before=float(row["mean_before"]),
                 mean_after=float(row["mean_after"]),
+                change=float(row["change"]),
                 change_pct=math.nan if change is None else float(change),
                 p_value=float(row["p_value"]),
-                p_adjusted=float(row["p_adjusted"]),
                 regression_pct=float(row["regression_pct"]),
             )
         )

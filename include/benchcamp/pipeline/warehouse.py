@@ -108,7 +108,9 @@ create table if not exists raw.study_history_metrics (
     metric varchar not null,
     better varchar not null,
     regression_pct double not null,
-    alpha double not null,
+    min_magnitude_pct double not null,
+    max_pvalue double not null,
+    window_campaigns bigint not null,
     primary key (study, metric)
 );
 create table if not exists raw.regression_alerts (
@@ -264,12 +266,26 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the `raw` schema and its tables if missing (never alters existing ones)."""
+    """Create the `raw` schema and its tables if missing (never alters existing ones, but for
+    `_drop_history_metrics_with_alpha`)."""
+    _drop_history_metrics_with_alpha(con)
     con.execute(SCHEMA)
     con.execute(CLAIMS_SCHEMA)
     con.execute(ADAPTIVE_STOPS_SCHEMA)
     con.execute(RUN_ORDER_SCHEMA)
     con.execute(BUILDS_SCHEMA)
+
+
+def _drop_history_metrics_with_alpha(con: duckdb.DuckDBPyConnection) -> None:
+    """A warehouse from before issue 28 has `alpha` (Benjamini–Hochberg) where the table now has
+    Otava's settings: its rows are copies of the specs, rewritten by every load and import, so
+    the table is dropped and created anew (empty until then: no change points meanwhile)."""
+    found = con.execute(
+        "select count(*) from information_schema.columns where table_schema = 'raw' "
+        "and table_name = 'study_history_metrics' and column_name = 'alpha'"
+    ).fetchone()
+    if found and found[0]:
+        con.execute("drop table raw.study_history_metrics")
 
 
 # Each dbt build's outcome (`transform.build_marts`, the DAG's dbt_build task), so that a report
@@ -571,11 +587,20 @@ def write_study_history(con: duckdb.DuckDBPyConnection, study: str, history: His
     if history is None:
         return
     con.executemany(
-        "insert into raw.study_history_metrics (study, metric, better, regression_pct, alpha) "
-        "values (?, ?, ?, ?, ?)",
+        "insert into raw.study_history_metrics (study, metric, better, regression_pct, min_magnitude_pct, "
+        "max_pvalue, window_campaigns) values (?, ?, ?, ?, ?, ?, ?)",
         [
-            [study, metric, history.better(metric), float(history.regression_pct), float(history.alpha)]
+            [
+                study,
+                metric,
+                history.better(metric),
+                float(history.regression_pct),
+                float(settings.min_magnitude_pct),
+                float(settings.max_pvalue),
+                settings.window,
+            ]
             for metric in history.metrics
+            for settings in [history.change_points]
         ],
     )
 

@@ -252,10 +252,12 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
             f"in {point['cell_key']} {point['metric']} on {point['environment']}",
             "kind": "regression" if point["is_regression"] else point["direction"],
             "campaign": point["campaign_after"],
+            "campaign_before": point["campaign_before"],
             "before": plain(point["mean_before"]),
             "after": plain(point["mean_after"]),
+            "change": plain(point["change"]),
             "change_pct": plain(point["change_pct"]),
-            "p_adjusted": plain(point["p_adjusted"]),
+            "p_value": plain(point["p_value"]),
         }
         for point in change_points or []
         if point.get("campaign_after_at") is not None
@@ -273,7 +275,16 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
                         domain=["regression", "worse", "better"], range=["#e67e22", "#f1c40f", "#27ae60"]
                     ),
                 ),
-                tooltip=["label:N", "campaign:N", "before:Q", "after:Q", "change_pct:Q", "p_adjusted:Q"],
+                tooltip=[
+                    "label:N",
+                    "campaign_before:N",
+                    "campaign:N",
+                    "before:Q",
+                    "after:Q",
+                    "change:Q",
+                    "change_pct:Q",
+                    "p_value:Q",
+                ],
             )
         )
         title = "Campaigns over time (red: hardware change; orange: regression, green: improvement)"

@@ -513,8 +513,8 @@ def _change_point_blocks(rows: list[dict[str, Any]], campaign: str | None) -> li
                 num(f"{row['mean_before']:.4g}", row["mean_before"]),
                 num(f"{row['mean_after']:.4g}", row["mean_after"]),
                 num(_delta(row["change_pct"], False), row["change_pct"]),
+                num(f"{row['change']:+.4g}", row["change"]),
                 num(f"{row['p_value']:.2g}", row["p_value"]),
-                num(f"{row['p_adjusted']:.2g}", row["p_adjusted"]),
                 Cell(
                     f"regression (worse by more than {row['regression_pct']:g} %)"
                     if row["is_regression"]
@@ -524,7 +524,7 @@ def _change_point_blocks(rows: list[dict[str, Any]], campaign: str | None) -> li
         )
         for row in rows
     )
-    alpha = rows[0]["alpha"]
+    settings = rows[0]
     return [
         Block(
             "Change points: where a tracked metric moved across the study's campaigns",
@@ -537,8 +537,8 @@ def _change_point_blocks(rows: list[dict[str, Any]], campaign: str | None) -> li
                 "mean before",
                 "mean after",
                 "change (%)",
+                "change",
                 "p",
-                "p adj.",
                 "verdict",
             ),
             body,
@@ -546,11 +546,10 @@ def _change_point_blocks(rows: list[dict[str, Any]], campaign: str | None) -> li
             lead_text_columns=5,
             notes=(
                 "Per environment, hardware fingerprint, cell and metric (never across a hardware change): "
-                "candidates by e-divisive means (energy statistic), each kept while Welch's t-test between "
-                "the campaign means either side (at least 3 a side), times the splits it was chosen among, "
-                "stays significant as the weakest are merged away (Apache Otava's method); p adj.: "
-                f"Benjamini–Hochberg over every candidate of the study, below {alpha:g}. "
-                "Means are of the campaigns' means.",
+                "Apache Otava's analysis (e-divisive means in windows of "
+                f"{settings['window_campaigns']} campaigns, t-test p below {settings['max_pvalue']:g}, "
+                f"magnitude above {settings['min_magnitude_pct']:g} %). Means are of the campaigns' means; "
+                "change is after − before in the metric's unit (a change from 0 has no %).",
             ),
             kind="change_points",
         )

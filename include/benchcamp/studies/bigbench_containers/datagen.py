@@ -79,7 +79,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -433,7 +433,11 @@ class _Random:
 
     def unit(self, stream: int, keys: Ints) -> npt.NDArray[np.float64]:
         """Uniform floats in [0, 1)."""
-        return (self.bits(stream, keys) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+        # cast: numpy 2.2's stubs (Otava's pin) widen float64 * float to floating[Any]
+        return cast(
+            npt.NDArray[np.float64],
+            (self.bits(stream, keys) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53)),
+        )
 
     def skewed(self, stream: int, keys: Ints, count: int) -> Ints:
         """Integers in [0, count) where low values are much more likely (density ~ 1/sqrt)."""
@@ -504,7 +508,7 @@ def _digits(number: Unsigned, digits: int, zero_padded: bool) -> _Field:
         if top:  # below 10^4 by now
             group = rest.astype(np.intp)
         else:
-            quotient = rest // 10_000
+            quotient = cast(Unsigned, rest // 10_000)  # numpy 2.2's stubs make it signed
             group = (rest - quotient * 10_000).astype(np.intp)
             if not zero_padded:  # padded when a higher group is not zero
                 np.add(group, 10_000, out=group, where=quotient > 0)
