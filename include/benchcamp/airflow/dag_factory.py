@@ -32,9 +32,11 @@ from benchcamp.core.study import study_plugins
 from benchcamp.pipeline.adaptive import adaptive_rounds
 from benchcamp.pipeline.campaign import (
     CAMPAIGN_PATTERN,
+    DEFAULT_CONNECTIONS_ENV,
     MAX_REPETITIONS,
     WAREHOUSE_POOL,
     check_conf,
+    default_environment,
     implemented_workloads,
     plan_units,
     resolve_campaign,
@@ -58,7 +60,7 @@ T = TypeVar("T")
 def study_params(spec: StudySpec) -> dict[str, Param]:
     """Trigger-form parameters with JSON schemas: bad values are refused before a run exists."""
     workloads = implemented_workloads(spec)
-    baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
+    environment = default_environment(spec)
     return {
         "ladder": Param(
             spec.default_ladder,
@@ -83,11 +85,11 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             ),
         ),
         "environment": Param(
-            baseline,
+            environment,
             type="string",
             enum=[env.name for env in spec.environments],
             title="Target environment",
-            description="Named target from the study spec (an Airflow connection).",
+            description=_environment_description(spec, environment),
         ),
         # `examples` makes the form a multi-select of the implemented workloads (Airflow's way:
         # JSON schema has no enum for arrays); `items.enum` still refuses others through the API.
@@ -109,7 +111,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             items={"type": "string"},
             title="Cells",
             description="Optional subset of cell keys, one per line, e.g. "
-            "'wordcount|data_size_gb=0.012|maps=4|reduces=2'; empty = the whole matrix.",
+            f"'{_example_cell(spec, workloads)}'; empty = the whole matrix.",
         ),
         "campaign": Param(
             None,
@@ -165,8 +167,12 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             exclusiveMinimum=0,
             exclusiveMaximum=MAX_REPETITIONS + 1,
             title="Maximum repetitions per cell (with a target)",
-            description="At most repetitions + "
-            f"{adaptive_rounds(spec)} here. Empty: the spec's ({spec.max_repetitions or 'none'}).",
+            description=(
+                f"At most repetitions + {adaptive_rounds(spec)} here. "
+                f"Empty: the spec's ({spec.max_repetitions})."
+                if adaptive_rounds(spec)
+                else "This study declares no max_repetitions (no adaptive repetitions): leave empty."
+            ),
         ),
         "order": Param(
             spec.order,
@@ -195,6 +201,25 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             "(reproducible; recorded with every repetition).",
         ),
     }
+
+
+def _environment_description(spec: StudySpec, default: str) -> str:
+    """Which target the form opens on and why: the lab's on a lab stack, else the spec's baseline."""
+    text = "Named target from the study spec (an Airflow connection)."
+    baseline = spec.default_environment()
+    if default != baseline:
+        connection = spec.environment(default).transport.connection
+        text += (
+            f" Default {default}: this stack reaches {connection} ({DEFAULT_CONNECTIONS_ENV}), not the "
+            f"spec's baseline {baseline}, which stays selectable."
+        )
+    return text
+
+
+def _example_cell(spec: StudySpec, workloads: list[str]) -> str:
+    """The first cell key of the study's default ladder: the Cells field's example."""
+    cells = spec.cells(spec.default_ladder, workloads)
+    return cells[0].key if cells else "workload|axis=value"
 
 
 def _warmup_summary(spec: StudySpec) -> str:

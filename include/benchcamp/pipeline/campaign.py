@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shlex
 import shutil
@@ -77,6 +78,10 @@ CONF_KEYS = (
 CAMPAIGN_PATTERN = r"^([A-Za-z0-9][A-Za-z0-9_.+-]{0,119})?$"
 MAX_REPETITIONS = 50
 WAREHOUSE_POOL = "benchcamp_warehouse"
+# Comma-separated SSH connection ids the Airflow stack reaches (`make up` sets the lab's): a run
+# without an environment, and the trigger form's default, target the study's first environment
+# reached through one of them. Unset (e.g. Docker Compose): the spec's baseline.
+DEFAULT_CONNECTIONS_ENV = "BENCHCAMP_DEFAULT_CONNECTIONS"
 
 
 class EnvironmentCaptureFailed(RuntimeError):
@@ -146,6 +151,17 @@ class CampaignConf:
         return spec.warmups(workload) if self.warmups is None else self.warmups
 
 
+def stack_connections() -> frozenset[str]:
+    """The SSH connections the stack says it reaches (`DEFAULT_CONNECTIONS_ENV`); none when unset."""
+    names = os.environ.get(DEFAULT_CONNECTIONS_ENV, "").split(",")
+    return frozenset(name.strip() for name in names if name.strip())
+
+
+def default_environment(spec: StudySpec) -> str:
+    """The environment of a run that names none, on this stack (`StudySpec.default_environment`)."""
+    return spec.default_environment(stack_connections())
+
+
 def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
     """Reject what the JSON schema cannot: unknown keys, unknown cells, unimplemented workloads."""
     unknown = sorted(set(conf) - set(CONF_KEYS))
@@ -165,8 +181,7 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         raise CampaignConfError(
             f"repetitions must be an integer from 1 to {MAX_REPETITIONS}, got {repetitions!r}"
         )
-    baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
-    environment = conf.get("environment", baseline)
+    environment = conf.get("environment") or default_environment(spec)
     try:
         spec.environment(str(environment))
     except SpecError as exc:
