@@ -20,6 +20,7 @@ from airflow.sdk import (
     Asset,
     AssetAlias,
     Param,
+    TaskGroup,
     TriggerRule,
     WeightRule,
     get_current_context,
@@ -293,6 +294,7 @@ def build_study_dag(study: str) -> DAG:
         catchup=False,
         max_active_runs=1,
         params=study_params(spec),
+        user_defined_macros={"benchcamp_unit_label": task_unit_label},
         tags=["benchcamp", "study"],
         default_args={"retries": 0, "on_failure_callback": record_task_failure},
     ) as dag:
@@ -518,19 +520,19 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
     }
 
     def steps(unit: dict[str, Any]) -> None:
-        @task(**retrying)
+        @task(**retrying, map_index_template=UNIT_LABEL)
         def clean(unit: dict[str, Any]) -> dict[str, str]:
             from benchcamp.pipeline.campaign import run_clean
 
             return fail_fast(lambda: run_clean(unit, get_current_context()["ti"].try_number))
 
-        @task(**retrying)
+        @task(**retrying, map_index_template=UNIT_LABEL)
         def generate(unit: dict[str, Any]) -> str:
             from benchcamp.pipeline.campaign import run_generate
 
             return fail_fast(lambda: run_generate(unit, get_current_context()["ti"].try_number))
 
-        @task(**step_args, trigger_rule=TriggerRule.ALL_DONE)
+        @task(**step_args, trigger_rule=TriggerRule.ALL_DONE, map_index_template=UNIT_LABEL)
         def execute(unit: dict[str, Any]) -> dict[str, Any]:
             from airflow.sdk.exceptions import AirflowFailException
 
@@ -605,16 +607,43 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
                 raise AirflowFailException(str(exc)) from exc
         return fail_fast(lambda: run_preflight(environment_units, get_current_context()["ti"].try_number))
 
-    environment_units = units_for(units)
-    checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
-    warmed = warmups.expand(unit=warmup_units(environment_units))  # type: ignore[arg-type]
-    done = warmups_done(environment_units)  # type: ignore[arg-type]
-    measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
-    cleaned = cleanup(environment_units)  # type: ignore[arg-type]
-    checked >> warmed >> done
-    [checked, done] >> measured
-    adaptive_repetitions(environment, environment_units, steps, rounds, after=measured) >> cleaned
+    # One collapsed row per target in the grid (Airflow 3 opens with every group closed): a run
+    # shows its own target's work, not a screen of the other targets' skipped steps. No prefix:
+    # the task ids stay `preflight_<env>`, `repetitions_<env>.execute`, ...
+    with TaskGroup(
+        group_id=f"target_{environment}",
+        prefix_group_id=False,
+        tooltip=f"Everything this campaign does on {environment}; skipped when the run targets another",
+    ):
+        environment_units = units_for(units)
+        checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
+        warmed = warmups.expand(unit=warmup_units(environment_units))  # type: ignore[arg-type]
+        done = warmups_done(environment_units)  # type: ignore[arg-type]
+        measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
+        cleaned = cleanup(environment_units)  # type: ignore[arg-type]
+        checked >> warmed >> done
+        [checked, done] >> measured
+        adaptive_repetitions(environment, environment_units, steps, rounds, after=measured) >> cleaned
     return checked, cleaned
+
+
+# A mapped repetition's name in the grid: its cell and repetition instead of its index.
+UNIT_LABEL = "{{ benchcamp_unit_label(task) }}"
+
+
+def task_unit_label(task: Any) -> str:
+    """The label of the unit a repetition step runs (`campaign.unit_label`), from its rendered
+    arguments (the steps take the unit positionally: `op_args`); empty when it has none (never
+    raises, see `unit_label`)."""
+    from benchcamp.pipeline.campaign import unit_label
+
+    keywords = getattr(task, "op_kwargs", None)
+    positional = getattr(task, "op_args", None)
+    if isinstance(keywords, dict) and "unit" in keywords:
+        return unit_label(keywords["unit"])
+    if isinstance(positional, list | tuple) and positional:
+        return unit_label(positional[0])
+    return ""
 
 
 def adaptive_repetitions(

@@ -303,6 +303,18 @@ def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, 
     return {env: run_order.with_positions(env_units, conf.order, seed) for env, env_units in units.items()}
 
 
+def unit_label(unit: Any) -> str:
+    """A repetition unit as the grid names its mapped tasks: cell key and repetition, as archived
+    (`<cell>/rep<N>`; warm-ups are repetitions 0 and below). Never raises: Airflow fails a task
+    whose `map_index_template` does not render, and a label is not worth a failed repetition."""
+    try:
+        repetition = int(unit["repetition"])
+        kind = "warm-up " if repetition <= 0 else ""
+        return f"{cell_key(unit['workload'], unit['params'])} · {kind}rep{repetition}"
+    except (KeyError, TypeError, ValueError):
+        return ""
+
+
 def expected_cells(units: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str, str, int]]:
     """Measured repetitions per cell (warm-ups are not expected by any check)."""
     counts: dict[tuple[str, str, str], int] = {}

@@ -1,17 +1,24 @@
-"""The trigger form as a user meets it on each study: lab defaults that run, descriptions of its own.
+"""The study DAGs as a user meets them in Airflow's UI: the trigger form (lab defaults that run,
+descriptions of its own) and the grid's names for mapped repetitions.
 
-`study_params` is built directly (no DagBag): what the form opens on is the Params' defaults.
+Pure functions and `study_params` directly (no DagBag, no Airflow run): cheap.
 """
 
 from __future__ import annotations
 
 import pytest
 from benchcamp.airflow.airflow_env import airflow_environment, ssh_connection_ids
-from benchcamp.airflow.dag_factory import study_params
+from benchcamp.airflow.dag_factory import UNIT_LABEL, study_params, task_unit_label
 from benchcamp.core.spec import load_spec, study_names
 from benchcamp.ops import lab
 from benchcamp.pipeline.adaptive import adaptive_rounds
-from benchcamp.pipeline.campaign import DEFAULT_CONNECTIONS_ENV, check_conf, implemented_workloads
+from benchcamp.pipeline.campaign import (
+    DEFAULT_CONNECTIONS_ENV,
+    check_conf,
+    implemented_workloads,
+    plan_units,
+    unit_label,
+)
 
 STUDIES = study_names()
 
@@ -74,3 +81,26 @@ def test_field_descriptions_are_the_studys_own(study: str) -> None:
         assert f"repetitions + {adaptive_rounds(spec)}" in maximum
     else:
         assert "+ 0" not in maximum and "no adaptive repetitions" in maximum
+
+
+def test_a_mapped_repetition_is_named_by_its_cell_and_repetition() -> None:
+    """What `map_index_template` renders for each step of a planned unit (Airflow renders it with
+    the task's resolved arguments; the steps take the unit positionally)."""
+    import jinja2
+
+    spec = load_spec(STUDIES[0])
+    conf = check_conf(spec, {"ladder": "tiny", "repetitions": 2})
+    units = [unit for units in plan_units(spec, conf, "c1").values() for unit in units]
+    measured = next(unit for unit in units if unit["repetition"] == 2)
+    label = unit_label(measured)
+    assert label.endswith(" · rep2") and label.split(" · ")[0].startswith(measured["workload"] + "|")
+    assert unit_label({**measured, "repetition": 0}).endswith(" · warm-up rep0")
+
+    class Step:  # what the template sees as `task` once Airflow resolved the mapped argument
+        op_args = [measured]
+        op_kwargs: dict[str, object] = {}
+
+    template = jinja2.Environment().from_string(UNIT_LABEL)
+    assert template.render(task=Step(), benchcamp_unit_label=task_unit_label) == label
+    # never raises: a failed label would fail the repetition after it ran
+    assert unit_label(None) == unit_label({"repetition": "x"}) == task_unit_label(object()) == ""
