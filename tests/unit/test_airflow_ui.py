@@ -104,3 +104,22 @@ def test_a_mapped_repetition_is_named_by_its_cell_and_repetition() -> None:
     assert template.render(task=Step(), benchcamp_unit_label=task_unit_label) == label
     # never raises: a failed label would fail the repetition after it ran
     assert unit_label(None) == unit_label({"repetition": "x"}) == task_unit_label(object()) == ""
+
+
+def test_unpausing_a_study_starts_no_catch_up_campaign() -> None:
+    """The run Airflow creates for the latest scheduled date when a study is unpaused (or after the
+    scheduler was down) starts long after its time: its plan skips it. A scheduled run on time, a
+    manual run (the one triggered on the paused study), a backfill of old dates: they run."""
+    from datetime import UTC, datetime, timedelta
+
+    from benchcamp.pipeline.campaign import SCHEDULED_START_GRACE, late_scheduled_run
+
+    due = datetime(2026, 11, 21, 1, 0, tzinfo=UTC)
+    assert late_scheduled_run("scheduled", due, due + timedelta(seconds=4)) is None
+    assert late_scheduled_run("scheduled", due, due + SCHEDULED_START_GRACE) is None
+    why = late_scheduled_run("scheduled", due, due + timedelta(days=5, hours=2, minutes=7))
+    assert why is not None and "scheduled for 2026-11-21 01:00 UTC but starting 122 h 07 min later" in why
+    assert "trigger the study" in why
+    for run_type in ("manual", "backfill", "asset_triggered"):
+        assert late_scheduled_run(run_type, due, due + timedelta(days=30)) is None
+    assert late_scheduled_run("scheduled", None, due) is None

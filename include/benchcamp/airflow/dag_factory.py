@@ -35,6 +35,7 @@ from benchcamp.pipeline.campaign import (
     CAMPAIGN_PATTERN,
     DEFAULT_CONNECTIONS_ENV,
     MAX_REPETITIONS,
+    SCHEDULED_START_GRACE,
     WAREHOUSE_POOL,
     check_conf,
     default_environment,
@@ -250,9 +251,11 @@ def _doc(spec: StudySpec) -> str:
         then validate (Great Expectations) → load (DuckDB) → dbt marts → report.
         Implemented workloads: {", ".join(implemented_workloads(spec))}.
 
-        Schedule: `{spec.schedule or "manual only"}` (catchup off). Unpausing the DAG starts the
-        latest scheduled date's campaign at once; re-run past dates on new hardware with a backfill
-        (README: "Hardware changes and backfills").
+        Schedule: `{spec.schedule or "manual only"}` (catchup off). A run triggered while the study is
+        paused waits queued until it is unpaused (tick "Unpause on trigger" to start it at once).
+        Unpausing starts no catch-up campaign: Airflow still creates the latest scheduled date's
+        run, and its plan skips it (a scheduled run starting over {SCHEDULED_START_GRACE.seconds // 60} min late measures nothing).
+        Re-run past dates on new hardware with a backfill (README: "Hardware changes and backfills").
 
         | ladder | cells | repetitions at default | a campaign takes |
         |---|---|---|---|
@@ -263,8 +266,9 @@ def _doc(spec: StudySpec) -> str:
 def schedule_for(spec: StudySpec) -> str | None:
     """The study's cron schedule, or none when BENCHCAMP_SCHEDULES=off.
 
-    Unpausing a scheduled DAG starts its latest interval's campaign at once (catchup off
-    still runs one); a test or demo stack that only wants manual runs turns schedules off.
+    Unpausing a scheduled DAG makes Airflow create its latest interval's run at once (catchup off
+    still creates one; its plan skips it, `campaign.late_scheduled_run`); a test or demo stack
+    that wants no scheduled run at all turns schedules off.
     """
     return None if os.environ.get("BENCHCAMP_SCHEDULES", "on").lower() == "off" else spec.schedule
 
@@ -304,6 +308,11 @@ def build_study_dag(study: str) -> DAG:
             from benchcamp.pipeline.attempts import begin_attempt, save_plan
 
             context = get_current_context()
+            late = _late_scheduled_run(context)
+            if late:  # every later task is skipped too: nothing is cleaned, run, loaded or reported
+                from airflow.sdk.exceptions import AirflowSkipException
+
+                raise AirflowSkipException(late)
             conf = check_conf(spec, dict(context["params"]))
             campaign = _campaign(context)
             units, attempt = begin_attempt(
@@ -441,6 +450,18 @@ def _run_kind(context: Any) -> tuple[str, datetime | None]:
     dag_run = context["dag_run"]
     run_type = getattr(dag_run.run_type, "value", dag_run.run_type)
     return str(run_type), getattr(dag_run, "logical_date", None)
+
+
+def _late_scheduled_run(context: Any) -> str | None:
+    """`campaign.late_scheduled_run` for this run: its type, scheduled time (`run_after`) and start."""
+    from datetime import UTC
+
+    from benchcamp.pipeline.campaign import late_scheduled_run
+
+    dag_run = context["dag_run"]
+    run_type, _logical_date = _run_kind(context)
+    started = getattr(dag_run, "start_date", None) or datetime.now(UTC)
+    return late_scheduled_run(run_type, getattr(dag_run, "run_after", None), started)
 
 
 def _campaign(context: Any) -> str:

@@ -18,7 +18,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -125,6 +125,31 @@ def resolve_campaign(
     if run_type == "backfill" and logical_date is not None:
         return campaign_id(f"backfill__{logical_date.astimezone(UTC).isoformat()}")
     return campaign_id(run_id)
+
+
+# A scheduled run that starts later than this after its scheduled time is not a campaign anyone
+# asked for (README "Airflow with a UI"): Airflow runs the latest scheduled date at once when a
+# study is unpaused, even with catchup off, and offers no setting against it (apache/airflow#45768).
+SCHEDULED_START_GRACE = timedelta(minutes=15)
+
+
+def late_scheduled_run(run_type: str, due: datetime | None, started: datetime | None) -> str | None:
+    """Why a scheduled run should not measure anything (None: it should): it starts more than
+    `SCHEDULED_START_GRACE` after its scheduled time, so it is a catch-up of a date that passed
+    while the study was paused, the scheduler was down or another campaign of the study ran.
+    Manual runs, backfills and asset-triggered runs always run."""
+    if run_type != "scheduled" or due is None or started is None:
+        return None
+    late = started - due
+    if late <= SCHEDULED_START_GRACE:
+        return None
+    minutes = int(late.total_seconds() // 60)
+    return (
+        f"scheduled for {due.astimezone(UTC):%Y-%m-%d %H:%M} UTC but starting {minutes // 60} h "
+        f"{minutes % 60:02d} min later (the study was paused, the scheduler was down or another "
+        "campaign of the study still ran): skipped rather than run as a catch-up campaign; trigger "
+        "the study to run one now, or wait for its next scheduled time"
+    )
 
 
 def implemented_workloads(spec: StudySpec) -> list[str]:
