@@ -123,3 +123,5 @@ def test_unpausing_a_study_starts_no_catch_up_campaign() -> None:
     for run_type in ("manual", "backfill", "asset_triggered"):
         assert late_scheduled_run(run_type, due, due + timedelta(days=30)) is None
     assert late_scheduled_run("scheduled", None, due) is None
+    # a scheduled run a user cleared days later to run it again
+    assert late_scheduled_run("scheduled", due, due + timedelta(days=3), cleared=True) is None

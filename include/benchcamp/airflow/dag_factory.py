@@ -461,7 +461,8 @@ def _late_scheduled_run(context: Any) -> str | None:
     dag_run = context["dag_run"]
     run_type, _logical_date = _run_kind(context)
     started = getattr(dag_run, "start_date", None) or datetime.now(UTC)
-    return late_scheduled_run(run_type, getattr(dag_run, "run_after", None), started)
+    cleared = bool(getattr(dag_run, "clear_number", 0))  # cleared by a user to run again
+    return late_scheduled_run(run_type, getattr(dag_run, "run_after", None), started, cleared)
 
 
 def _campaign(context: Any) -> str:

@@ -133,12 +133,14 @@ def resolve_campaign(
 SCHEDULED_START_GRACE = timedelta(minutes=15)
 
 
-def late_scheduled_run(run_type: str, due: datetime | None, started: datetime | None) -> str | None:
+def late_scheduled_run(
+    run_type: str, due: datetime | None, started: datetime | None, cleared: bool = False
+) -> str | None:
     """Why a scheduled run should not measure anything (None: it should): it starts more than
     `SCHEDULED_START_GRACE` after its scheduled time, so it is a catch-up of a date that passed
     while the study was paused, the scheduler was down or another campaign of the study ran.
-    Manual runs, backfills and asset-triggered runs always run."""
-    if run_type != "scheduled" or due is None or started is None:
+    Manual runs, backfills, asset-triggered runs and a run someone cleared to re-run always run."""
+    if run_type != "scheduled" or due is None or started is None or cleared:
         return None
     late = started - due
     if late <= SCHEDULED_START_GRACE:
