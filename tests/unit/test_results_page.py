@@ -180,3 +180,24 @@ def test_the_static_report_runs_no_script(warehouse: Path) -> None:
 
     page = static_report(warehouse, STUDY, CAMPAIGN)
     assert "<script" not in page and "<select" not in page and "<td>4068.22</td>" in page
+
+
+def test_every_page_has_one_heading(client: Any) -> None:
+    for path in ("/", f"/{STUDY}", f"/{STUDY}?compare={CAMPAIGN}"):
+        page = client.get(path).text
+        assert page.count("<h1>") == 1 and page.count("<html") == 1, path
+
+
+def test_a_browser_without_a_session_is_sent_to_sign_in_and_back(warehouse: Path) -> None:
+    """Not `{"detail":"Not authenticated"}`: a page opened without a session redirects to Airflow's
+    sign-in page with the page as `next`; a script (no text/html) still gets 401."""
+    from test_marts_golden import _results_client
+
+    anonymous = _results_client(warehouse, signed_in=False)
+    browser = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    answer = anonymous.get(f"/{STUDY}?campaign={CAMPAIGN}", headers=browser, follow_redirects=False)
+    assert answer.status_code == 303
+    assert answer.headers["location"] == (
+        "/auth/login?next=http%3A%2F%2Ftestserver%2Fhibench_dse%3Fcampaign%3Dpublished_dse_2016"
+    )
+    assert anonymous.get(f"/{STUDY}", follow_redirects=False).status_code == 401

@@ -2,7 +2,8 @@
 Benchmark results).
 
 Every route requires an Airflow login (the UI's session cookie or a Bearer token from
-`POST /auth/token`): without one the answer is 401. A page shows one campaign of a study (the
+`POST /auth/token`): without one a browser is sent to Airflow's sign-in page and back, any other
+client gets 401. A page shows one campaign of a study (the
 latest unless the picker chose another) from the marts' rows, the same rows the text report
 prints (`report.study_sections`), rendered by the Jinja2 templates in `templates/`; or two
 campaigns side by side with each number's % difference (`?compare=`). Its figures are the
@@ -21,7 +22,9 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse, Response
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.spec import SpecError, load_spec, study_names
@@ -201,6 +204,24 @@ async def require_login(request: Request) -> Any:
     return await get_user(request, None, await bearer_scheme(request))
 
 
+def login_url(next_url: str) -> str:
+    """The sign-in page of Airflow's auth manager, coming back to `next_url` after it (Airflow's
+    SimpleAuthManager: `/auth/login?next=...`; the same path when no auth manager is set up)."""
+    try:
+        from airflow.api_fastapi.app import get_auth_manager
+
+        return get_auth_manager().get_url_login(next_url=next_url)
+    except Exception:  # not initialised (a test's app, a static report): Airflow's default path
+        from urllib.parse import urlencode
+
+        return f"/auth/login?{urlencode({'next': next_url})}"
+
+
+def wants_html(request: Request) -> bool:
+    """A browser opening a page (not a script with a token, not a download fetched by code)."""
+    return "text/html" in request.headers.get("accept", "") and "authorization" not in request.headers
+
+
 def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str | None) -> HTMLResponse:
     """A study's page: the chosen campaign (latest by default), or the comparison of two."""
     title = f"Benchmark results: {study}"
@@ -253,6 +274,14 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
     """The page's app; `warehouse` None reads the default warehouse's snapshot per request."""
     app = FastAPI(title="benchcamp results", dependencies=[Depends(require_login)])
     target = warehouse
+
+    @app.exception_handler(StarletteHTTPException)
+    async def sign_in_first(request: Request, exc: StarletteHTTPException) -> Response:
+        """A browser without a session goes to the sign-in page and back, instead of reading
+        `{"detail":"Not authenticated"}`; API clients still get the 401."""
+        if exc.status_code == 401 and wants_html(request):
+            return RedirectResponse(login_url(str(request.url)), status_code=303)
+        return await http_exception_handler(request, exc)
 
     def path() -> Path:
         return report.readable(target or default_warehouse())
