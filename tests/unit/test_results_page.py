@@ -201,3 +201,22 @@ def test_a_browser_without_a_session_is_sent_to_sign_in_and_back(warehouse: Path
         "/auth/login?next=http%3A%2F%2Ftestserver%2Fhibench_dse%3Fcampaign%3Dpublished_dse_2016"
     )
     assert anonymous.get(f"/{STUDY}", follow_redirects=False).status_code == 401
+
+
+def test_the_default_is_the_latest_complete_campaign_and_a_partial_one_is_marked(client: Any) -> None:
+    """A one-workload smoke run after a full campaign does not hide it; a partial campaign says so."""
+    full = report.full_matrix_cells(STUDY)
+    rows = [
+        {"campaign": "smoke", "cells": 3, "environments": "local_lab"},
+        {"campaign": "full", "cells": 2 * full, "environments": "local_lab,local_lab_yarn"},
+        {"campaign": "older", "cells": full, "environments": "local_lab"},
+    ]
+    marked = report.mark_complete(STUDY, rows)
+    assert [row["complete"] for row in marked] == [False, True, True]
+    assert report.default_campaign(marked) == marked[1]
+    assert report.default_campaign(report.mark_complete(STUDY, rows[:1])) == marked[0]  # none complete
+    assert report.default_campaign([]) is None
+    # the recorded warehouse: the rerun lacks a cell, so it is marked (in the picker too)
+    page = client.get(f"/{STUDY}", params={"campaign": SECOND}).text
+    assert f"Campaign {SECOND} is partial: 8 cell(s) on dse_cluster" in page
+    assert f">{SECOND} (partial)" in page

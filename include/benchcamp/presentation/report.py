@@ -136,15 +136,45 @@ def _latest_campaign(con: Any, study: str) -> str:
 
 
 def campaigns(warehouse: Path, study: str) -> list[dict[str, Any]]:
-    """The study's campaigns, latest first (the picker's choices): name and last finished time."""
+    """The study's campaigns, latest first (the picker's choices): name, last finished time, its
+    cells and environments, and whether it is complete (`mark_complete`)."""
     with _read_only(warehouse) as con:
         _check_marts(con, warehouse)
-        return _rows(
+        rows = _rows(
             con,
-            "select campaign, last_finished_at from main.campaigns where study = ? "
+            "select campaign, last_finished_at, cells, environments from main.campaigns where study = ? "
             "order by last_finished_at desc nulls last, campaign desc",
             [study],
         )
+    return mark_complete(study, rows)
+
+
+def full_matrix_cells(study: str) -> int:
+    """Cells of the study's smallest full matrix (its implemented workloads at the ladder with the
+    fewest cells): a campaign with fewer cells on a target ran a subset (some workloads or cells)
+    or was interrupted."""
+    from benchcamp.core.spec import LADDERS, load_spec
+    from benchcamp.pipeline.campaign import implemented_workloads
+
+    spec = load_spec(study)
+    return min(len(spec.cells(ladder, implemented_workloads(spec))) for ladder in LADDERS)
+
+
+def mark_complete(study: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each campaign row (`cells` over its comma-separated `environments`) with `complete`: at
+    least the study's smallest full matrix on each of its targets (`full_matrix_cells`)."""
+    full = full_matrix_cells(study)
+    marked = []
+    for row in rows:
+        targets = max(len(str(row.get("environments") or "").split(",")), 1)
+        per_target = int(row.get("cells") or 0) / targets
+        marked.append({**row, "complete": per_target >= full, "full_cells": full})
+    return marked
+
+
+def default_campaign(known: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The campaign a page opens on: the latest complete one, else the latest (None: none)."""
+    return next((row for row in known if row.get("complete")), known[0] if known else None)
 
 
 def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tables:

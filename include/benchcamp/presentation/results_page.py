@@ -239,6 +239,22 @@ def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str 
     if compare and compare not in names:
         notices.append(f"No campaign '{compare}' in study {study} to compare with.")
         compare = None
+    if not campaign and known:  # the latest complete campaign: a later smoke run does not hide it
+        default = report.default_campaign(known)
+        campaign = str(default["campaign"]) if default else None
+        later = [row["campaign"] for row in known[: known.index(default)]] if default else []
+        if later:
+            notices.append(
+                f"Showing the latest complete campaign, {campaign}; later partial campaign(s): "
+                f"{', '.join(later)} (choose one above)."
+            )
+    chosen = next((row for row in known if row["campaign"] == campaign), None)
+    if chosen is not None and not chosen["complete"]:
+        notices.append(
+            f"Campaign {campaign} is partial: {chosen['cells']} cell(s) on {chosen['environments']}, "
+            f"fewer than the {chosen['full_cells']} of the study's smallest full matrix per target "
+            "(a subset of workloads or cells, or an interrupted run)."
+        )
     picker = Picker(studies, known, compare)
     try:
         tables = report.read_tables(warehouse, study, campaign)
