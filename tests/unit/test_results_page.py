@@ -220,3 +220,32 @@ def test_the_default_is_the_latest_complete_campaign_and_a_partial_one_is_marked
     page = client.get(f"/{STUDY}", params={"campaign": SECOND}).text
     assert f"Campaign {SECOND} is partial: 8 cell(s) on dse_cluster" in page
     assert f">{SECOND} (partial)" in page
+
+
+def test_tooltips_name_fields_with_units_and_round_numbers(client: Any) -> None:
+    """Every tooltip of the page's figures is titled (no raw field names such as `mean_s`), and a
+    number shows rounded as in the tables, an empty one as a dash (not `null`): checked by drawing
+    the calculated tooltip text with Vega itself (vl-convert)."""
+    import vl_convert
+    from benchcamp.presentation.figures import field_title, readable_tooltips
+
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN}).text
+    specs = re.findall(r"<script type='application/json' id='spec-[^']+'>(.*?)</script>", page, re.S)
+    assert specs
+    for text in specs:
+        for tooltip in re.findall(r'"tooltip": (\[.*?\])', text):
+            for entry in json.loads(tooltip):
+                assert entry["title"] and entry["title"] != entry["field"], entry
+                assert entry["type"] != "quantitative", entry  # numbers go through a formatted text
+    assert field_title("p95_latency_us") == "P95 latency (µs)" and field_title("mean_s") == "Mean time (s)"
+    spec = readable_tooltips(
+        {
+            "data": {"values": [{"mean_s": 8.315592, "stddev_s": None}]},
+            "mark": "point",
+            "encoding": {"tooltip": ["mean_s:Q", "stddev_s:Q"]},
+        }
+    )
+    shown = [entry["field"] for entry in spec["encoding"]["tooltip"]]
+    drawn = {**spec, "mark": "text", "encoding": {"text": {"field": shown[0]}}}
+    assert ">8.32<" in vl_convert.vegalite_to_svg(drawn)
+    assert ">—<" in vl_convert.vegalite_to_svg({**drawn, "encoding": {"text": {"field": shown[1]}}})

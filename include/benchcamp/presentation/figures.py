@@ -64,8 +64,10 @@ def interactive(spec: dict[str, Any]) -> dict[str, Any]:
     first unit view (a layered chart shares its scales, so every layer follows) and limited to
     the quantitative or temporal x/y encodings (a band of categories does not zoom). The SVG
     and PNG downloads keep the plain specification: a static picture has nothing to zoom.
+    Tooltips get titles with units and rounded numbers (`readable_tooltips`), the continuous
+    axes some padding (`padded_axes`).
     """
-    copy = json.loads(json.dumps(spec))
+    copy = padded_axes(readable_tooltips(spec))
     unit = _first_unit(copy)
     if unit is None:
         return copy
@@ -80,6 +82,138 @@ def interactive(spec: dict[str, Any]) -> dict[str, Any]:
     if channels:
         zoom = {"name": ZOOM, "select": {"type": "interval", "encodings": channels}, "bind": "scales"}
         unit["params"] = [*unit.get("params", []), zoom]
+    return copy
+
+
+# What a figure's fields are, with their units, as tooltips and readers name them (the tables' words).
+FIELD_TITLES = {
+    "series": "Environment (axes)",
+    "line": "Line",
+    "cell": "Cell",
+    "workload": "Workload",
+    "environment": "Environment",
+    "phase": "Phase",
+    "data_size_gb": "Data size (GB)",
+    "mean_s": "Mean time (s)",
+    "stddev_s": "σ (s)",
+    "n": "Repetitions",
+    "linear_projection_s": "Linear projection (s)",
+    "throughput_mb_s": "Throughput (MB/s)",
+    "seconds": "Time (s)",
+    "campaign": "Campaign",
+    "run_type": "Run type",
+    "logical_date": "Logical date",
+    "fingerprint": "Hardware fingerprint",
+    "label": "Marker",
+    "from": "Fingerprint before",
+    "to": "Fingerprint after",
+    "before": "Mean before",
+    "after": "Mean after",
+    "change_pct": "Change (%)",
+    "p_adjusted": "p (adjusted)",
+    "target_ops": "Offered load (ops/s)",
+    "throughput_ops_s": "Achieved throughput (ops/s)",
+    "avg_latency_us": "Average latency (µs)",
+    "anomaly": "Anomaly",
+}
+_UNITS = (
+    ("_mb_s", "MB/s"),
+    ("_ops_s", "ops/s"),
+    ("_pct", "%"),
+    ("_us", "µs"),
+    ("_ms", "ms"),
+    ("_gb", "GB"),
+    ("_s", "s"),
+)
+# Numbers in tooltips: two decimals at most, thousands separated (the tables' rounding); p-values
+# in three significant digits. An empty value shows as a dash, never as "null" or a made-up 0.
+_FORMATS = {"p_adjusted": ".3~g"}
+NUMBER_FORMAT = ",.2~f"
+_TYPES = {"Q": "quantitative", "N": "nominal", "O": "ordinal", "T": "temporal"}
+
+
+def field_title(field: str) -> str:
+    """A field's title with its unit (`FIELD_TITLES`, else from its suffix: `p95_latency_us` ->
+    `p95 latency (µs)`)."""
+    if field in FIELD_TITLES:
+        return FIELD_TITLES[field]
+    for suffix, unit in _UNITS:
+        if field.endswith(suffix) and len(field) > len(suffix):
+            return f"{field[: -len(suffix)].replace('_', ' ').capitalize()} ({unit})"
+    return field.replace("_", " ").capitalize()
+
+
+def readable_tooltips(spec: dict[str, Any]) -> dict[str, Any]:
+    """The specification with every tooltip titled (with units) and its numbers rounded.
+
+    Figures (the study plugins' too) list tooltip fields by name; here each gets its title, and a
+    number is shown through a calculated text field (formatted, or a dash when empty: Vega would
+    print `null`, or 0 through a format)."""
+    copy = json.loads(json.dumps(spec))
+    _retitle(copy)
+    return copy
+
+
+def _retitle(view: Any) -> None:
+    if isinstance(view, list):
+        for item in view:
+            _retitle(item)
+        return
+    if not isinstance(view, dict):
+        return
+    for value in view.values():
+        _retitle(value)
+    encoding = view.get("encoding")
+    tooltip = encoding.get("tooltip") if isinstance(encoding, dict) else None
+    if not isinstance(encoding, dict) or not isinstance(tooltip, list):
+        return
+    entries: list[Any] = []
+    calculations: list[dict[str, str]] = []
+    for entry in tooltip:
+        if isinstance(entry, str):
+            field, _, code = entry.partition(":")
+            entry = {"field": field, "type": _TYPES.get(code or "N", "nominal")}
+        if not isinstance(entry, dict) or "field" not in entry:
+            entries.append(entry)
+            continue
+        field = str(entry["field"])
+        title = entry.get("title") or field_title(field)
+        if entry.get("type") == "quantitative":
+            shown = f"tip_{len(calculations)}_{slug(field)}"
+            number = f"datum[{json.dumps(field)}]"
+            fmt = json.dumps(_FORMATS.get(field, NUMBER_FORMAT))
+            calculations.append(
+                {"calculate": f"isValid({number}) ? format({number}, {fmt}) : '—'", "as": shown}
+            )
+            entries.append({"field": shown, "type": "nominal", "title": title})
+        else:
+            entries.append({**entry, "title": title})
+    encoding["tooltip"] = entries
+    if calculations:
+        view["transform"] = [*view.get("transform", []), *calculations]
+
+
+def padded_axes(spec: dict[str, Any], pixels: int = 10) -> dict[str, Any]:
+    """The specification with its continuous x and y scales padded: the page's zoom binding clips
+    marks to the plot, which cut the points at the axes' ends in half."""
+    copy = json.loads(json.dumps(spec))
+
+    def pad(view: Any) -> None:
+        if isinstance(view, list):
+            for item in view:
+                pad(item)
+        elif isinstance(view, dict):
+            for value in view.values():
+                pad(value)
+            encoding = view.get("encoding")
+            if not isinstance(encoding, dict):
+                return
+            for channel in ("x", "y"):
+                definition = encoding.get(channel)
+                if isinstance(definition, dict) and definition.get("type") in ("quantitative", "temporal"):
+                    definition["scale"] = {"padding": pixels, **(definition.get("scale") or {})}
+
+    pad(copy)
     return copy
 
 
