@@ -249,3 +249,30 @@ def test_tooltips_name_fields_with_units_and_round_numbers(client: Any) -> None:
     drawn = {**spec, "mark": "text", "encoding": {"text": {"field": shown[0]}}}
     assert ">8.32<" in vl_convert.vegalite_to_svg(drawn)
     assert ">—<" in vl_convert.vegalite_to_svg({**drawn, "encoding": {"text": {"field": shown[1]}}})
+
+
+def test_a_comparison_on_fewer_runs_than_the_scorecard_needs_is_flagged(client: Any) -> None:
+    """One run a side cannot support a difference (the scorecard needs two): the campaign comparison
+    and BigBench's container-vs-bare-metal table say so; three runs a side do not."""
+    from benchcamp.core.claims import MIN_RUNS_PER_SIDE
+    from benchcamp.studies.bigbench_containers.plugin import comparison_blocks
+
+    one = {"scaling": [{"n": 3}, {"n": 1}], "validation": [{"check": "x"}]}
+    warning = report.few_runs_warning("smoke", one)
+    assert warning and f"at least {MIN_RUNS_PER_SIDE} repetitions a side" in warning
+    assert report.few_runs_warning("full", {"scaling": [{"n": 3}]}) is None
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN, "compare": SECOND}).text
+    assert "the scorecard needs" not in page  # the recorded campaigns have 3 repetitions a cell
+    row = {
+        "environment": "lab_container", "baseline_environment": "local_lab", "cluster_nodes": 1,
+        "scale_factor_gb": 0.01, "run": "1", "repetition": 1, "load_gain_pct": 35.0,
+        "power_gain_pct": 35.0, "throughput_gain_pct": 35.0, "qpm_gain_pct": 35.0,
+        "qpm_ratio_other_over_baseline": 1.35, "power_ratio_baseline_over_other": 1.35,
+        "throughput_ratio_baseline_over_other": 1.35, "load_ratio_baseline_over_other": 1.35,
+        "n_runs": 1, "other_campaign": "c1", "baseline_campaign": "c1", "qpm_published": False,
+    }  # fmt: skip
+    mean = {**row, "run": "mean", "repetition": None}
+    (single,) = comparison_blocks({"bigbench_comparison": [row, mean]})
+    assert single.notes[0].startswith("warning: 1 run(s) a side; the scorecard needs at least 2")
+    (three,) = comparison_blocks({"bigbench_comparison": [row, {**mean, "n_runs": 3}]})
+    assert not three.notes[0].startswith("warning")

@@ -172,6 +172,33 @@ def mark_complete(study: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]
     return marked
 
 
+def fewest_runs(tables: Tables) -> int | None:
+    """The fewest measured repetitions behind any cell of a campaign's marts (their `n` column;
+    None: no mart has one)."""
+    counts = [
+        int(row["n"])
+        for rows in tables.values()
+        for row in rows
+        if isinstance(row.get("n"), int | float) and not isinstance(row.get("n"), bool)
+    ]
+    return min(counts) if counts else None
+
+
+def few_runs_warning(campaign: str, tables: Tables) -> str | None:
+    """A warning when a comparison with this campaign rests on fewer repetitions than the
+    scorecard needs to judge a difference (`claims.MIN_RUNS_PER_SIDE`)."""
+    from benchcamp.core.claims import MIN_RUNS_PER_SIDE
+
+    fewest = fewest_runs(tables)
+    if fewest is None or fewest >= MIN_RUNS_PER_SIDE:
+        return None
+    return (
+        f"Campaign {campaign} has cells measured {fewest} time(s): the scorecard needs at least "
+        f"{MIN_RUNS_PER_SIDE} repetitions a side to call a difference, so a % difference there is "
+        "one measurement against another, not evidence of one."
+    )
+
+
 def default_campaign(known: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The campaign a page opens on: the latest complete one, else the latest (None: none)."""
     return next((row for row in known if row.get("complete")), known[0] if known else None)

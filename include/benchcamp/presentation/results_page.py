@@ -275,6 +275,10 @@ def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str 
         except report.ReportError as exc:
             notices.append(f"Cannot compare with '{compare}': {exc}.")
         else:
+            for name, side in ((report.campaign_of(tables) or "", tables), (compare, other)):
+                warning = report.few_runs_warning(name, side)
+                if warning:
+                    notices.append(warning)
             body = compare_body(warehouse, study, tables, other, picker, tuple(notices))
             return _page(title, body, scripts=_scripts())
     body = study_body(warehouse, study, tables, quote(study), picker, tuple(notices))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchcamp.core.claims import MIN_RUNS_PER_SIDE
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
@@ -144,6 +145,13 @@ def comparison_blocks(tables: Tables) -> list[Block]:
         ]
         if any(row["qpm_published"] for row in mine):
             notes.append("Qpm includes imported published figures where none was computed")
+        runs = max((int(row["n_runs"]) for row in mine if row["n_runs"] is not None), default=0)
+        if runs < MIN_RUNS_PER_SIDE:
+            notes.insert(
+                0,
+                f"warning: {runs} run(s) a side; the scorecard needs at least {MIN_RUNS_PER_SIDE} to "
+                "judge a difference, so these gains are single measurements, not evidence of one",
+            )
         blocks.append(
             Block(
                 f"{environment} vs {baseline} (baseline), {_size(first)}: % gain",
