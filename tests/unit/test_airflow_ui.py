@@ -125,3 +125,17 @@ def test_unpausing_a_study_starts_no_catch_up_campaign() -> None:
     assert late_scheduled_run("scheduled", None, due) is None
     # a scheduled run a user cleared days later to run it again
     assert late_scheduled_run("scheduled", due, due + timedelta(days=3), cleared=True) is None
+
+
+def test_the_plan_logs_the_conf_it_used_and_why_a_backfill_has_none() -> None:
+    from benchcamp.pipeline.campaign import conf_summary
+
+    spec = load_spec(STUDIES[0])
+    given = {"ladder": "tiny", "repetitions": 1}
+    conf = check_conf(spec, given)
+    lines = conf_summary("backfill", given, conf)
+    assert lines[0] == 'run conf: {"ladder": "tiny", "repetitions": 1}'
+    assert "ladder=tiny repetitions=1" in lines[1] and len(lines) == 2
+    dropped = conf_summary("backfill", None, check_conf(spec, {}))
+    assert dropped[0] == "run conf: {}" and "Override parameters on existing runs" in dropped[-1]
+    assert len(conf_summary("manual", {}, check_conf(spec, {}))) == 2

@@ -38,6 +38,7 @@ from benchcamp.pipeline.campaign import (
     SCHEDULED_START_GRACE,
     WAREHOUSE_POOL,
     check_conf,
+    conf_summary,
     default_environment,
     implemented_workloads,
     plan_units,
@@ -314,6 +315,9 @@ def build_study_dag(study: str) -> DAG:
 
                 raise AirflowSkipException(late)
             conf = check_conf(spec, dict(context["params"]))
+            run_type, _logical_date = _run_kind(context)
+            for line in conf_summary(run_type, getattr(context["dag_run"], "conf", None), conf):
+                print(line)
             campaign = _campaign(context)
             units, attempt = begin_attempt(
                 plan_units(spec, conf, campaign), spec.study, campaign, conf.resume

@@ -127,6 +127,26 @@ def resolve_campaign(
     return campaign_id(run_id)
 
 
+def conf_summary(run_type: str, run_conf: dict[str, Any] | None, conf: CampaignConf) -> list[str]:
+    """What the plan logs about the parameters a run used: the conf Airflow handed it (the DAG's
+    defaults fill the rest) and the resolved campaign settings; for a backfill run that carries
+    none, why (Airflow 3.3's backfill dialog sends the form's values only with "Override
+    parameters on existing runs" ticked, apache/airflow#64939)."""
+    lines = [
+        f"run conf: {json.dumps(run_conf or {}, sort_keys=True)}",
+        f"campaign settings: ladder={conf.ladder} repetitions={conf.repetitions} "
+        f"environment={conf.environment} workloads={','.join(conf.workloads)}"
+        + (f" cells={len(conf.cells)}" if conf.cells else ""),
+    ]
+    if run_type == "backfill" and not run_conf:
+        lines.append(
+            "WARNING: this backfill run carries no conf, so it runs the DAG's defaults: Airflow's "
+            "backfill dialog sends the form's parameters only when 'Override parameters on existing "
+            "runs' is ticked (README: 'Hardware changes and backfills')"
+        )
+    return lines
+
+
 # A scheduled run that starts later than this after its scheduled time is not a campaign anyone
 # asked for (README "Airflow with a UI"): Airflow runs the latest scheduled date at once when a
 # study is unpaused, even with catchup off, and offers no setting against it (apache/airflow#45768).
