@@ -276,3 +276,29 @@ def test_a_comparison_on_fewer_runs_than_the_scorecard_needs_is_flagged(client: 
     assert single.notes[0].startswith("warning: 1 run(s) a side; the scorecard needs at least 2")
     (three,) = comparison_blocks({"bigbench_comparison": [row, {**mean, "n_runs": 3}]})
     assert not three.notes[0].startswith("warning")
+
+
+def test_campaigns_of_two_environments_are_compared_table_by_table() -> None:
+    """Studies storing one campaign per environment (bare vs container, disk vs RAM, link levels):
+    tables titled by their environment still match, so the comparison gives % differences, not
+    'only in' everywhere."""
+    from benchcamp.presentation.blocks import Block, Cell, Row, compare
+    from benchcamp.presentation.results_page import environments_compared
+
+    def table(environment: str, seconds: float) -> Block:
+        row = Row(("4",), (Cell("4", 4.0), Cell(f"{seconds:g}", seconds)))
+        return Block(f"swl on {environment} (file_size_mb)", ("MB", "Time (s)"), (row,))
+
+    disk, ram = [table("lab_disk", 10.0)], [table("lab_ram", 8.0)]
+    assert compare(("c1", disk), ("c2", ram)).blocks[0].only_in == "c1"  # by campaign: nothing matches
+    (block,) = compare(("c1", disk), ("c2", ram), ("lab_disk", "lab_ram")).blocks
+    assert block.only_in is None and block.compared[0].cells[1].change_pct == -20.0
+    known = [
+        {"campaign": "c1", "environments": "lab_disk"},
+        {"campaign": "c2", "environments": "lab_ram"},
+        {"campaign": "c3", "environments": "lab_disk,lab_ram"},
+    ]
+    assert environments_compared(known, "c1", "c2") == ("lab_disk", "lab_ram")
+    assert (
+        environments_compared(known, "c1", "c3") is None and environments_compared(known, "c1", "c1") is None
+    )

@@ -147,13 +147,16 @@ def compare_body(
     compared: report.Tables,
     picker: Picker,
     notices: tuple[str, ...] = (),
+    environments: tuple[str, str] | None = None,
 ) -> str:
-    """Two campaigns side by side: the same blocks, the second's numbers with their % difference."""
+    """Two campaigns side by side: the same blocks, the second's numbers with their % difference;
+    `environments` when each ran on its own target (a comparison by environment, `blocks.compare`)."""
     names = (report.campaign_of(baseline) or "", report.campaign_of(compared) or "")
     parts = (report.study_sections(baseline, study), report.study_sections(compared, study))
     comparison = blocks.compare(
         (names[0], [part for part in parts[0] if isinstance(part, blocks.Block)]),
         (names[1], [part for part in parts[1] if isinstance(part, blocks.Block)]),
+        environments,
     )
     # sections a study prints only as text lines: shown side by side, not compared cell by cell
     legacy = [
@@ -279,10 +282,26 @@ def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str 
                 warning = report.few_runs_warning(name, side)
                 if warning:
                     notices.append(warning)
-            body = compare_body(warehouse, study, tables, other, picker, tuple(notices))
+            body = compare_body(
+                warehouse, study, tables, other, picker, tuple(notices),
+                environments_compared(known, report.campaign_of(tables) or "", compare),
+            )  # fmt: skip
             return _page(title, body, scripts=_scripts())
     body = study_body(warehouse, study, tables, quote(study), picker, tuple(notices))
     return _page(title, body, scripts=_scripts())
+
+
+def environments_compared(
+    known: list[dict[str, Any]], baseline: str, compared: str
+) -> tuple[str, str] | None:
+    """The two environments of a comparison by environment: each campaign ran on one target and
+    the targets differ (a study storing one campaign per environment: bare vs container, disk vs
+    RAM, link levels); None otherwise."""
+    targets = {str(row["campaign"]): str(row.get("environments") or "").split(",") for row in known}
+    sides = targets.get(baseline, []), targets.get(compared, [])
+    if all(len(side) == 1 and side[0] for side in sides) and sides[0] != sides[1]:
+        return sides[0][0], sides[1][0]
+    return None
 
 
 def _scripts() -> tuple[str, ...]:
