@@ -238,6 +238,11 @@ def test_tooltips_name_fields_with_units_and_round_numbers(client: Any) -> None:
                 assert entry["title"] and entry["title"] != entry["field"], entry
                 assert entry["type"] != "quantitative", entry  # numbers go through a formatted text
     assert field_title("p95_latency_us") == "P95 latency (µs)" and field_title("mean_s") == "Mean time (s)"
+    # the zoom clips marks to the plot: the x scale is padded so the end points are whole
+    wordcount = json.loads(
+        re.search(r"id='spec-time-vs-size-wordcount'>(.*?)</script>", page, re.S).group(1)  # type: ignore[union-attr]
+    )
+    assert {layer["encoding"]["x"]["scale"]["padding"] for layer in wordcount["layer"]} == {12}
     spec = readable_tooltips(
         {
             "data": {"values": [{"mean_s": 8.315592, "stddev_s": None}]},

@@ -64,8 +64,8 @@ def interactive(spec: dict[str, Any]) -> dict[str, Any]:
     first unit view (a layered chart shares its scales, so every layer follows) and limited to
     the quantitative or temporal x/y encodings (a band of categories does not zoom). The SVG
     and PNG downloads keep the plain specification: a static picture has nothing to zoom.
-    Tooltips get titles with units and rounded numbers (`readable_tooltips`), the continuous
-    axes some padding (`padded_axes`).
+    Tooltips get titles with units and rounded numbers (`readable_tooltips`), the continuous x
+    axis some padding (`padded_axes`).
     """
     copy = padded_axes(readable_tooltips(spec))
     unit = _first_unit(copy)
@@ -193,9 +193,11 @@ def _retitle(view: Any) -> None:
         view["transform"] = [*view.get("transform", []), *calculations]
 
 
-def padded_axes(spec: dict[str, Any], pixels: int = 10) -> dict[str, Any]:
-    """The specification with its continuous x and y scales padded: the page's zoom binding clips
-    marks to the plot, which cut the points at the axes' ends in half."""
+def padded_axes(spec: dict[str, Any], pixels: int = 12) -> dict[str, Any]:
+    """The specification with its continuous x scales padded: the page's zoom binding clips marks
+    to the plot, which cut the points at the x axis' ends (the smallest and largest size) in half.
+    Not y: its scale starts at zero and is rounded up to a tick, so no point sits on its edge, and
+    padding it would push the axis below zero."""
     copy = json.loads(json.dumps(spec))
 
     def pad(view: Any) -> None:
@@ -208,10 +210,9 @@ def padded_axes(spec: dict[str, Any], pixels: int = 10) -> dict[str, Any]:
             encoding = view.get("encoding")
             if not isinstance(encoding, dict):
                 return
-            for channel in ("x", "y"):
-                definition = encoding.get(channel)
-                if isinstance(definition, dict) and definition.get("type") in ("quantitative", "temporal"):
-                    definition["scale"] = {"padding": pixels, **(definition.get("scale") or {})}
+            definition = encoding.get("x")
+            if isinstance(definition, dict) and definition.get("type") in ("quantitative", "temporal"):
+                definition["scale"] = {"padding": pixels, "nice": False, **(definition.get("scale") or {})}
 
     pad(copy)
     return copy
@@ -249,7 +250,7 @@ def time_vs_size(workload: str, rows: Rows) -> Figure:
     fields = ("data_size_gb", "mean_s", "stddev_s", "linear_projection_s", "n")
     values = _data([row for row in rows if row.get("mean_s") is not None], fields)
     base = alt.Chart(alt.Data(values=values)).encode(
-        x=alt.X("data_size_gb:Q", title="Data size (GB)", axis=alt.Axis(format="~g")),
+        x=alt.X("data_size_gb:Q", title="Data size (GB)"),
         color=alt.Color("series:N", title="Environment (axes)"),
     )
     measured = base.mark_line(point=True).encode(
@@ -288,7 +289,7 @@ def throughput_per_size(rows: Rows) -> Figure:
         alt.Chart(alt.Data(values=values))
         .mark_line(point=True)
         .encode(
-            x=alt.X("data_size_gb:Q", title="Data size (GB)", axis=alt.Axis(format="~g")),
+            x=alt.X("data_size_gb:Q", title="Data size (GB)"),
             y=alt.Y("throughput_mb_s:Q", title="Throughput (MB/s)"),
             color=alt.Color("line:N", title="Workload · environment"),
             tooltip=["line:N", "data_size_gb:Q", "throughput_mb_s:Q"],
