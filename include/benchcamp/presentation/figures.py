@@ -146,9 +146,9 @@ def field_title(field: str) -> str:
 def readable_tooltips(spec: dict[str, Any]) -> dict[str, Any]:
     """The specification with every tooltip titled (with units) and its numbers rounded.
 
-    Figures (the study plugins' too) list tooltip fields by name; here each gets its title, and a
-    number is shown through a calculated text field (formatted, or a dash when empty: Vega would
-    print `null`, or 0 through a format)."""
+    Figures (the study plugins' too) list tooltip fields by name; here each gets its title, and
+    its value is shown through a calculated text field: a number formatted, an empty value as a
+    dash (Vega would print `null`, or 0 through a format)."""
     copy = json.loads(json.dumps(spec))
     _retitle(copy)
     return copy
@@ -184,6 +184,13 @@ def _retitle(view: Any) -> None:
             fmt = json.dumps(_FORMATS.get(field, NUMBER_FORMAT))
             calculations.append(
                 {"calculate": f"isValid({number}) ? format({number}, {fmt}) : '—'", "as": shown}
+            )
+            entries.append({"field": shown, "type": "nominal", "title": title})
+        elif entry.get("type") in ("nominal", "ordinal"):
+            shown = f"tip_{len(calculations)}_{slug(field)}"
+            text = f"datum[{json.dumps(field)}]"
+            calculations.append(
+                {"calculate": f"isValid({text}) && {text} !== '' ? {text} : '—'", "as": shown}
             )
             entries.append({"field": shown, "type": "nominal", "title": title})
         else:
@@ -331,9 +338,10 @@ def dfsio_read_write(rows: Rows) -> Figure:
 
 
 def time_series(history: Rows, changes: Rows, change_points: Rows | None = None) -> Figure:
-    """Each cell's campaign mean over time (when measured); a red rule where a target's hardware
-    changed, an orange one before the first campaign after a regression and a green one before the
-    first after an improvement (`change_points`, any tracked metric: the tooltip names it)."""
+    """Each cell's campaign mean, campaign by campaign in the order they finished, one line per
+    cell; a red rule at the first campaign on changed hardware, an orange one at the first after a
+    regression and a green one at the first after an improvement (`change_points`, any tracked
+    metric: the tooltip names it). The legend sits below the plot, its labels whole."""
     import altair as alt
 
     points = [
@@ -344,7 +352,6 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
         }
         for row in history
         if row.get("mean_s") is not None
-        and row.get("last_finished_at") is not None
         and row.get("data_size_gb") is not None  # YCSB cells have no size: their durations are not the figure
         for item in _data(
             [row], ("campaign", "last_finished_at", "logical_date", "mean_s", "stddev_s", "fingerprint")
@@ -360,13 +367,29 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
         }
         for change in changes
     ]
+    # By campaign, in the order they finished: one x position per campaign (a time axis repeated
+    # its tick labels for campaigns of one day and spread weekly ones unevenly), one line per cell.
+    finished: dict[str, str] = {}
+    for point in points:
+        when = str(point["last_finished_at"] or "")  # an imported campaign may have no times: first
+        finished[point["campaign"]] = max(finished.get(point["campaign"], ""), when)
+    order = sorted(finished, key=lambda name: (finished[name], name))
+    campaign_axis = alt.X(
+        "campaign:O",
+        title="Campaign (in the order they finished)",
+        sort=order,
+        scale=alt.Scale(domain=order),
+        axis=alt.Axis(labelAngle=-30, labelLimit=220),
+    )
     lines = (
         alt.Chart(alt.Data(values=points))
         .mark_line(point=True)
         .encode(
-            x=alt.X("last_finished_at:T", title="Campaign finished", axis=alt.Axis(format="%Y-%m-%d %H:%M")),
+            x=campaign_axis,
             y=alt.Y("mean_s:Q", title="Mean time (s)"),
-            color=alt.Color("cell:N", title="Cell"),
+            color=alt.Color(
+                "cell:N", title="Cell", legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)
+            ),
             shape=alt.Shape("run_type:N", title="Run"),
             detail="fingerprint:N",  # a line never joins campaigns on different hardware
             tooltip=["campaign:N", "run_type:N", "logical_date:N", "mean_s:Q", "stddev_s:Q", "fingerprint:N"],
@@ -377,7 +400,8 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
         layers.append(
             alt.Chart(alt.Data(values=markers))
             .mark_rule(color="#c0392b", strokeWidth=2, strokeDash=[6, 3])
-            .encode(x="marker_at:T", tooltip=["label:N", "campaign:N", "from:N", "to:N"])
+            .transform_filter(alt.FieldOneOfPredicate(field="campaign", oneOf=order))
+            .encode(x=campaign_axis, tooltip=["label:N", "campaign:N", "from:N", "to:N"])
         )
     title = "Campaigns over time (red: hardware change)"
     shifts = [
@@ -399,8 +423,9 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
         layers.append(
             alt.Chart(alt.Data(values=shifts))
             .mark_rule(strokeWidth=2, strokeDash=[2, 2])
+            .transform_filter(alt.FieldOneOfPredicate(field="campaign", oneOf=order))
             .encode(
-                x="marker_at:T",
+                x=campaign_axis,
                 color=alt.Color(
                     "kind:N",
                     title="Change point",
