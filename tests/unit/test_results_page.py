@@ -307,3 +307,28 @@ def test_campaigns_of_two_environments_are_compared_table_by_table() -> None:
     assert (
         environments_compared(known, "c1", "c3") is None and environments_compared(known, "c1", "c1") is None
     )
+
+
+def test_each_mb_s_says_what_it_divides(client: Any) -> None:
+    """A DFSIO cell has three MB/s (the scaling table's, TestDFSIO's throughput and average I/O
+    rate): each table says which."""
+    from markupsafe import escape
+
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN}).text
+    assert str(escape(report.SCALING_THROUGHPUT)) in page
+    row = {
+        "environment": "lab",
+        "data_size_gb": 1.0,
+        "read_s": 2.0,
+        "write_s": 3.0,
+        "read_write_delta_pct": -33.3,
+    }
+    measures = (
+        "read_throughput_mb_s",
+        "write_throughput_mb_s",
+        "read_avg_io_rate_mb_s",
+        "write_avg_io_rate_mb_s",
+    )
+    (dfsio,) = report._dfsio_blocks([{**row, **dict.fromkeys(measures, 50.0)}])
+    assert dfsio.notes == (report.DFSIO_THROUGHPUT,) and "sum of every map's I/O time" in dfsio.notes[0]
+    assert "Throughput per data size (data size / mean job time)" in page

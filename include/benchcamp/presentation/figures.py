@@ -291,7 +291,7 @@ def throughput_per_size(rows: Rows) -> Figure:
             ("workload", "data_size_gb", "throughput_mb_s"),
         )
     ]
-    title = "Throughput per data size"
+    title = "Throughput per data size (data size / mean job time)"
     chart = (
         alt.Chart(alt.Data(values=values))
         .mark_line(point=True)

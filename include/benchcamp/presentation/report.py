@@ -458,7 +458,10 @@ def _scaling_blocks(rows: list[dict[str, Any]]) -> list[Block]:
                 tuple(headers),
                 tuple(body),
                 text_columns=1,
-                notes=tuple(warmup_note(cells)),
+                notes=(
+                    *warmup_note(cells),
+                    *([SCALING_THROUGHPUT] if _has(cells, "throughput_mb_s") else []),
+                ),
                 kind="scaling",
             )
         )
@@ -495,8 +498,29 @@ def _dfsio_blocks(rows: list[dict[str, Any]]) -> list[Block]:
             for row in rows
             if row["environment"] == environment
         ]
-        out.append(Block(f"TestDFSIO read vs write on {environment}", headers, tuple(body), kind="dfsio"))
+        out.append(
+            Block(
+                f"TestDFSIO read vs write on {environment}",
+                headers,
+                tuple(body),
+                notes=(DFSIO_THROUGHPUT,),
+                kind="dfsio",
+            )
+        )
     return out
+
+
+# What each MB/s divides: a DFSIO cell has three different ones (scaling, TestDFSIO's two).
+SCALING_THROUGHPUT = "Throughput (MB/s): the data size over the mean job time (the whole job, start to end)"
+DFSIO_THROUGHPUT = (
+    "Read/Write (MB/s): TestDFSIO's throughput, the bytes over the sum of every map's I/O time; "
+    "avg IO (MB/s): the mean of the maps' own rates. Neither counts the job's start-up, so both "
+    "exceed the scaling table's throughput (data size over job time)"
+)
+
+
+def _has(rows: list[dict[str, Any]], column: str) -> bool:
+    return any(row.get(column) is not None for row in rows)
 
 
 def _phase_blocks(rows: list[dict[str, Any]]) -> list[Block]:
