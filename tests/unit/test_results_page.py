@@ -332,3 +332,15 @@ def test_each_mb_s_says_what_it_divides(client: Any) -> None:
     (dfsio,) = report._dfsio_blocks([{**row, **dict.fromkeys(measures, 50.0)}])
     assert dfsio.notes == (report.DFSIO_THROUGHPUT,) and "sum of every map's I/O time" in dfsio.notes[0]
     assert "Throughput per data size (data size / mean job time)" in page
+
+
+def test_one_sign_convention_per_kind_of_table_stated_once(client: Any) -> None:
+    """The graph study's % differences (negative: faster) and the links and BigBench studies' % gains
+    (positive: better) are two kinds, each with one convention, stated once above the tables."""
+    from markupsafe import escape
+
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN}).text
+    legend = re.findall(r"<p class='legend'>Signs, in every study: (.*?)</p>", page, re.S)
+    assert legend == [f"{escape(report.DIFFERENCE_NOTE)}; {escape(report.GAIN_NOTE)}."]
+    compared = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN, "compare": SECOND}).text
+    assert compared.count("Signs, in every study:") == 1

@@ -510,6 +510,17 @@ def _dfsio_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     return out
 
 
+# The two kinds of % a comparison table shows, one sign convention each, stated once on the page
+# (and named by each table's note): a difference of the value shown, or a gain.
+DIFFERENCE_NOTE = (
+    "% difference: (this − baseline) / baseline × 100 of the value shown, so for a time negative is faster"
+)
+GAIN_NOTE = (
+    "% gain (improvement): positive is better, whatever the measure (a time: (baseline − this) / "
+    "baseline × 100; a rate: (this − baseline) / baseline × 100)"
+)
+SIGN_CONVENTIONS = (DIFFERENCE_NOTE, GAIN_NOTE)
+
 # What each MB/s divides: a DFSIO cell has three different ones (scaling, TestDFSIO's two).
 SCALING_THROUGHPUT = "Throughput (MB/s): the data size over the mean job time (the whole job, start to end)"
 DFSIO_THROUGHPUT = (

@@ -135,6 +135,7 @@ def study_body(
         interactive=downloads is not None,
         fingerprints=report.fingerprints(warehouse, study, chosen),
         sections=report.study_sections(tables, study),
+        sign_conventions=report.SIGN_CONVENTIONS,
         figures=shown,
         page_sections=[section(tables) for section in study_plugin(study).page_sections],
     )
@@ -176,6 +177,7 @@ def compare_body(
         campaigns=picker.campaigns,
         notices=notices,
         comparison=comparison,
+        sign_conventions=report.SIGN_CONVENTIONS,
         legacy=legacy,
         downloads=quote(study),
         interactive=True,
