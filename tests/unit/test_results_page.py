@@ -304,6 +304,13 @@ def test_campaigns_of_two_environments_are_compared_table_by_table() -> None:
         {"campaign": "c3", "environments": "lab_disk,lab_ram"},
     ]
     assert environments_compared(known, "c1", "c2") == ("lab_disk", "lab_ram")
+    # one click from a campaign to the latest (complete) one on each other environment
+    from benchcamp.presentation.results_page import other_environments
+
+    ram_smoke = {"campaign": "c0", "environments": "lab_ram", "complete": False}
+    listed = [ram_smoke, *({**row, "complete": True} for row in known)]
+    assert other_environments(listed, "c1") == [{"environment": "lab_ram", "campaign": "c2"}]
+    assert other_environments(listed, "c3") == []  # a campaign on two targets: compare by campaign
     assert (
         environments_compared(known, "c1", "c3") is None and environments_compared(known, "c1", "c1") is None
     )

@@ -136,6 +136,7 @@ def study_body(
         fingerprints=report.fingerprints(warehouse, study, chosen),
         sections=report.study_sections(tables, study),
         sign_conventions=report.SIGN_CONVENTIONS,
+        other_environments=other_environments(picker.campaigns, chosen) if picker else [],
         figures=shown,
         page_sections=[section(tables) for section in study_plugin(study).page_sections],
     )
@@ -304,6 +305,23 @@ def environments_compared(
     if all(len(side) == 1 and side[0] for side in sides) and sides[0] != sides[1]:
         return sides[0][0], sides[1][0]
     return None
+
+
+def other_environments(known: list[dict[str, Any]], campaign: str) -> list[dict[str, str]]:
+    """For a campaign on one target: the latest campaign (complete if any) on each other single
+    target of the study, the page's one-click comparisons by environment (none otherwise)."""
+    targets = {str(row["campaign"]): str(row.get("environments") or "") for row in known}
+    mine = targets.get(campaign, "")
+    if not mine or "," in mine:
+        return []
+    latest: dict[str, dict[str, Any]] = {}
+    for row in known:  # latest first: keep the first complete one, else the first
+        environment = targets[str(row["campaign"])]
+        if environment == mine or "," in environment or not environment:
+            continue
+        if environment not in latest or (row.get("complete") and not latest[environment].get("complete")):
+            latest[environment] = row
+    return [{"environment": env, "campaign": str(row["campaign"])} for env, row in sorted(latest.items())]
 
 
 def _scripts() -> tuple[str, ...]:
