@@ -86,6 +86,15 @@ def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
     # the load task announces hardware changes through an asset alias
     (alias,) = dag.task_dict["load"].outlets
     assert alias.name == "benchcamp_hardware_change"
+    # the grid: one (collapsed) group per target, task ids unprefixed;
+    # each mapped repetition named by cell and repetition
+    assert list(dag.task_group.children) == [
+        "plan", "target_local_lab", "target_local_lab_yarn", "target_dse_cluster",
+        "validate", "load", "dbt_build", "alert_regressions", "report", "publish",
+    ]  # fmt: skip
+    assert dag.task_dict["preflight_local_lab"].task_group.group_id == "target_local_lab"
+    for step in ("clean", "generate", "execute"):
+        assert "benchcamp_unit_label" in dag.task_dict[f"adaptive_dse_cluster_1.{step}"].map_index_template
     # the documentation says how long a campaign takes at each ladder size
     assert "| small | 15 | 45 | 19 min for 45 repetitions" in dag.doc_md
     assert "| paper |" in dag.doc_md and "over 26 h" in dag.doc_md

@@ -306,12 +306,13 @@ def test_a_cli_run_refuses_a_target_the_stack_is_running_a_campaign_on(
         cli._stack_run_on("dse_gateway_ssh")
         == "hibench_dse run scheduled__2026-11-26 (environment dse_cluster)"
     )
-    runs.append(("ycsb_hbase_cassandra", "manual__1", {}))  # its default: single_node, not the lab
+    runs.append(("ycsb_hbase_cassandra", "manual__1", {"environment": "single_node"}))
     assert cli._stack_run_on("benchcamp_lab_ssh") is None
     assert (
         cli._stack_run_on("ycsb_node_ssh") == "ycsb_hbase_cassandra run manual__1 (environment single_node)"
     )
-    runs.append(("ycsb_hbase_cassandra", "manual__2", {"environment": "local_lab"}))
+    # no environment in the conf: the stack's default, the study's lab environment (not single_node)
+    runs.append(("ycsb_hbase_cassandra", "manual__2", {}))
     assert (
         cli._stack_run_on("benchcamp_lab_ssh") == "ycsb_hbase_cassandra run manual__2 (environment local_lab)"
     )

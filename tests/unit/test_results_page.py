@@ -180,3 +180,174 @@ def test_the_static_report_runs_no_script(warehouse: Path) -> None:
 
     page = static_report(warehouse, STUDY, CAMPAIGN)
     assert "<script" not in page and "<select" not in page and "<td>4068.22</td>" in page
+
+
+def test_every_page_has_one_heading(client: Any) -> None:
+    for path in ("/", f"/{STUDY}", f"/{STUDY}?compare={CAMPAIGN}"):
+        page = client.get(path).text
+        assert page.count("<h1>") == 1 and page.count("<html") == 1, path
+
+
+def test_a_browser_without_a_session_is_sent_to_sign_in_and_back(warehouse: Path) -> None:
+    """Not `{"detail":"Not authenticated"}`: a page opened without a session redirects to Airflow's
+    sign-in page with the page as `next`; a script (no text/html) still gets 401."""
+    from test_marts_golden import _results_client
+
+    anonymous = _results_client(warehouse, signed_in=False)
+    browser = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    answer = anonymous.get(f"/{STUDY}?campaign={CAMPAIGN}", headers=browser, follow_redirects=False)
+    assert answer.status_code == 303
+    assert answer.headers["location"] == (
+        "/auth/login?next=http%3A%2F%2Ftestserver%2Fhibench_dse%3Fcampaign%3Dpublished_dse_2016"
+    )
+    assert anonymous.get(f"/{STUDY}", follow_redirects=False).status_code == 401
+
+
+def test_the_default_is_the_latest_complete_campaign_and_a_partial_one_is_marked(client: Any) -> None:
+    """A one-workload smoke run after a full campaign does not hide it; a partial campaign says so."""
+    full = report.full_matrix_cells(STUDY)
+    rows = [
+        {"campaign": "smoke", "cells": 3, "environments": "local_lab"},
+        {"campaign": "full", "cells": 2 * full, "environments": "local_lab,local_lab_yarn"},
+        {"campaign": "older", "cells": full, "environments": "local_lab"},
+    ]
+    marked = report.mark_complete(STUDY, rows)
+    assert [row["complete"] for row in marked] == [False, True, True]
+    assert report.default_campaign(marked) == marked[1]
+    assert report.default_campaign(report.mark_complete(STUDY, rows[:1])) == marked[0]  # none complete
+    assert report.default_campaign([]) is None
+    # the recorded warehouse: the rerun lacks a cell, so it is marked (in the picker too)
+    page = client.get(f"/{STUDY}", params={"campaign": SECOND}).text
+    assert f"Campaign {SECOND} is partial: 8 cell(s) on dse_cluster" in page
+    assert f">{SECOND} (partial)" in page
+
+
+def test_tooltips_name_fields_with_units_and_round_numbers(client: Any) -> None:
+    """Every tooltip of the page's figures is titled (no raw field names such as `mean_s`), and a
+    number shows rounded as in the tables, an empty one as a dash (not `null`): checked by drawing
+    the calculated tooltip text with Vega itself (vl-convert)."""
+    import vl_convert
+    from benchcamp.presentation.figures import field_title, readable_tooltips
+
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN}).text
+    specs = re.findall(r"<script type='application/json' id='spec-[^']+'>(.*?)</script>", page, re.S)
+    assert specs
+    for text in specs:
+        for tooltip in re.findall(r'"tooltip": (\[.*?\])', text):
+            for entry in json.loads(tooltip):
+                assert entry["title"] and entry["title"] != entry["field"], entry
+                assert entry["type"] != "quantitative", entry  # numbers go through a formatted text
+    assert field_title("p95_latency_us") == "P95 latency (µs)" and field_title("mean_s") == "Mean time (s)"
+    # the zoom clips marks to the plot: the x scale is padded so the end points are whole
+    wordcount = json.loads(
+        re.search(r"id='spec-time-vs-size-wordcount'>(.*?)</script>", page, re.S).group(1)  # type: ignore[union-attr]
+    )
+    assert {layer["encoding"]["x"]["scale"]["padding"] for layer in wordcount["layer"]} == {12}
+    spec = readable_tooltips(
+        {
+            "data": {"values": [{"mean_s": 8.315592, "stddev_s": None}]},
+            "mark": "point",
+            "encoding": {"tooltip": ["mean_s:Q", "stddev_s:Q"]},
+        }
+    )
+    shown = [entry["field"] for entry in spec["encoding"]["tooltip"]]
+    drawn = {**spec, "mark": "text", "encoding": {"text": {"field": shown[0]}}}
+    assert ">8.32<" in vl_convert.vegalite_to_svg(drawn)
+    assert ">—<" in vl_convert.vegalite_to_svg({**drawn, "encoding": {"text": {"field": shown[1]}}})
+
+
+def test_a_comparison_on_fewer_runs_than_the_scorecard_needs_is_flagged(client: Any) -> None:
+    """One run a side cannot support a difference (the scorecard needs two): the campaign comparison
+    and BigBench's container-vs-bare-metal table say so; three runs a side do not."""
+    from benchcamp.core.claims import MIN_RUNS_PER_SIDE
+    from benchcamp.studies.bigbench_containers.plugin import comparison_blocks
+
+    one = {"scaling": [{"n": 3}, {"n": 1}], "validation": [{"check": "x"}]}
+    warning = report.few_runs_warning("smoke", one)
+    assert warning and f"at least {MIN_RUNS_PER_SIDE} repetitions a side" in warning
+    assert report.few_runs_warning("full", {"scaling": [{"n": 3}]}) is None
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN, "compare": SECOND}).text
+    assert "the scorecard needs" not in page  # the recorded campaigns have 3 repetitions a cell
+    row = {
+        "environment": "lab_container", "baseline_environment": "local_lab", "cluster_nodes": 1,
+        "scale_factor_gb": 0.01, "run": "1", "repetition": 1, "load_gain_pct": 35.0,
+        "power_gain_pct": 35.0, "throughput_gain_pct": 35.0, "qpm_gain_pct": 35.0,
+        "qpm_ratio_other_over_baseline": 1.35, "power_ratio_baseline_over_other": 1.35,
+        "throughput_ratio_baseline_over_other": 1.35, "load_ratio_baseline_over_other": 1.35,
+        "n_runs": 1, "other_campaign": "c1", "baseline_campaign": "c1", "qpm_published": False,
+    }  # fmt: skip
+    mean = {**row, "run": "mean", "repetition": None}
+    (single,) = comparison_blocks({"bigbench_comparison": [row, mean]})
+    assert single.notes[0].startswith("warning: 1 run(s) a side; the scorecard needs at least 2")
+    (three,) = comparison_blocks({"bigbench_comparison": [row, {**mean, "n_runs": 3}]})
+    assert not three.notes[0].startswith("warning")
+
+
+def test_campaigns_of_two_environments_are_compared_table_by_table() -> None:
+    """Studies storing one campaign per environment (bare vs container, disk vs RAM, link levels):
+    tables titled by their environment still match, so the comparison gives % differences, not
+    'only in' everywhere."""
+    from benchcamp.presentation.blocks import Block, Cell, Row, compare
+    from benchcamp.presentation.results_page import environments_compared
+
+    def table(environment: str, seconds: float) -> Block:
+        row = Row(("4",), (Cell("4", 4.0), Cell(f"{seconds:g}", seconds)))
+        return Block(f"swl on {environment} (file_size_mb)", ("MB", "Time (s)"), (row,))
+
+    disk, ram = [table("lab_disk", 10.0)], [table("lab_ram", 8.0)]
+    assert compare(("c1", disk), ("c2", ram)).blocks[0].only_in == "c1"  # by campaign: nothing matches
+    (block,) = compare(("c1", disk), ("c2", ram), ("lab_disk", "lab_ram")).blocks
+    assert block.only_in is None and block.compared[0].cells[1].change_pct == -20.0
+    known = [
+        {"campaign": "c1", "environments": "lab_disk"},
+        {"campaign": "c2", "environments": "lab_ram"},
+        {"campaign": "c3", "environments": "lab_disk,lab_ram"},
+    ]
+    assert environments_compared(known, "c1", "c2") == ("lab_disk", "lab_ram")
+    # one click from a campaign to the latest (complete) one on each other environment
+    from benchcamp.presentation.results_page import other_environments
+
+    ram_smoke = {"campaign": "c0", "environments": "lab_ram", "complete": False}
+    listed = [ram_smoke, *({**row, "complete": True} for row in known)]
+    assert other_environments(listed, "c1") == [{"environment": "lab_ram", "campaign": "c2"}]
+    assert other_environments(listed, "c3") == []  # a campaign on two targets: compare by campaign
+    assert (
+        environments_compared(known, "c1", "c3") is None and environments_compared(known, "c1", "c1") is None
+    )
+
+
+def test_each_mb_s_says_what_it_divides(client: Any) -> None:
+    """A DFSIO cell has three MB/s (the scaling table's, TestDFSIO's throughput and average I/O
+    rate): each table says which."""
+    from markupsafe import escape
+
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN}).text
+    assert str(escape(report.SCALING_THROUGHPUT)) in page
+    row = {
+        "environment": "lab",
+        "data_size_gb": 1.0,
+        "read_s": 2.0,
+        "write_s": 3.0,
+        "read_write_delta_pct": -33.3,
+    }
+    measures = (
+        "read_throughput_mb_s",
+        "write_throughput_mb_s",
+        "read_avg_io_rate_mb_s",
+        "write_avg_io_rate_mb_s",
+    )
+    (dfsio,) = report._dfsio_blocks([{**row, **dict.fromkeys(measures, 50.0)}])
+    assert dfsio.notes == (report.DFSIO_THROUGHPUT,) and "sum of every map's I/O time" in dfsio.notes[0]
+    assert "Throughput per data size (data size / mean job time)" in page
+
+
+def test_one_sign_convention_per_kind_of_table_stated_once(client: Any) -> None:
+    """The graph study's % differences (negative: faster) and the links and BigBench studies' % gains
+    (positive: better) are two kinds, each with one convention, stated once above the tables."""
+    from markupsafe import escape
+
+    page = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN}).text
+    legend = re.findall(r"<p class='legend'>Signs, in every study: (.*?)</p>", page, re.S)
+    assert legend == [f"{escape(report.DIFFERENCE_NOTE)}; {escape(report.GAIN_NOTE)}."]
+    compared = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN, "compare": SECOND}).text
+    assert compared.count("Signs, in every study:") == 1

@@ -213,6 +213,11 @@ def test_an_anomalous_sweep_is_marked_on_its_curve_and_listed_under_it(tmp_path:
     (curve,) = [f for f in figures.study_figures(tables) if f.id == "latency-throughput-ycsb-a"]
     flagged = {row["target_ops"]: row["anomaly"] for row in plotted(curve.spec)}
     assert flagged[250] == "" and flagged[500].startswith("read average latency fell from 900.0")
+    # one unit per measure: the figure's latency is in µs, as the tables' (not ms)
+    assert curve.spec["layer"][0]["encoding"]["y"]["title"] == "Average latency (µs)"
+    assert {row["avg_latency_us"] for row in plotted(curve.spec)} == {
+        row["avg_latency_us"] for row in tables["ycsb_latency_throughput"]
+    }
     assert flagged[1000].count("read average latency fell") == 2
     assert [note.split(": ")[0] for note in curve.notes] == [
         f"anomaly, {key('hbase', 500)}",

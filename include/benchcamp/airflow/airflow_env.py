@@ -23,6 +23,8 @@ def airflow_environment(connections: Mapping[str, str]) -> dict[str, str]:
     `connections`: the `AIRFLOW_CONN_*` variables of the targets (the callers in ops pass the lab's,
     `lab.airflow_connection_env()`: the lab is above this layer and is not imported from here).
     """
+    from benchcamp.pipeline.campaign import DEFAULT_CONNECTIONS_ENV
+
     root = repo_root()
     env = {
         "AIRFLOW_HOME": str(airflow_home()),
@@ -36,7 +38,22 @@ def airflow_environment(connections: Mapping[str, str]) -> dict[str, str]:
         "BENCHCAMP_RESULTS": str(results_root()),
     }
     env.update(connections)
+    # the trigger forms default to the environments these connections reach (`campaign.default_environment`)
+    env[DEFAULT_CONNECTIONS_ENV] = ",".join(ssh_connection_ids(connections))
     return env
+
+
+def ssh_connection_ids(connections: Mapping[str, str]) -> list[str]:
+    """The ids of the SSH connections among `AIRFLOW_CONN_*` variables (JSON values), sorted."""
+    ids = []
+    for name, value in connections.items():
+        try:
+            conn_type = json.loads(value).get("conn_type")
+        except (ValueError, AttributeError):  # a URI form: its scheme is the type
+            conn_type = value.split(":", 1)[0]
+        if conn_type == "ssh":
+            ids.append(name.removeprefix("AIRFLOW_CONN_").lower())
+    return sorted(ids)
 
 
 def run_airflow(

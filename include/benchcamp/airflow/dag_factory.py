@@ -20,6 +20,7 @@ from airflow.sdk import (
     Asset,
     AssetAlias,
     Param,
+    TaskGroup,
     TriggerRule,
     WeightRule,
     get_current_context,
@@ -32,9 +33,13 @@ from benchcamp.core.study import study_plugins
 from benchcamp.pipeline.adaptive import adaptive_rounds
 from benchcamp.pipeline.campaign import (
     CAMPAIGN_PATTERN,
+    DEFAULT_CONNECTIONS_ENV,
     MAX_REPETITIONS,
+    SCHEDULED_START_GRACE,
     WAREHOUSE_POOL,
     check_conf,
+    conf_summary,
+    default_environment,
     implemented_workloads,
     plan_units,
     resolve_campaign,
@@ -58,7 +63,7 @@ T = TypeVar("T")
 def study_params(spec: StudySpec) -> dict[str, Param]:
     """Trigger-form parameters with JSON schemas: bad values are refused before a run exists."""
     workloads = implemented_workloads(spec)
-    baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
+    environment = default_environment(spec)
     return {
         "ladder": Param(
             spec.default_ladder,
@@ -83,11 +88,11 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             ),
         ),
         "environment": Param(
-            baseline,
+            environment,
             type="string",
             enum=[env.name for env in spec.environments],
             title="Target environment",
-            description="Named target from the study spec (an Airflow connection).",
+            description=_environment_description(spec, environment),
         ),
         # `examples` makes the form a multi-select of the implemented workloads (Airflow's way:
         # JSON schema has no enum for arrays); `items.enum` still refuses others through the API.
@@ -109,7 +114,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             items={"type": "string"},
             title="Cells",
             description="Optional subset of cell keys, one per line, e.g. "
-            "'wordcount|data_size_gb=0.012|maps=4|reduces=2'; empty = the whole matrix.",
+            f"'{_example_cell(spec, workloads)}'; empty = the whole matrix.",
         ),
         "campaign": Param(
             None,
@@ -165,8 +170,12 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             exclusiveMinimum=0,
             exclusiveMaximum=MAX_REPETITIONS + 1,
             title="Maximum repetitions per cell (with a target)",
-            description="At most repetitions + "
-            f"{adaptive_rounds(spec)} here. Empty: the spec's ({spec.max_repetitions or 'none'}).",
+            description=(
+                f"At most repetitions + {adaptive_rounds(spec)} here. "
+                f"Empty: the spec's ({spec.max_repetitions})."
+                if adaptive_rounds(spec)
+                else "This study declares no max_repetitions (no adaptive repetitions): leave empty."
+            ),
         ),
         "order": Param(
             spec.order,
@@ -197,6 +206,25 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
     }
 
 
+def _environment_description(spec: StudySpec, default: str) -> str:
+    """Which target the form opens on and why: the lab's on a lab stack, else the spec's baseline."""
+    text = "Named target from the study spec (an Airflow connection)."
+    baseline = spec.default_environment()
+    if default != baseline:
+        connection = spec.environment(default).transport.connection
+        text += (
+            f" Default {default}: this stack reaches {connection} ({DEFAULT_CONNECTIONS_ENV}), not the "
+            f"spec's baseline {baseline}, which stays selectable."
+        )
+    return text
+
+
+def _example_cell(spec: StudySpec, workloads: list[str]) -> str:
+    """The first cell key of the study's default ladder: the Cells field's example."""
+    cells = spec.cells(spec.default_ladder, workloads)
+    return cells[0].key if cells else "workload|axis=value"
+
+
 def _warmup_summary(spec: StudySpec) -> str:
     if isinstance(spec.warmup_repetitions, int):
         return f"{spec.warmup_repetitions} per cell"
@@ -224,9 +252,11 @@ def _doc(spec: StudySpec) -> str:
         then validate (Great Expectations) → load (DuckDB) → dbt marts → report.
         Implemented workloads: {", ".join(implemented_workloads(spec))}.
 
-        Schedule: `{spec.schedule or "manual only"}` (catchup off). Unpausing the DAG starts the
-        latest scheduled date's campaign at once; re-run past dates on new hardware with a backfill
-        (README: "Hardware changes and backfills").
+        Schedule: `{spec.schedule or "manual only"}` (catchup off). A run triggered while the study is
+        paused waits queued until it is unpaused (tick "Unpause on trigger" to start it at once).
+        Unpausing starts no catch-up campaign: Airflow still creates the latest scheduled date's
+        run, and its plan skips it (a scheduled run starting over {SCHEDULED_START_GRACE.seconds // 60} min late measures nothing).
+        Re-run past dates on new hardware with a backfill (README: "Hardware changes and backfills").
 
         | ladder | cells | repetitions at default | a campaign takes |
         |---|---|---|---|
@@ -237,8 +267,9 @@ def _doc(spec: StudySpec) -> str:
 def schedule_for(spec: StudySpec) -> str | None:
     """The study's cron schedule, or none when BENCHCAMP_SCHEDULES=off.
 
-    Unpausing a scheduled DAG starts its latest interval's campaign at once (catchup off
-    still runs one); a test or demo stack that only wants manual runs turns schedules off.
+    Unpausing a scheduled DAG makes Airflow create its latest interval's run at once (catchup off
+    still creates one; its plan skips it, `campaign.late_scheduled_run`); a test or demo stack
+    that wants no scheduled run at all turns schedules off.
     """
     return None if os.environ.get("BENCHCAMP_SCHEDULES", "on").lower() == "off" else spec.schedule
 
@@ -274,6 +305,7 @@ def build_study_dag(study: str) -> DAG:
         catchup=False,
         max_active_runs=1,
         params=study_params(spec),
+        user_defined_macros={"benchcamp_unit_label": task_unit_label},
         tags=["benchcamp", "study"],
         default_args={"retries": 0, "on_failure_callback": record_task_failure},
     ) as dag:
@@ -283,7 +315,15 @@ def build_study_dag(study: str) -> DAG:
             from benchcamp.pipeline.attempts import begin_attempt, save_plan
 
             context = get_current_context()
+            late = _late_scheduled_run(context)
+            if late:  # every later task is skipped too: nothing is cleaned, run, loaded or reported
+                from airflow.sdk.exceptions import AirflowSkipException
+
+                raise AirflowSkipException(late)
             conf = check_conf(spec, dict(context["params"]))
+            run_type, _logical_date = _run_kind(context)
+            for line in conf_summary(run_type, getattr(context["dag_run"], "conf", None), conf):
+                print(line)
             campaign = _campaign(context)
             units, attempt = begin_attempt(
                 plan_units(spec, conf, campaign), spec.study, campaign, conf.resume
@@ -422,6 +462,19 @@ def _run_kind(context: Any) -> tuple[str, datetime | None]:
     return str(run_type), getattr(dag_run, "logical_date", None)
 
 
+def _late_scheduled_run(context: Any) -> str | None:
+    """`campaign.late_scheduled_run` for this run: its type, scheduled time (`run_after`) and start."""
+    from datetime import UTC
+
+    from benchcamp.pipeline.campaign import late_scheduled_run
+
+    dag_run = context["dag_run"]
+    run_type, _logical_date = _run_kind(context)
+    started = getattr(dag_run, "start_date", None) or datetime.now(UTC)
+    cleared = bool(getattr(dag_run, "clear_number", 0))  # cleared by a user to run again
+    return late_scheduled_run(run_type, getattr(dag_run, "run_after", None), started, cleared)
+
+
 def _campaign(context: Any) -> str:
     run_type, logical_date = _run_kind(context)
     return resolve_campaign(dict(context["params"]), context["run_id"], run_type, logical_date)
@@ -499,19 +552,19 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
     }
 
     def steps(unit: dict[str, Any]) -> None:
-        @task(**retrying)
+        @task(**retrying, map_index_template=UNIT_LABEL)
         def clean(unit: dict[str, Any]) -> dict[str, str]:
             from benchcamp.pipeline.campaign import run_clean
 
             return fail_fast(lambda: run_clean(unit, get_current_context()["ti"].try_number))
 
-        @task(**retrying)
+        @task(**retrying, map_index_template=UNIT_LABEL)
         def generate(unit: dict[str, Any]) -> str:
             from benchcamp.pipeline.campaign import run_generate
 
             return fail_fast(lambda: run_generate(unit, get_current_context()["ti"].try_number))
 
-        @task(**step_args, trigger_rule=TriggerRule.ALL_DONE)
+        @task(**step_args, trigger_rule=TriggerRule.ALL_DONE, map_index_template=UNIT_LABEL)
         def execute(unit: dict[str, Any]) -> dict[str, Any]:
             from airflow.sdk.exceptions import AirflowFailException
 
@@ -586,16 +639,43 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
                 raise AirflowFailException(str(exc)) from exc
         return fail_fast(lambda: run_preflight(environment_units, get_current_context()["ti"].try_number))
 
-    environment_units = units_for(units)
-    checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
-    warmed = warmups.expand(unit=warmup_units(environment_units))  # type: ignore[arg-type]
-    done = warmups_done(environment_units)  # type: ignore[arg-type]
-    measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
-    cleaned = cleanup(environment_units)  # type: ignore[arg-type]
-    checked >> warmed >> done
-    [checked, done] >> measured
-    adaptive_repetitions(environment, environment_units, steps, rounds, after=measured) >> cleaned
+    # One collapsed row per target in the grid (Airflow 3 opens with every group closed): a run
+    # shows its own target's work, not a screen of the other targets' skipped steps. No prefix:
+    # the task ids stay `preflight_<env>`, `repetitions_<env>.execute`, ...
+    with TaskGroup(
+        group_id=f"target_{environment}",
+        prefix_group_id=False,
+        tooltip=f"Everything this campaign does on {environment}; skipped when the run targets another",
+    ):
+        environment_units = units_for(units)
+        checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
+        warmed = warmups.expand(unit=warmup_units(environment_units))  # type: ignore[arg-type]
+        done = warmups_done(environment_units)  # type: ignore[arg-type]
+        measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
+        cleaned = cleanup(environment_units)  # type: ignore[arg-type]
+        checked >> warmed >> done
+        [checked, done] >> measured
+        adaptive_repetitions(environment, environment_units, steps, rounds, after=measured) >> cleaned
     return checked, cleaned
+
+
+# A mapped repetition's name in the grid: its cell and repetition instead of its index.
+UNIT_LABEL = "{{ benchcamp_unit_label(task) }}"
+
+
+def task_unit_label(task: Any) -> str:
+    """The label of the unit a repetition step runs (`campaign.unit_label`), from its rendered
+    arguments (the steps take the unit positionally: `op_args`); empty when it has none (never
+    raises, see `unit_label`)."""
+    from benchcamp.pipeline.campaign import unit_label
+
+    keywords = getattr(task, "op_kwargs", None)
+    positional = getattr(task, "op_args", None)
+    if isinstance(keywords, dict) and "unit" in keywords:
+        return unit_label(keywords["unit"])
+    if isinstance(positional, list | tuple) and positional:
+        return unit_label(positional[0])
+    return ""
 
 
 def adaptive_repetitions(

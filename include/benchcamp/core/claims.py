@@ -28,6 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from benchcamp.core.study import study_folders
 
 CLAIMS_FILE = "claims.yaml"
+# The scorecard judges a comparison only with at least this many repetitions a side (fewer: no
+# interval, `inconclusive`; dbt_project/models/intermediate/int_claims_compared.py). Reports warn
+# on any comparison drawn from fewer.
+MIN_RUNS_PER_SIDE = 2
 AxisValue = str | int | float
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -748,6 +748,16 @@ class StudySpec(_Checked):
                     )
 
     # -- queries used by the DAG factory, validation and import -----------------
+
+    def default_environment(self, reachable: Collection[str] = ()) -> str:
+        """The environment a run without one targets: the baseline (else the first environment),
+        unless `reachable` (the SSH connections a stack reaches, e.g. the lab's) names some and not
+        the baseline's: then the first environment reached through one of them."""
+        baseline = next((env for env in self.environments if env.baseline), self.environments[0])
+        if not reachable or baseline.transport.connection in reachable:
+            return baseline.name
+        reached = (env.name for env in self.environments if env.transport.connection in reachable)
+        return next(reached, baseline.name)
 
     def environment(self, name: str) -> Environment:
         for env in self.environments:

@@ -427,16 +427,16 @@ def _stack_run_on(connection: str) -> str | None:
     """A queued or running DAG run of the Airflow stack (`make up`) on the target reached through
     `connection`, named, or None: its preflight would remove what that run measures."""
     from benchcamp.core.spec import SpecError, load_spec, study_names
-    from benchcamp.ops import metadb
+    from benchcamp.ops import lab, metadb
 
     studies = set(study_names())
     for dag_id, run_id, conf in metadb.active_runs():
         if dag_id not in studies:
             continue
         spec = load_spec(dag_id)
-        baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
+        default = spec.default_environment(lab.lab_ssh_connection_ids())  # the stack's form default
         try:
-            environment = spec.environment(str(conf.get("environment") or baseline))
+            environment = spec.environment(str(conf.get("environment") or default))
         except SpecError:
             continue
         if environment.transport.connection == connection:

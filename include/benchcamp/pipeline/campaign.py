@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shlex
 import shutil
@@ -17,7 +18,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +78,10 @@ CONF_KEYS = (
 CAMPAIGN_PATTERN = r"^([A-Za-z0-9][A-Za-z0-9_.+-]{0,119})?$"
 MAX_REPETITIONS = 50
 WAREHOUSE_POOL = "benchcamp_warehouse"
+# Comma-separated SSH connection ids the Airflow stack reaches (`make up` sets the lab's): a run
+# without an environment, and the trigger form's default, target the study's first environment
+# reached through one of them. Unset (e.g. Docker Compose): the spec's baseline.
+DEFAULT_CONNECTIONS_ENV = "BENCHCAMP_DEFAULT_CONNECTIONS"
 
 
 class EnvironmentCaptureFailed(RuntimeError):
@@ -122,6 +127,53 @@ def resolve_campaign(
     return campaign_id(run_id)
 
 
+def conf_summary(run_type: str, run_conf: dict[str, Any] | None, conf: CampaignConf) -> list[str]:
+    """What the plan logs about the parameters a run used: the conf Airflow handed it (the DAG's
+    defaults fill the rest) and the resolved campaign settings; for a backfill run that carries
+    none, why (Airflow 3.3's backfill dialog sends the form's values only with "Override
+    parameters on existing runs" ticked, apache/airflow#64939)."""
+    lines = [
+        f"run conf: {json.dumps(run_conf or {}, sort_keys=True)}",
+        f"campaign settings: ladder={conf.ladder} repetitions={conf.repetitions} "
+        f"environment={conf.environment} workloads={','.join(conf.workloads)}"
+        + (f" cells={len(conf.cells)}" if conf.cells else ""),
+    ]
+    if run_type == "backfill" and not run_conf:
+        lines.append(
+            "WARNING: this backfill run carries no conf, so it runs the DAG's defaults: Airflow's "
+            "backfill dialog sends the form's parameters only when 'Override parameters on existing "
+            "runs' is ticked (README: 'Hardware changes and backfills')"
+        )
+    return lines
+
+
+# A scheduled run that starts later than this after its scheduled time is not a campaign anyone
+# asked for (README "Airflow with a UI"): Airflow runs the latest scheduled date at once when a
+# study is unpaused, even with catchup off, and offers no setting against it (apache/airflow#45768).
+SCHEDULED_START_GRACE = timedelta(minutes=15)
+
+
+def late_scheduled_run(
+    run_type: str, due: datetime | None, started: datetime | None, cleared: bool = False
+) -> str | None:
+    """Why a scheduled run should not measure anything (None: it should): it starts more than
+    `SCHEDULED_START_GRACE` after its scheduled time, so it is a catch-up of a date that passed
+    while the study was paused, the scheduler was down or another campaign of the study ran.
+    Manual runs, backfills, asset-triggered runs and a run someone cleared to re-run always run."""
+    if run_type != "scheduled" or due is None or started is None or cleared:
+        return None
+    late = started - due
+    if late <= SCHEDULED_START_GRACE:
+        return None
+    minutes = int(late.total_seconds() // 60)
+    return (
+        f"scheduled for {due.astimezone(UTC):%Y-%m-%d %H:%M} UTC but starting {minutes // 60} h "
+        f"{minutes % 60:02d} min later (the study was paused, the scheduler was down or another "
+        "campaign of the study still ran): skipped rather than run as a catch-up campaign; trigger "
+        "the study to run one now, or wait for its next scheduled time"
+    )
+
+
 def implemented_workloads(spec: StudySpec) -> list[str]:
     return [name for name in spec.workloads if is_implemented(name)]
 
@@ -146,6 +198,17 @@ class CampaignConf:
         return spec.warmups(workload) if self.warmups is None else self.warmups
 
 
+def stack_connections() -> frozenset[str]:
+    """The SSH connections the stack says it reaches (`DEFAULT_CONNECTIONS_ENV`); none when unset."""
+    names = os.environ.get(DEFAULT_CONNECTIONS_ENV, "").split(",")
+    return frozenset(name.strip() for name in names if name.strip())
+
+
+def default_environment(spec: StudySpec) -> str:
+    """The environment of a run that names none, on this stack (`StudySpec.default_environment`)."""
+    return spec.default_environment(stack_connections())
+
+
 def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
     """Reject what the JSON schema cannot: unknown keys, unknown cells, unimplemented workloads."""
     unknown = sorted(set(conf) - set(CONF_KEYS))
@@ -165,8 +228,7 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         raise CampaignConfError(
             f"repetitions must be an integer from 1 to {MAX_REPETITIONS}, got {repetitions!r}"
         )
-    baseline = next((env.name for env in spec.environments if env.baseline), spec.environments[0].name)
-    environment = conf.get("environment", baseline)
+    environment = conf.get("environment") or default_environment(spec)
     try:
         spec.environment(str(environment))
     except SpecError as exc:
@@ -286,6 +348,18 @@ def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, 
     # the run order (sequential keeps the cell-by-cell plan), each unit with its planned position
     seed = run_order.derived_seed(spec.study, campaign) if conf.order_seed is None else conf.order_seed
     return {env: run_order.with_positions(env_units, conf.order, seed) for env, env_units in units.items()}
+
+
+def unit_label(unit: Any) -> str:
+    """A repetition unit as the grid names its mapped tasks: cell key and repetition, as archived
+    (`<cell>/rep<N>`; warm-ups are repetitions 0 and below). Never raises: Airflow fails a task
+    whose `map_index_template` does not render, and a label is not worth a failed repetition."""
+    try:
+        repetition = int(unit["repetition"])
+        kind = "warm-up " if repetition <= 0 else ""
+        return f"{cell_key(unit['workload'], unit['params'])} · {kind}rep{repetition}"
+    except (KeyError, TypeError, ValueError):
+        return ""
 
 
 def expected_cells(units: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str, str, int]]:

@@ -9,6 +9,7 @@ value, never from parsed text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -145,10 +146,17 @@ class Comparison:
     baseline: str
     compared: str
     blocks: tuple[ComparedBlock, ...] = field(default_factory=tuple)
+    environments: tuple[str, str] | None = None  # compared across these two environments
 
 
-def _block_key(block: Block) -> tuple[str, str]:
-    return block.kind, block.title
+def _block_key(block: Block, rename: tuple[str, str] | None = None) -> tuple[str, str]:
+    """A block's identity: its kind and title, the title's environment name `rename[0]` read as
+    `rename[1]` (so the same table of two environments matches)."""
+    if rename is None:
+        return block.kind, block.title
+    return block.kind, re.sub(
+        rf"(?<![A-Za-z0-9_]){re.escape(rename[0])}(?![A-Za-z0-9_])", rename[1], block.title
+    )
 
 
 def _pct(before: float | None, after: float | None) -> float | None:
@@ -183,15 +191,22 @@ def _compare_rows(mine: Block, other: Block | None, me: str, diff: bool) -> tupl
     return tuple(out)
 
 
-def compare(baseline: tuple[str, list[Block]], compared: tuple[str, list[Block]]) -> Comparison:
+def compare(
+    baseline: tuple[str, list[Block]],
+    compared: tuple[str, list[Block]],
+    environments: tuple[str, str] | None = None,
+) -> Comparison:
     """Match two campaigns' blocks (by kind and title) and rows (by key); cells match by header.
 
     The compared campaign's numeric cells carry their % difference from the baseline's; a row or
-    block present in one campaign only says which.
+    block present in one campaign only says which. `environments` (the baseline's, the compared
+    one's): a comparison by environment, whose tables are titled by their environment, so the
+    compared side's titles are matched with its environment's name read as the baseline's.
     """
     (base_name, base_blocks), (other_name, other_blocks) = baseline, compared
+    rename = (environments[1], environments[0]) if environments else None
     base_by_key = {_block_key(block): block for block in base_blocks}
-    other_by_key = {_block_key(block): block for block in other_blocks}
+    other_by_key = {_block_key(block, rename): block for block in other_blocks}
     keys = list(dict.fromkeys([*base_by_key, *other_by_key]))
     out = []
     for key in keys:
@@ -209,4 +224,4 @@ def compare(baseline: tuple[str, list[Block]], compared: tuple[str, list[Block]]
                 None if base is not None and other is not None else (base_name if base else other_name),
             )
         )
-    return Comparison(base_name, other_name, tuple(out))
+    return Comparison(base_name, other_name, tuple(out), environments)

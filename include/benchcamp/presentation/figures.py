@@ -64,8 +64,10 @@ def interactive(spec: dict[str, Any]) -> dict[str, Any]:
     first unit view (a layered chart shares its scales, so every layer follows) and limited to
     the quantitative or temporal x/y encodings (a band of categories does not zoom). The SVG
     and PNG downloads keep the plain specification: a static picture has nothing to zoom.
+    Tooltips get titles with units and rounded numbers (`readable_tooltips`), the continuous x
+    axis some padding (`padded_axes`).
     """
-    copy = json.loads(json.dumps(spec))
+    copy = padded_axes(readable_tooltips(spec))
     unit = _first_unit(copy)
     if unit is None:
         return copy
@@ -80,6 +82,146 @@ def interactive(spec: dict[str, Any]) -> dict[str, Any]:
     if channels:
         zoom = {"name": ZOOM, "select": {"type": "interval", "encodings": channels}, "bind": "scales"}
         unit["params"] = [*unit.get("params", []), zoom]
+    return copy
+
+
+# What a figure's fields are, with their units, as tooltips and readers name them (the tables' words).
+FIELD_TITLES = {
+    "series": "Environment (axes)",
+    "line": "Line",
+    "cell": "Cell",
+    "workload": "Workload",
+    "environment": "Environment",
+    "phase": "Phase",
+    "data_size_gb": "Data size (GB)",
+    "mean_s": "Mean time (s)",
+    "stddev_s": "σ (s)",
+    "n": "Repetitions",
+    "linear_projection_s": "Linear projection (s)",
+    "throughput_mb_s": "Throughput (MB/s)",
+    "seconds": "Time (s)",
+    "campaign": "Campaign",
+    "run_type": "Run type",
+    "logical_date": "Logical date",
+    "fingerprint": "Hardware fingerprint",
+    "label": "Marker",
+    "from": "Fingerprint before",
+    "to": "Fingerprint after",
+    "before": "Mean before",
+    "after": "Mean after",
+    "change_pct": "Change (%)",
+    "p_adjusted": "p (adjusted)",
+    "target_ops": "Offered load (ops/s)",
+    "throughput_ops_s": "Achieved throughput (ops/s)",
+    "avg_latency_us": "Average latency (µs)",
+    "anomaly": "Anomaly",
+}
+_UNITS = (
+    ("_mb_s", "MB/s"),
+    ("_ops_s", "ops/s"),
+    ("_pct", "%"),
+    ("_us", "µs"),
+    ("_ms", "ms"),
+    ("_gb", "GB"),
+    ("_s", "s"),
+)
+# Numbers in tooltips: two decimals at most, thousands separated (the tables' rounding); p-values
+# in three significant digits. An empty value shows as a dash, never as "null" or a made-up 0.
+_FORMATS = {"p_adjusted": ".3~g"}
+NUMBER_FORMAT = ",.2~f"
+_TYPES = {"Q": "quantitative", "N": "nominal", "O": "ordinal", "T": "temporal"}
+
+
+def field_title(field: str) -> str:
+    """A field's title with its unit (`FIELD_TITLES`, else from its suffix: `p95_latency_us` ->
+    `p95 latency (µs)`)."""
+    if field in FIELD_TITLES:
+        return FIELD_TITLES[field]
+    for suffix, unit in _UNITS:
+        if field.endswith(suffix) and len(field) > len(suffix):
+            return f"{field[: -len(suffix)].replace('_', ' ').capitalize()} ({unit})"
+    return field.replace("_", " ").capitalize()
+
+
+def readable_tooltips(spec: dict[str, Any]) -> dict[str, Any]:
+    """The specification with every tooltip titled (with units) and its numbers rounded.
+
+    Figures (the study plugins' too) list tooltip fields by name; here each gets its title, and
+    its value is shown through a calculated text field: a number formatted, an empty value as a
+    dash (Vega would print `null`, or 0 through a format)."""
+    copy = json.loads(json.dumps(spec))
+    _retitle(copy)
+    return copy
+
+
+def _retitle(view: Any) -> None:
+    if isinstance(view, list):
+        for item in view:
+            _retitle(item)
+        return
+    if not isinstance(view, dict):
+        return
+    for value in view.values():
+        _retitle(value)
+    encoding = view.get("encoding")
+    tooltip = encoding.get("tooltip") if isinstance(encoding, dict) else None
+    if not isinstance(encoding, dict) or not isinstance(tooltip, list):
+        return
+    entries: list[Any] = []
+    calculations: list[dict[str, str]] = []
+    for entry in tooltip:
+        if isinstance(entry, str):
+            field, _, code = entry.partition(":")
+            entry = {"field": field, "type": _TYPES.get(code or "N", "nominal")}
+        if not isinstance(entry, dict) or "field" not in entry:
+            entries.append(entry)
+            continue
+        field = str(entry["field"])
+        title = entry.get("title") or field_title(field)
+        if entry.get("type") == "quantitative":
+            shown = f"tip_{len(calculations)}_{slug(field)}"
+            number = f"datum[{json.dumps(field)}]"
+            fmt = json.dumps(_FORMATS.get(field, NUMBER_FORMAT))
+            calculations.append(
+                {"calculate": f"isValid({number}) ? format({number}, {fmt}) : '—'", "as": shown}
+            )
+            entries.append({"field": shown, "type": "nominal", "title": title})
+        elif entry.get("type") in ("nominal", "ordinal"):
+            shown = f"tip_{len(calculations)}_{slug(field)}"
+            text = f"datum[{json.dumps(field)}]"
+            calculations.append(
+                {"calculate": f"isValid({text}) && {text} !== '' ? {text} : '—'", "as": shown}
+            )
+            entries.append({"field": shown, "type": "nominal", "title": title})
+        else:
+            entries.append({**entry, "title": title})
+    encoding["tooltip"] = entries
+    if calculations:
+        view["transform"] = [*view.get("transform", []), *calculations]
+
+
+def padded_axes(spec: dict[str, Any], pixels: int = 12) -> dict[str, Any]:
+    """The specification with its continuous x scales padded: the page's zoom binding clips marks
+    to the plot, which cut the points at the x axis' ends (the smallest and largest size) in half.
+    Not y: its scale starts at zero and is rounded up to a tick, so no point sits on its edge, and
+    padding it would push the axis below zero."""
+    copy = json.loads(json.dumps(spec))
+
+    def pad(view: Any) -> None:
+        if isinstance(view, list):
+            for item in view:
+                pad(item)
+        elif isinstance(view, dict):
+            for value in view.values():
+                pad(value)
+            encoding = view.get("encoding")
+            if not isinstance(encoding, dict):
+                return
+            definition = encoding.get("x")
+            if isinstance(definition, dict) and definition.get("type") in ("quantitative", "temporal"):
+                definition["scale"] = {"padding": pixels, "nice": False, **(definition.get("scale") or {})}
+
+    pad(copy)
     return copy
 
 
@@ -115,7 +257,7 @@ def time_vs_size(workload: str, rows: Rows) -> Figure:
     fields = ("data_size_gb", "mean_s", "stddev_s", "linear_projection_s", "n")
     values = _data([row for row in rows if row.get("mean_s") is not None], fields)
     base = alt.Chart(alt.Data(values=values)).encode(
-        x=alt.X("data_size_gb:Q", title="Data size (GB)", axis=alt.Axis(format="~g")),
+        x=alt.X("data_size_gb:Q", title="Data size (GB)"),
         color=alt.Color("series:N", title="Environment (axes)"),
     )
     measured = base.mark_line(point=True).encode(
@@ -149,12 +291,12 @@ def throughput_per_size(rows: Rows) -> Figure:
             ("workload", "data_size_gb", "throughput_mb_s"),
         )
     ]
-    title = "Throughput per data size"
+    title = "Throughput per data size (data size / mean job time)"
     chart = (
         alt.Chart(alt.Data(values=values))
         .mark_line(point=True)
         .encode(
-            x=alt.X("data_size_gb:Q", title="Data size (GB)", axis=alt.Axis(format="~g")),
+            x=alt.X("data_size_gb:Q", title="Data size (GB)"),
             y=alt.Y("throughput_mb_s:Q", title="Throughput (MB/s)"),
             color=alt.Color("line:N", title="Workload · environment"),
             tooltip=["line:N", "data_size_gb:Q", "throughput_mb_s:Q"],
@@ -196,9 +338,10 @@ def dfsio_read_write(rows: Rows) -> Figure:
 
 
 def time_series(history: Rows, changes: Rows, change_points: Rows | None = None) -> Figure:
-    """Each cell's campaign mean over time (when measured); a red rule where a target's hardware
-    changed, an orange one before the first campaign after a regression and a green one before the
-    first after an improvement (`change_points`, any tracked metric: the tooltip names it)."""
+    """Each cell's campaign mean, campaign by campaign in the order they finished, one line per
+    cell; a red rule at the first campaign on changed hardware, an orange one at the first after a
+    regression and a green one at the first after an improvement (`change_points`, any tracked
+    metric: the tooltip names it). The legend sits below the plot, its labels whole."""
     import altair as alt
 
     points = [
@@ -209,7 +352,6 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
         }
         for row in history
         if row.get("mean_s") is not None
-        and row.get("last_finished_at") is not None
         and row.get("data_size_gb") is not None  # YCSB cells have no size: their durations are not the figure
         for item in _data(
             [row], ("campaign", "last_finished_at", "logical_date", "mean_s", "stddev_s", "fingerprint")
@@ -225,13 +367,29 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
         }
         for change in changes
     ]
+    # By campaign, in the order they finished: one x position per campaign (a time axis repeated
+    # its tick labels for campaigns of one day and spread weekly ones unevenly), one line per cell.
+    finished: dict[str, str] = {}
+    for point in points:
+        when = str(point["last_finished_at"] or "")  # an imported campaign may have no times: first
+        finished[point["campaign"]] = max(finished.get(point["campaign"], ""), when)
+    order = sorted(finished, key=lambda name: (finished[name], name))
+    campaign_axis = alt.X(
+        "campaign:O",
+        title="Campaign (in the order they finished)",
+        sort=order,
+        scale=alt.Scale(domain=order),
+        axis=alt.Axis(labelAngle=-30, labelLimit=220),
+    )
     lines = (
         alt.Chart(alt.Data(values=points))
         .mark_line(point=True)
         .encode(
-            x=alt.X("last_finished_at:T", title="Campaign finished", axis=alt.Axis(format="%Y-%m-%d %H:%M")),
+            x=campaign_axis,
             y=alt.Y("mean_s:Q", title="Mean time (s)"),
-            color=alt.Color("cell:N", title="Cell"),
+            color=alt.Color(
+                "cell:N", title="Cell", legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)
+            ),
             shape=alt.Shape("run_type:N", title="Run"),
             detail="fingerprint:N",  # a line never joins campaigns on different hardware
             tooltip=["campaign:N", "run_type:N", "logical_date:N", "mean_s:Q", "stddev_s:Q", "fingerprint:N"],
@@ -242,7 +400,8 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
         layers.append(
             alt.Chart(alt.Data(values=markers))
             .mark_rule(color="#c0392b", strokeWidth=2, strokeDash=[6, 3])
-            .encode(x="marker_at:T", tooltip=["label:N", "campaign:N", "from:N", "to:N"])
+            .transform_filter(alt.FieldOneOfPredicate(field="campaign", oneOf=order))
+            .encode(x=campaign_axis, tooltip=["label:N", "campaign:N", "from:N", "to:N"])
         )
     title = "Campaigns over time (red: hardware change)"
     shifts = [
@@ -266,8 +425,9 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
         layers.append(
             alt.Chart(alt.Data(values=shifts))
             .mark_rule(strokeWidth=2, strokeDash=[2, 2])
+            .transform_filter(alt.FieldOneOfPredicate(field="campaign", oneOf=order))
             .encode(
-                x="marker_at:T",
+                x=campaign_axis,
                 color=alt.Color(
                     "kind:N",
                     title="Change point",

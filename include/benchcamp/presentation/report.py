@@ -128,15 +128,72 @@ def _latest_campaign(con: Any, study: str) -> str:
 
 
 def campaigns(warehouse: Path, study: str) -> list[dict[str, Any]]:
-    """The study's campaigns, latest first (the picker's choices): name and last finished time."""
+    """The study's campaigns, latest first (the picker's choices): name, last finished time, its
+    cells and environments, and whether it is complete (`mark_complete`)."""
     with _read_only(warehouse) as con:
         _check_marts(con, warehouse)
-        return _rows(
+        rows = _rows(
             con,
-            "select campaign, last_finished_at from main.campaigns where study = ? "
+            "select campaign, last_finished_at, cells, environments from main.campaigns where study = ? "
             "order by last_finished_at desc nulls last, campaign desc",
             [study],
         )
+    return mark_complete(study, rows)
+
+
+def full_matrix_cells(study: str) -> int:
+    """Cells of the study's smallest full matrix (its implemented workloads at the ladder with the
+    fewest cells): a campaign with fewer cells on a target ran a subset (some workloads or cells)
+    or was interrupted."""
+    from benchcamp.core.spec import LADDERS, load_spec
+    from benchcamp.pipeline.campaign import implemented_workloads
+
+    spec = load_spec(study)
+    return min(len(spec.cells(ladder, implemented_workloads(spec))) for ladder in LADDERS)
+
+
+def mark_complete(study: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each campaign row (`cells` over its comma-separated `environments`) with `complete`: at
+    least the study's smallest full matrix on each of its targets (`full_matrix_cells`)."""
+    full = full_matrix_cells(study)
+    marked = []
+    for row in rows:
+        targets = max(len(str(row.get("environments") or "").split(",")), 1)
+        per_target = int(row.get("cells") or 0) / targets
+        marked.append({**row, "complete": per_target >= full, "full_cells": full})
+    return marked
+
+
+def fewest_runs(tables: Tables) -> int | None:
+    """The fewest measured repetitions behind any cell of a campaign's marts (their `n` column;
+    None: no mart has one)."""
+    counts = [
+        int(row["n"])
+        for rows in tables.values()
+        for row in rows
+        if isinstance(row.get("n"), int | float) and not isinstance(row.get("n"), bool)
+    ]
+    return min(counts) if counts else None
+
+
+def few_runs_warning(campaign: str, tables: Tables) -> str | None:
+    """A warning when a comparison with this campaign rests on fewer repetitions than the
+    scorecard needs to judge a difference (`claims.MIN_RUNS_PER_SIDE`)."""
+    from benchcamp.core.claims import MIN_RUNS_PER_SIDE
+
+    fewest = fewest_runs(tables)
+    if fewest is None or fewest >= MIN_RUNS_PER_SIDE:
+        return None
+    return (
+        f"Campaign {campaign} has cells measured {fewest} time(s): the scorecard needs at least "
+        f"{MIN_RUNS_PER_SIDE} repetitions a side to call a difference, so a % difference there is "
+        "one measurement against another, not evidence of one."
+    )
+
+
+def default_campaign(known: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The campaign a page opens on: the latest complete one, else the latest (None: none)."""
+    return next((row for row in known if row.get("complete")), known[0] if known else None)
 
 
 def read_tables(warehouse: Path, study: str, campaign: str | None = None) -> Tables:
@@ -393,7 +450,10 @@ def _scaling_blocks(rows: list[dict[str, Any]]) -> list[Block]:
                 tuple(headers),
                 tuple(body),
                 text_columns=1,
-                notes=tuple(warmup_note(cells)),
+                notes=(
+                    *warmup_note(cells),
+                    *([SCALING_THROUGHPUT] if _has(cells, "throughput_mb_s") else []),
+                ),
                 kind="scaling",
             )
         )
@@ -430,8 +490,40 @@ def _dfsio_blocks(rows: list[dict[str, Any]]) -> list[Block]:
             for row in rows
             if row["environment"] == environment
         ]
-        out.append(Block(f"TestDFSIO read vs write on {environment}", headers, tuple(body), kind="dfsio"))
+        out.append(
+            Block(
+                f"TestDFSIO read vs write on {environment}",
+                headers,
+                tuple(body),
+                notes=(DFSIO_THROUGHPUT,),
+                kind="dfsio",
+            )
+        )
     return out
+
+
+# The two kinds of % a comparison table shows, one sign convention each, stated once on the page
+# (and named by each table's note): a difference of the value shown, or a gain.
+DIFFERENCE_NOTE = (
+    "% difference: (this − baseline) / baseline × 100 of the value shown, so for a time negative is faster"
+)
+GAIN_NOTE = (
+    "% gain (improvement): positive is better, whatever the measure (a time: (baseline − this) / "
+    "baseline × 100; a rate: (this − baseline) / baseline × 100)"
+)
+SIGN_CONVENTIONS = (DIFFERENCE_NOTE, GAIN_NOTE)
+
+# What each MB/s divides: a DFSIO cell has three different ones (scaling, TestDFSIO's two).
+SCALING_THROUGHPUT = "Throughput (MB/s): the data size over the mean job time (the whole job, start to end)"
+DFSIO_THROUGHPUT = (
+    "Read/Write (MB/s): TestDFSIO's throughput, the bytes over the sum of every map's I/O time; "
+    "avg IO (MB/s): the mean of the maps' own rates. Neither counts the job's start-up, so both "
+    "exceed the scaling table's throughput (data size over job time)"
+)
+
+
+def _has(rows: list[dict[str, Any]], column: str) -> bool:
+    return any(row.get(column) is not None for row in rows)
 
 
 def _phase_blocks(rows: list[dict[str, Any]]) -> list[Block]:

@@ -2,7 +2,8 @@
 Benchmark results).
 
 Every route requires an Airflow login (the UI's session cookie or a Bearer token from
-`POST /auth/token`): without one the answer is 401. A page shows one campaign of a study (the
+`POST /auth/token`): without one a browser is sent to Airflow's sign-in page and back, any other
+client gets 401. A page shows one campaign of a study (the
 latest unless the picker chose another) from the marts' rows, the same rows the text report
 prints (`report.study_sections`), rendered by the Jinja2 templates in `templates/`; or two
 campaigns side by side with each number's % difference (`?compare=`). Its figures are the
@@ -21,7 +22,9 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse, Response
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.spec import SpecError, load_spec, study_names
@@ -132,6 +135,8 @@ def study_body(
         interactive=downloads is not None,
         fingerprints=report.fingerprints(warehouse, study, chosen),
         sections=report.study_sections(tables, study),
+        sign_conventions=report.SIGN_CONVENTIONS,
+        other_environments=other_environments(picker.campaigns, chosen) if picker else [],
         figures=shown,
         page_sections=[section(tables) for section in study_plugin(study).page_sections],
     )
@@ -144,13 +149,16 @@ def compare_body(
     compared: report.Tables,
     picker: Picker,
     notices: tuple[str, ...] = (),
+    environments: tuple[str, str] | None = None,
 ) -> str:
-    """Two campaigns side by side: the same blocks, the second's numbers with their % difference."""
+    """Two campaigns side by side: the same blocks, the second's numbers with their % difference;
+    `environments` when each ran on its own target (a comparison by environment, `blocks.compare`)."""
     names = (report.campaign_of(baseline) or "", report.campaign_of(compared) or "")
     parts = (report.study_sections(baseline, study), report.study_sections(compared, study))
     comparison = blocks.compare(
         (names[0], [part for part in parts[0] if isinstance(part, blocks.Block)]),
         (names[1], [part for part in parts[1] if isinstance(part, blocks.Block)]),
+        environments,
     )
     # sections a study prints only as text lines: shown side by side, not compared cell by cell
     legacy = [
@@ -170,6 +178,7 @@ def compare_body(
         campaigns=picker.campaigns,
         notices=notices,
         comparison=comparison,
+        sign_conventions=report.SIGN_CONVENTIONS,
         legacy=legacy,
         downloads=quote(study),
         interactive=True,
@@ -201,6 +210,24 @@ async def require_login(request: Request) -> Any:
     return await get_user(request, None, await bearer_scheme(request))
 
 
+def login_url(next_url: str) -> str:
+    """The sign-in page of Airflow's auth manager, coming back to `next_url` after it (Airflow's
+    SimpleAuthManager: `/auth/login?next=...`; the same path when no auth manager is set up)."""
+    try:
+        from airflow.api_fastapi.app import get_auth_manager
+
+        return get_auth_manager().get_url_login(next_url=next_url)
+    except Exception:  # not initialised (a test's app, a static report): Airflow's default path
+        from urllib.parse import urlencode
+
+        return f"/auth/login?{urlencode({'next': next_url})}"
+
+
+def wants_html(request: Request) -> bool:
+    """A browser opening a page (not a script with a token, not a download fetched by code)."""
+    return "text/html" in request.headers.get("accept", "") and "authorization" not in request.headers
+
+
 def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str | None) -> HTMLResponse:
     """A study's page: the chosen campaign (latest by default), or the comparison of two."""
     title = f"Benchmark results: {study}"
@@ -218,6 +245,22 @@ def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str 
     if compare and compare not in names:
         notices.append(f"No campaign '{compare}' in study {study} to compare with.")
         compare = None
+    if not campaign and known:  # the latest complete campaign: a later smoke run does not hide it
+        default = report.default_campaign(known)
+        campaign = str(default["campaign"]) if default else None
+        later = [row["campaign"] for row in known[: known.index(default)]] if default else []
+        if later:
+            notices.append(
+                f"Showing the latest complete campaign, {campaign}; later partial campaign(s): "
+                f"{', '.join(later)} (choose one above)."
+            )
+    chosen = next((row for row in known if row["campaign"] == campaign), None)
+    if chosen is not None and not chosen["complete"]:
+        notices.append(
+            f"Campaign {campaign} is partial: {chosen['cells']} cell(s) on {chosen['environments']}, "
+            f"fewer than the {chosen['full_cells']} of the study's smallest full matrix per target "
+            "(a subset of workloads or cells, or an interrupted run)."
+        )
     picker = Picker(studies, known, compare)
     try:
         tables = report.read_tables(warehouse, study, campaign)
@@ -238,10 +281,47 @@ def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str 
         except report.ReportError as exc:
             notices.append(f"Cannot compare with '{compare}': {exc}.")
         else:
-            body = compare_body(warehouse, study, tables, other, picker, tuple(notices))
+            for name, side in ((report.campaign_of(tables) or "", tables), (compare, other)):
+                warning = report.few_runs_warning(name, side)
+                if warning:
+                    notices.append(warning)
+            body = compare_body(
+                warehouse, study, tables, other, picker, tuple(notices),
+                environments_compared(known, report.campaign_of(tables) or "", compare),
+            )  # fmt: skip
             return _page(title, body, scripts=_scripts())
     body = study_body(warehouse, study, tables, quote(study), picker, tuple(notices))
     return _page(title, body, scripts=_scripts())
+
+
+def environments_compared(
+    known: list[dict[str, Any]], baseline: str, compared: str
+) -> tuple[str, str] | None:
+    """The two environments of a comparison by environment: each campaign ran on one target and
+    the targets differ (a study storing one campaign per environment: bare vs container, disk vs
+    RAM, link levels); None otherwise."""
+    targets = {str(row["campaign"]): str(row.get("environments") or "").split(",") for row in known}
+    sides = targets.get(baseline, []), targets.get(compared, [])
+    if all(len(side) == 1 and side[0] for side in sides) and sides[0] != sides[1]:
+        return sides[0][0], sides[1][0]
+    return None
+
+
+def other_environments(known: list[dict[str, Any]], campaign: str) -> list[dict[str, str]]:
+    """For a campaign on one target: the latest campaign (complete if any) on each other single
+    target of the study, the page's one-click comparisons by environment (none otherwise)."""
+    targets = {str(row["campaign"]): str(row.get("environments") or "") for row in known}
+    mine = targets.get(campaign, "")
+    if not mine or "," in mine:
+        return []
+    latest: dict[str, dict[str, Any]] = {}
+    for row in known:  # latest first: keep the first complete one, else the first
+        environment = targets[str(row["campaign"])]
+        if environment == mine or "," in environment or not environment:
+            continue
+        if environment not in latest or (row.get("complete") and not latest[environment].get("complete")):
+            latest[environment] = row
+    return [{"environment": env, "campaign": str(row["campaign"])} for env, row in sorted(latest.items())]
 
 
 def _scripts() -> tuple[str, ...]:
@@ -253,6 +333,14 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
     """The page's app; `warehouse` None reads the default warehouse's snapshot per request."""
     app = FastAPI(title="benchcamp results", dependencies=[Depends(require_login)])
     target = warehouse
+
+    @app.exception_handler(StarletteHTTPException)
+    async def sign_in_first(request: Request, exc: StarletteHTTPException) -> Response:
+        """A browser without a session goes to the sign-in page and back, instead of reading
+        `{"detail":"Not authenticated"}`; API clients still get the 401."""
+        if exc.status_code == 401 and wants_html(request):
+            return RedirectResponse(login_url(str(request.url)), status_code=303)
+        return await http_exception_handler(request, exc)
 
     def path() -> Path:
         return report.readable(target or default_warehouse())

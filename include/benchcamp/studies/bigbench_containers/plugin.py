@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchcamp.core.claims import MIN_RUNS_PER_SIDE
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import number
+from benchcamp.presentation.report import GAIN_NOTE, number
 
 LABEL = "derived from BigBench; not comparable with TPCx-BB results"
 # (column in bigbench_comparison, what the figure and the tables call it)
@@ -135,15 +136,21 @@ def comparison_blocks(tables: Tables) -> list[Block]:
         ]
         first = mine[0]
         notes = [
-            "times: (baseline − container) / baseline × 100; Qpm: (container − baseline) / baseline × 100; "
-            "ratios baseline / container for times and container / baseline for Qpm: positive gains "
-            "and ratios above 1.0 mean the container did better",
+            f"{GAIN_NOTE}, here of the container over its baseline; ratios baseline / container for "
+            "times and container / baseline for Qpm: above 1.0 the container did better",
             f"{environment} from campaign {first['other_campaign']}, {baseline} from campaign "
             f"{first['baseline_campaign']}; the mean is over the runs without a failed record",
             LABEL,
         ]
         if any(row["qpm_published"] for row in mine):
             notes.append("Qpm includes imported published figures where none was computed")
+        runs = max((int(row["n_runs"]) for row in mine if row["n_runs"] is not None), default=0)
+        if runs < MIN_RUNS_PER_SIDE:
+            notes.insert(
+                0,
+                f"warning: {runs} run(s) a side; the scorecard needs at least {MIN_RUNS_PER_SIDE} to "
+                "judge a difference, so these gains are single measurements, not evidence of one",
+            )
         blocks.append(
             Block(
                 f"{environment} vs {baseline} (baseline), {_size(first)}: % gain",

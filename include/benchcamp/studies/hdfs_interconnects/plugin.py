@@ -15,7 +15,7 @@ from typing import Any
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import number
+from benchcamp.presentation.report import GAIN_NOTE, number
 
 LATENCY_NAMES = {
     "swl": "Sequential write latency",
@@ -157,8 +157,8 @@ def improvement_blocks(tables: Tables) -> list[Block]:
             )
         first = pair[0]
         notes = [
-            "latency (ms): (other − this) / other × 100; throughput (MB/s): (this − other) / other × 100; "
-            "positive: this interconnect is better; up to: the maximum over sizes or client counts",
+            f"{GAIN_NOTE}, here of this interconnect over the other (latency: (other − this) / other; "
+            "throughput: (this − other) / other); up to: the maximum over sizes or client counts",
             f"links measured (iperf3, out): {environment} {_whole(first['link_out_mbit'])} Mbit/s, "
             f"{other} {_whole(first['other_link_out_mbit'])} Mbit/s",
         ]

@@ -12,7 +12,7 @@ from typing import Any
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import number
+from benchcamp.presentation.report import DIFFERENCE_NOTE, number
 
 PHASES = ("map", "shuffle", "merge", "reduce")
 DELTA_PHASES = (*PHASES, "job_elapsed")
@@ -100,7 +100,7 @@ def delta_blocks(tables: Tables) -> list[Block]:
                 headers,
                 tuple(body),
                 lead_text_columns=1,
-                notes=("(this − baseline) / baseline × 100: negative is faster",),
+                notes=(DIFFERENCE_NOTE,),
                 kind="graph-deltas",
             )
         )
