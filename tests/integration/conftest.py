@@ -18,8 +18,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
 from benchcamp.ops.supervisor import alive
+from benchcamp.pipeline import campaign
 
 LabStarter = Callable[[], lab.LabStatus]
 
@@ -69,3 +71,23 @@ def assert_campaign_measured(result: subprocess.CompletedProcess[str], log: Path
 def campaign_measured() -> Callable[..., None]:
     """`assert_campaign_measured`, for the campaign fixtures of every module."""
     return assert_campaign_measured
+
+
+@pytest.fixture
+def hibench_copy_on_lab(
+    shared_lab: LabStarter, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Callable[[str], None]:
+    """For modules that drive the DAG's step functions on the shared lab: `(study)` starts the
+    lab, points the lab's connections and the test's results folder at the steps, and makes the
+    steps read hibench_dse's spec under `study`, a name no other module uses (a preflight removes
+    what other campaigns of its study left on the target)."""
+
+    def under(study: str) -> None:
+        shared_lab()
+        for name, value in lab.airflow_connection_env().items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+        spec = load_spec("hibench_dse").model_copy(update={"study": study})
+        monkeypatch.setattr(campaign, "load_spec", lambda _study: spec)
+
+    return under

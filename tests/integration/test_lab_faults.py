@@ -22,13 +22,12 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from benchcamp.core.outcomes import MEANING, ExitCode
-from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
 from benchcamp.pipeline import archive, attempts, campaign, outcome
 from benchcamp.transport import ssh
@@ -57,20 +56,12 @@ def _unit(name: str, workload: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def on_lab(
-    shared_lab: Callable[[], lab.LabStatus], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Iterator[None]:
-    shared_lab()
-    for name, value in lab.airflow_connection_env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
-    spec = load_spec("hibench_dse").model_copy(update={"study": STUDY})
-    monkeypatch.setattr(campaign, "load_spec", lambda study: spec)
-    yield
+def on_lab(hibench_copy_on_lab: Callable[[str], None]) -> None:
+    hibench_copy_on_lab(STUDY)
 
 
-def _restart() -> None:
-    restarted = lab.lab_up()  # whatever the test killed is started again, healthy
+def _restart(shared_lab: Callable[[], lab.LabStatus]) -> None:
+    restarted = shared_lab()  # whatever the test killed is started again (under the lab's lock)
     assert restarted.healthy, restarted.format()
 
 
@@ -122,11 +113,13 @@ def _judged(unit: dict[str, Any], address: str) -> str:
     return console
 
 
-def test_a_datanode_killed_mid_job_fails_the_repetition_naming_it(on_lab: None) -> None:
+def test_a_datanode_killed_mid_job_fails_the_repetition_naming_it(
+    on_lab: None, shared_lab: Callable[[], lab.LabStatus]
+) -> None:
     try:
         _datanode_killed_mid_job()
     finally:
-        _restart()
+        _restart(shared_lab)
 
 
 def _datanode_killed_mid_job() -> None:
@@ -152,12 +145,14 @@ def _datanode_killed_mid_job() -> None:
     assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}/dn_killed")
 
 
-def test_hiveserver2_killed_mid_query_fails_the_repetition_naming_it(on_lab: None) -> None:
+def test_hiveserver2_killed_mid_query_fails_the_repetition_naming_it(
+    on_lab: None, shared_lab: Callable[[], lab.LabStatus]
+) -> None:
     try:
         _hiveserver2_killed_mid_query()
     finally:
         if os.environ.get("BENCHCAMP_KEEP_LAB") == "1":
-            _restart()
+            _restart(shared_lab)
 
 
 def _hiveserver2_killed_mid_query() -> None:

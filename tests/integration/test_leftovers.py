@@ -120,14 +120,9 @@ def _tables(tmp_path: Path) -> set[str]:
 
 @pytest.fixture
 def on_lab(
-    shared_lab: Callable[[], lab.LabStatus], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    hibench_copy_on_lab: Callable[[str], None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> Iterator[None]:
-    shared_lab()
-    for name, value in lab.airflow_connection_env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
-    spec = load_spec("hibench_dse").model_copy(update={"study": STUDY})
-    monkeypatch.setattr(campaign, "load_spec", lambda study: spec)
+    hibench_copy_on_lab(STUDY)
     yield
     for name, value in lab.airflow_connection_env().items():  # a test may have moved HiveServer2
         monkeypatch.setenv(name, value)
