@@ -411,3 +411,20 @@ def test_a_failed_jobs_reason_is_its_root_cause_not_its_last_log_line() -> None:
     script = "26/11/26 17:01:18 WARN x: y\npreflight: HDFS is still in safe mode after 120 s\n"
     assert ssh.cause_line(script) == "preflight: HDFS is still in safe mode after 120 s"
     assert ssh.cause_line("26/11/26 INFO a: b\n") == "26/11/26 INFO a: b"  # no error line: the last
+
+
+def test_a_failed_jobs_counters_do_not_hide_its_root_cause() -> None:
+    """A job killed after its maps had read some input prints its counters (indented lines after
+    "Counters: 12"), as CI's run of the lab-faults module did ("Bytes Read=2813952" was taken for
+    the reason); the recorded failure followed by the counters a recorded WordCount printed."""
+    data = Path(__file__).parents[1] / "data" / "hadoop"
+    recorded = (data / "wordcount_datanode_killed.stderr.log").read_text().rstrip()
+    wordcount = (data / "wordcount_0.012.stderr.log").read_text().splitlines()
+    start = next(i for i, line in enumerate(wordcount) if "Counters: 18" in line)
+    counters = [line for line in wordcount[start + 1 :][:20] if line[:1] == "\t"]
+    assert len(counters) >= 10
+    failed = recorded.replace("Counters: 0", "Counters: 18") + "\n" + "\n".join(counters) + "\n"
+    assert ssh.last_line(failed).startswith(counters[-1].strip())
+    assert ssh.cause_line(failed).startswith("Caused by: org.apache.hadoop.hdfs.BlockMissingException")
+    # a script's own indented last line is still its reason
+    assert ssh.cause_line("x\n\tplain indented reason\n") == "plain indented reason"

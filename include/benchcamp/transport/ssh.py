@@ -410,9 +410,10 @@ _ERROR = re.compile(r"\b\w*(Exception|Error)\b:")
 
 def cause_line(text: str) -> str:
     """The line of a failed step's stderr that says why: its last line, unless that is a log
-    line at INFO (a Hadoop job's "Counters: 0" after it failed); then the last exception's line
-    (a "Caused by:" is last, so the root cause wins), else the last line all the same."""
-    last = last_line(text)
+    line at INFO (a Hadoop job's "Counters: 0" after it failed, or its indented counters after
+    "Counters: 12", which belong to that log line); then the last exception's line (a "Caused
+    by:" is last, so the root cause wins), else the last line all the same."""
+    last = last_line(_without_trailing_counters(text))
     if not _LOG_LEVEL.search(last):
         return last
     errors = [
@@ -421,6 +422,21 @@ def cause_line(text: str) -> str:
         if _ERROR.search(line) and not line.lstrip().startswith("at ")
     ]
     return errors[-1] if errors else last
+
+
+def _without_trailing_counters(text: str) -> str:
+    """`text` without the indented counter lines (group names, `Name=value`) that a Hadoop job
+    prints after its "Counters: N" log line, so that log line is the one judged."""
+    lines = text.rstrip().splitlines()
+    end = len(lines)
+    while end > 0 and lines[end - 1][:1] in ("\t", " ") and not lines[end - 1].lstrip().startswith("at "):
+        end -= 1
+    if 0 < end < len(lines) and _COUNTERS.search(lines[end - 1]):
+        return "\n".join(lines[:end])
+    return text
+
+
+_COUNTERS = re.compile(r"\bCounters: \d+\s*$")
 
 
 # What a job prints when its file system is full (HDFS's quotas, a local disk): not transient.
