@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from benchcamp.core.spec import load_spec
+from benchcamp.ops import lab
 from benchcamp.pipeline import archive, campaign
 from benchcamp.pipeline.campaign import EnvironmentCaptureFailed
 from benchcamp.transport import environment as env_facts
@@ -77,6 +78,24 @@ def test_the_facts_script_reports_every_required_fact_on_this_machine(tmp_path: 
     facts = env_facts.parse_facts(step.text("stdout.log"))
     assert env_facts.missing_facts(facts) == []
     assert facts["hostname"] and facts["cpu_cores"] >= 1 and facts["disks"]
+
+
+def test_the_client_jvm_options_of_the_target_are_a_fact(tmp_path: Path) -> None:
+    """The lab's client compiler (and any cluster's HADOOP_CLIENT_OPTS) moves a short job's time:
+    every capture records what the target's `hadoop` gives its JVMs, empty when nothing is set."""
+    directory = tmp_path / "opts"
+    directory.mkdir()
+    script = env_facts.facts_script(_context())
+    for opts in (lab.CLIENT_JVM_OPTS, ""):
+        result = subprocess.run(
+            ["/bin/bash", "-c", script],
+            env={"PATH": os.environ["PATH"], "WORK": str(directory), "HADOOP_CLIENT_OPTS": opts},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert env_facts.parse_facts(result.stdout)["hadoop_client_opts"] == opts
+    assert lab.target_shell_env()["HADOOP_CLIENT_OPTS"] == "-XX:TieredStopAtLevel=1"
 
 
 def test_without_lsblk_the_disks_come_from_the_kernels_list(tmp_path: Path) -> None:

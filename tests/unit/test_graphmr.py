@@ -24,6 +24,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from benchcamp.ops.lab import CLIENT_JVM_OPTS
 from benchcamp.studies.mapreduce_ssd_hdd.graphs import (
     KARATE_EDGES,
     EdgeListError,
@@ -244,7 +245,9 @@ def run_graphmr(algorithm: str, source: Path, out: Path, conf_dir: Path, *option
         *options,
         str(source), str(out),
     ]  # fmt: skip
+    # the lab's client JVM options, as its SSH sessions give them
     env = {**os.environ, "HADOOP_CONF_DIR": str(conf_dir), "HADOOP_OPTS": "-Xmx512m"}
+    env["HADOOP_CLIENT_OPTS"] = CLIENT_JVM_OPTS
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     return Run(done.returncode, done.stdout, done.stderr, out)
 

@@ -39,6 +39,7 @@ else  # no util-linux, or a container without device nodes: the kernel's own lis
 fi
 section work_mount; df -P "$WORK" 2>/dev/null | tail -n 1
 section java_version; java -version 2>&1 | head -n 3
+section hadoop_client_opts; printf '%s\n' "${HADOOP_CLIENT_OPTS:-}"
 section hadoop_version; HADOOP_VERSION_CMD
 section hadoop_site
 for f in "${HADOOP_CONF_DIR:-${HADOOP_HOME:-/etc/hadoop}/etc/hadoop}"/*-site.xml; do
@@ -131,6 +132,8 @@ def parse_facts(text: str) -> dict[str, Any]:
         if sections.get("java_version")
         else "",
         "hadoop_version": sections.get("hadoop_version", ""),
+        # the client JVMs' options (the JIT, the heap): they move a short job's time
+        "hadoop_client_opts": sections.get("hadoop_client_opts", "").strip(),
         "hadoop_settings": parse_site_properties(sections.get("hadoop_site", "")),
         "drop_caches_permitted": sections.get("drop_caches_permitted") == "yes",
         "target": parse_target_facts(sections.get("target_facts", "")),

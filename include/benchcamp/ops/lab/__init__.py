@@ -10,6 +10,7 @@ their own PIDs. `benchcamp lab up|down|status` drives it.
 """
 
 from benchcamp.ops.lab.config import (
+    CLIENT_JVM_OPTS,
     airflow_connection_env,
     hadoop_site_files,
     hive_site,
@@ -49,6 +50,7 @@ from benchcamp.ops.lab.services import (
 )
 
 __all__ = [
+    "CLIENT_JVM_OPTS",
     "DEFAULT_SSH_PORT",
     "HDFS_BASE_PATH",
     "LAB_CONNECTION_ID",

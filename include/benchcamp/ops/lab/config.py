@@ -58,6 +58,13 @@ JAVA17_OPENS = (
 )
 
 
+# The lab's Hadoop client JVMs (`hadoop fs`, `hadoop jar`: a tiny job or a file listing, seconds
+# long) use the client compiler only: on two cores the server compiler's warm-up was about 45 %
+# of their CPU (README "The local lab"). Captured with every run (the `hadoop_client_opts` fact);
+# a real cluster's targets keep their own HADOOP_CLIENT_OPTS.
+CLIENT_JVM_OPTS = "-XX:TieredStopAtLevel=1"
+
+
 def java17_options() -> list[str]:
     return [f"--add-opens={package}=ALL-UNNAMED" for package in JAVA17_OPENS]
 
@@ -142,7 +149,7 @@ def yarn_site_files(directory: Path) -> dict[str, str]:
     """
     yarn_dir = directory / "yarn"
     classpath = f"{yarn_conf_dir()},{yarn_home() / 'lib' / '*'}"
-    task_opts = " ".join(java17_options())
+    task_opts = " ".join([CLIENT_JVM_OPTS, *java17_options()])  # short task JVMs, as the clients
     core: dict[str, str | int | bool] = {
         "fs.defaultFS": "file:///",
         "hadoop.tmp.dir": str(directory / "tmp" / "yarn"),
@@ -241,8 +248,14 @@ def hive_site(directory: Path) -> str:
         "hive.scheduled.queries.executor.enabled": False,
         "hive.exec.mode.local.auto": False,
         "hive.exec.counters.pull.interval": HIVE_JOB_POLL_MS,  # see CLIENT_POLL_MS, HIVE_JOB_POLL_MS
+        # each map of a query's local job allocates its sort buffer in the server's heap: at
+        # Hadoop's 100 MB, a tiny query's maps made G1 collect a humongous region set per map
+        "mapreduce.task.io.sort.mb": HIVE_SORT_MB,
     }
     return site_xml(properties, "benchcamp lab: HiveServer2 on 127.0.0.1")
+
+
+HIVE_SORT_MB = 16
 
 
 def _replace_if_changed(path: Path, text: str) -> None:
@@ -479,6 +492,7 @@ def target_shell_env() -> dict[str, str]:
         "JAVA_HOME": str(java),
         "HADOOP_HOME": str(hadoop_home()),
         "HADOOP_CONF_DIR": str(hadoop_conf_dir()),
+        "HADOOP_CLIENT_OPTS": CLIENT_JVM_OPTS,
         "BENCHCAMP_WORK_DIR": str(lab_dir() / "work"),
         # where campaigns delete and check HDFS data without a JVM (the spec's webhdfs_url, moved
         # with BENCHCAMP_LAB_NAMENODE_HTTP_PORT)

@@ -32,6 +32,7 @@ from tenacity import (
 
 from benchcamp.core.waiting import wait_until
 from benchcamp.ops.lab.config import (
+    CLIENT_JVM_OPTS,
     LOOPBACK,
     java17_options,
     sshd_config_text,
@@ -362,7 +363,9 @@ def _check_datanode() -> tuple[bool, str]:
 
 
 def _start_hiveserver2() -> None:
-    options = ["-Xmx1g", *java17_options()]
+    # the client compiler only: a lab's queries are small and many, so the server compiler's
+    # work on Hive's large code never paid for itself (README "The lab")
+    options = ["-Xmx1g", CLIENT_JVM_OPTS, *java17_options()]
     options += [
         f"-Dderby.system.home={lab_dir() / 'hive'}",
         f"-Dhive.log.dir={lab_dir() / 'logs'}",
