@@ -11,8 +11,12 @@ created through the REST API re-runs the last two scheduled dates beside the ori
 fails with the host and port and leaves the warehouse as it was; `down` leaves no Airflow
 process behind.
 
-Schedules are on, as a user has them: the original run is triggered at the latest schedule
-date before the DAG is unpaused, so the scheduler does not start a full campaign for it.
+Regression alerts (issue 28): before the backfill, a recorded history is imported (twenty weekly
+campaigns a year earlier, the original campaign's records at 0.5 s, on its host's fingerprint),
+so the original is a regression against it; the first backfill campaign, whose build finds the
+change, emits one Asset event per regressed metric and calls the notifier named by
+AIRFLOW_VAR_BENCHCAMP_REGRESSION_NOTIFIER (a module on the workers' path, as the README shows)
+once; the second campaign announces nothing again.
 """
 
 from __future__ import annotations
@@ -57,6 +61,18 @@ ORIGINAL = {**ONE_CELL, "repetitions": 2, "order": "randomised", "order_seed": 1
 # ... and adaptive repetitions (pipeline.adaptive): a 95 % CI within 0.1 % of the mean is out of reach
 # of two (or three) WordCount repetitions, so one adaptive round adds repetition 3, the maximum.
 ORIGINAL = {**ORIGINAL, "target_ci_pct": 0.1, "max_repetitions": 3}
+
+
+# A notifier as a user writes one (README): here it appends what it was given to a file.
+NOTIFIER = """import json
+
+
+def notify(context):
+    with open({calls!r}, "a", encoding="utf-8") as calls:
+        calls.write(json.dumps({{"run_id": context["run_id"], "regressions": context["regressions"]}}) + "\\n")
+"""
+HISTORY = 20  # weekly campaigns imported before the original: its regression's baseline
+FAST_S = 0.5  # their WordCount's duration: faster than any JVM could run it
 
 
 def _free_port() -> int:
@@ -105,8 +121,14 @@ def stack(
     shared_lab()
     tmp = tmp_path_factory.mktemp("stack")
     port = _free_port()
+    alerts = tmp / "notifier"
+    alerts.mkdir()
+    (alerts / "e2e_alerts.py").write_text(NOTIFIER.format(calls=str(tmp / "notifier_calls.jsonl")))
     env = {
         **os.environ,
+        # the user's notifier, on the workers' path (README "Change points and regression alerts")
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(alerts), os.environ.get("PYTHONPATH")])),
+        "AIRFLOW_VAR_BENCHCAMP_REGRESSION_NOTIFIER": "e2e_alerts:notify",
         "AIRFLOW_HOME": str(tmp / "airflow"),
         "BENCHCAMP_AIRFLOW_PORT": str(port),
         "BENCHCAMP_RESULTS": str(tmp / "results"),
@@ -415,6 +437,7 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
     for date in (previous, latest):
         assert date.strftime("%Y-%m-%d 01:00:00") in attempted, cli.stdout[-3000:]
     assert [r for r in _runs(api) if r["run_type"] == "backfill"] == []
+    history = _import_a_faster_history(stack, latest)
     runs = _backfill(
         api,
         {
@@ -442,15 +465,116 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
         stack, f"select cell_key, value from raw.results where campaign = '{stack['campaign']}' order by all"
     )
     assert after == before
-    history = _warehouse_rows(
-        stack, f"select campaign, n from main.campaign_history where study = '{DAG}' order by campaign"
-    )
+    measured = [
+        row
+        for row in _warehouse_rows(
+            stack, f"select campaign, n from main.campaign_history where study = '{DAG}' order by campaign"
+        )
+        if row[0] not in history
+    ]
     # the original campaign ran two repetitions (in a randomised order), the backfills one
-    assert len(history) == 3 and all(n == (3 if name == stack["campaign"] else 1) for name, n in history), (
-        history
+    assert len(measured) == 3 and all(n == (3 if name == stack["campaign"] else 1) for name, n in measured), (
+        measured
     )
     # Same machine, same hardware: no change event.
     assert _warehouse_rows(stack, "select * from raw.hardware_changes") == []
+    _the_regression_was_announced_once(stack, api, history, by_date[previous]["dag_run_id"])
+
+
+def _import_a_faster_history(stack: dict[str, Any], latest: datetime) -> list[str]:
+    """`benchcamp import` of a recorded history into the stack's warehouse (the stack idle): the
+    original campaign's repetitions as HISTORY weekly campaigns a year before it, each lasting
+    FAST_S (its throughput as fast; seeded noise of 1 %: a steady past) with the original's host
+    facts. No WordCount JVM finishes that fast, so however the shared machine slows the original
+    and the backfill's campaigns, they are a regression no campaign announced yet; the long steady
+    history keeps the step significant at Otava's default p 0.001 when the two after it differ by
+    ten times (as they may beside the other stream)."""
+    import random
+
+    from benchcamp.core.records import EnvironmentSnapshot
+    from benchcamp.pipeline import warehouse as wh
+
+    warehouse = Path(stack["env"]["BENCHCAMP_WAREHOUSE"])
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        cursor = con.execute(
+            "select environment, workload, params, repetition, metric, value, unit from raw.results "
+            f"where campaign = '{stack['campaign']}' and status = 'ok' and metric in "
+            "('duration_s', 'throughput_mb_s')"
+        )
+        records = cursor.fetchall()
+        hosts = con.execute(
+            "select environment, host, fingerprint, facts from raw.environments "
+            f"where campaign = '{stack['campaign']}'"
+        ).fetchall()
+    assert records and hosts, (records, hosts)
+    values: dict[tuple[str, str], list[float]] = {}
+    for environment, _, _, _, metric, value, _ in records:
+        values.setdefault((environment, metric), []).append(value)
+    rng = random.Random(28)
+    names, lines = [], []
+    for week in range(HISTORY):
+        name = f"history_{week + 1:02d}"
+        names.append(name)
+        at = latest - timedelta(days=365 - 7 * week)
+        for environment, host, fingerprint, facts in hosts:
+            wh.load_environment(
+                warehouse,
+                EnvironmentSnapshot(
+                    study=DAG, campaign=name, environment=environment, host=host,
+                    fingerprint=fingerprint, captured_at=at,
+                    facts=json.loads(facts) if isinstance(facts, str) else dict(facts),
+                ),
+            )  # fmt: skip
+        for environment, workload, params, repetition, metric, value, unit in records:
+            duration = sum(values[environment, "duration_s"]) / len(values[environment, "duration_s"])
+            mean = sum(values[environment, metric]) / len(values[environment, metric])
+            factor = FAST_S / duration if metric == "duration_s" else duration / FAST_S
+            value = mean * factor * rng.uniform(0.99, 1.01)
+            started = at + timedelta(minutes=repetition)
+            lines.append(
+                {
+                    "study": DAG, "campaign": name, "environment": environment, "workload": workload,
+                    "params": json.loads(params) if isinstance(params, str) else params,
+                    "repetition": repetition, "metric": metric, "value": value, "unit": unit,
+                    "status": "ok", "started_at": started.isoformat(),
+                    "finished_at": (started + timedelta(seconds=10)).isoformat(),
+                }
+            )  # fmt: skip
+    source = stack["tmp"] / "history.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = subprocess.run(
+        [str(BIN / "benchcamp"), "import", str(source)],
+        env=stack["env"], capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stdout[-3000:] + imported.stderr[-3000:]
+    return names
+
+
+def _the_regression_was_announced_once(
+    stack: dict[str, Any], api: Api, history: list[str], first_run_id: str
+) -> None:
+    """The first backfill campaign's build found the original twice as slow as its history: its
+    alert_regressions emitted one event per regressed metric on the study's regression asset and
+    called the notifier once; the second campaign found them announced and stayed silent."""
+    calls_file = stack["tmp"] / "notifier_calls.jsonl"
+    assert calls_file.exists(), "the notifier was never called"
+    calls = [json.loads(line) for line in calls_file.read_text().splitlines()]
+    assert [call["run_id"] for call in calls] == [first_run_id], calls
+    regressions = calls[0]["regressions"]
+    assert {r["metric"] for r in regressions} >= {"duration_s"}, regressions
+    for regression in regressions:
+        assert (regression["cell_key"], regression["environment"]) == (CELL, "local_lab"), regression
+        either_side = (regression["campaign_before"], regression["campaign_after"])
+        assert either_side == (history[-1], stack["campaign"]), regression
+        assert abs(regression["change_pct"]) > 50, regression
+    uri = urllib.parse.quote(f"benchcamp://regressions/{DAG}/local_lab", safe="")
+    status, answer = api.call("GET", f"/api/v2/assets?uri_pattern={uri}")
+    assert status == 200 and len(answer["assets"]) == 1, answer
+    status, events = api.call("GET", f"/api/v2/assets/events?asset_id={answer['assets'][0]['id']}&limit=50")
+    assert status == 200, events
+    extras = [event["extra"] for event in events["asset_events"]]
+    assert sorted(e["metric"] for e in extras) == sorted(r["metric"] for r in regressions), extras
+    assert {e["found_by_campaign"] for e in extras} == {regressions[0]["found_by_campaign"]}, extras
 
 
 def test_a_backfill_onto_an_unreachable_target_fails_clearly_and_loses_nothing(
