@@ -18,7 +18,14 @@ repetitions per cell, each repetition with the metrics its parser records and th
 step's timestamps and artifact. Pass `--records` for another size, `--keep` to keep the
 file and warehouses. The scaling figures of both are compared cell by cell at the end.
 
-Usage: .venv/bin/python benchmarks/import_vs_pandas.py [--records N] [--rounds N] [--keep DIR]
+`--campaigns N` spreads the records over N small nightly campaigns instead (issue 28: 200,000
+records over 4,445 campaigns, 45 records each): what an import costs per campaign, which 30
+large campaigns hide. Each night runs on one environment in turn and measures a few whole cells
+at the ladder's three sizes, the same cells every night (`generate_nightly`).
+
+Usage: .venv/bin/python benchmarks/import_vs_pandas.py [--records N] [--campaigns N] [--rounds N]
+       [--keep DIR]
+       e.g. --records 200000 --campaigns 4445
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TextIO
 
 import pandas as pd
 
@@ -75,6 +83,50 @@ def _records_per_size() -> int:
     return sum(REPETITIONS * (1 + len(METRICS[workload])) for workload, _ in _cells(1.0))
 
 
+def _write_repetitions(
+    handle: TextIO,
+    rng: random.Random,
+    clock: datetime,
+    campaign: str,
+    environment: str,
+    workload: str,
+    params: dict[str, float | int],
+) -> tuple[int, datetime]:
+    """One cell's repetitions as its parser records them; returns (records written, clock after)."""
+    size = float(params["data_size_gb"])
+    mean = SECONDS_PER_GB[workload] * (1 + size) * (1 + 0.05 * params.get("reduces", 0))
+    written = 0
+    for repetition in range(1, REPETITIONS + 1):
+        duration = round(mean * rng.gauss(1, 0.02), 3)
+        finished = clock + timedelta(seconds=duration)
+        base = {
+            "study": STUDY,
+            "campaign": campaign,
+            "environment": environment,
+            "workload": workload,
+            "params": params,
+            "repetition": repetition,
+        }
+        stamps = {
+            "started_at": clock.isoformat(),
+            "finished_at": finished.isoformat(),
+            "artifact": f"results/{STUDY}/{campaign}/{workload}/rep{repetition}",
+        }
+        rows = [{**base, "metric": "duration_s", "value": duration, "unit": "s"}]
+        for metric, unit in METRICS[workload]:
+            value = round(size * 1024 / duration if unit == "MB/s" else size * 0.75, 4)
+            if metric == "input_bytes":
+                value = float(round(size * 2**30))
+            elif metric == "compile_s":
+                value = round(rng.uniform(0.8, 1.2), 3)
+            rows.append({**base, "metric": metric, "value": value, "unit": unit})
+        for row in rows:
+            handle.write(json.dumps({**row, "status": "ok", **stamps}) + "\n")
+        written += len(rows)
+        clock = finished + timedelta(seconds=30)
+    return written, clock
+
+
 def generate(path: Path, records: int, seed: int = 42) -> int:
     """Write at least `records` result records (whole campaign × environment × size blocks)."""
     rng = random.Random(seed)
@@ -90,35 +142,43 @@ def generate(path: Path, records: int, seed: int = 42) -> int:
             for step in range(sizes_per_block):
                 size = round(0.012 + 0.002 * step, 3) if environment != "dse_cluster" else 240 + 4 * step
                 for workload, params in _cells(size):
-                    mean = SECONDS_PER_GB[workload] * (1 + size) * (1 + 0.05 * params.get("reduces", 0))
-                    for repetition in range(1, REPETITIONS + 1):
-                        duration = round(mean * rng.gauss(1, 0.02), 3)
-                        finished = clock + timedelta(seconds=duration)
-                        base = {
-                            "study": STUDY,
-                            "campaign": campaign,
-                            "environment": environment,
-                            "workload": workload,
-                            "params": params,
-                            "repetition": repetition,
-                        }
-                        stamps = {
-                            "started_at": clock.isoformat(),
-                            "finished_at": finished.isoformat(),
-                            "artifact": f"results/{STUDY}/{campaign}/{workload}/rep{repetition}",
-                        }
-                        rows = [{**base, "metric": "duration_s", "value": duration, "unit": "s"}]
-                        for metric, unit in METRICS[workload]:
-                            value = round(size * 1024 / duration if unit == "MB/s" else size * 0.75, 4)
-                            if metric == "input_bytes":
-                                value = float(round(size * 2**30))
-                            elif metric == "compile_s":
-                                value = round(rng.uniform(0.8, 1.2), 3)
-                            rows.append({**base, "metric": metric, "value": value, "unit": unit})
-                        for row in rows:
-                            handle.write(json.dumps({**row, "status": "ok", **stamps}) + "\n")
-                        written += len(rows)
-                        clock = finished + timedelta(seconds=30)
+                    count, clock = _write_repetitions(
+                        handle, rng, clock, campaign, environment, workload, params
+                    )
+                    written += count
+    return written
+
+
+def generate_nightly(path: Path, records: int, campaigns: int, seed: int = 42) -> int:
+    """Write about `records` result records spread over `campaigns` small nightly campaigns.
+
+    Campaign n runs on environment n mod 3 and measures whole cells (every repetition and
+    metric) in one fixed order until it holds its share of the records: each workload at the
+    three sizes of the tiny (or, on the DSE cluster, paper) ladder, WordCount's maps/reduces
+    pairs last. Every night measures the same first cells, so each is a long history series
+    (as a nightly regression run's would be), and the scaling mart has three sizes per series.
+    """
+    rng = random.Random(seed)
+    ladders = {"dse_cluster": (240.0, 340.0, 440.0)}
+    written = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for number in range(campaigns):
+            environment = ENVIRONMENTS[number % len(ENVIRONMENTS)]
+            sizes = ladders.get(environment, (0.012, 0.017, 0.022))
+            cells = _cells(sizes[0])
+            order = [
+                (workload, {**params, "data_size_gb": size})
+                for workload, params in cells[len(WORDCOUNT_TASKS) :] + cells[: len(WORDCOUNT_TASKS)]
+                for size in sizes
+            ]
+            campaign = f"night_{number:05d}"
+            clock = START + timedelta(hours=8 * number)
+            share = records * (number + 1) // campaigns
+            for workload, params in order:
+                if written >= share:
+                    break
+                count, clock = _write_repetitions(handle, rng, clock, campaign, environment, workload, params)
+                written += count
     return written
 
 
@@ -212,6 +272,11 @@ def main() -> None:
     )
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument(
+        "--campaigns",
+        type=int,
+        help="spread the records over this many small nightly campaigns (default: 30 large ones)",
+    )
+    parser.add_argument(
         "--rounds", type=int, default=3, help="import and pandas alternately, medians reported"
     )
     parser.add_argument("--keep", type=Path, help="write the file and warehouses here and keep them")
@@ -220,9 +285,15 @@ def main() -> None:
         folder = args.keep or Path(name)
         folder.mkdir(parents=True, exist_ok=True)
         source = folder / "results.jsonl"
-        count = generate(source, args.records)
+        if args.campaigns:
+            count = generate_nightly(source, args.records, args.campaigns)
+            shape = f"{args.campaigns:,} nightly campaigns"
+        else:
+            count = generate(source, args.records)
+            shape = f"{math.ceil(args.records / (50 * _records_per_size())):,} campaign × environment blocks"
         print(
-            f"{count:,} records of {STUDY} in {source} ({source.stat().st_size / 2**20:.0f} MiB)", flush=True
+            f"{count:,} records of {STUDY} in {shape} in {source} ({source.stat().st_size / 2**20:.0f} MiB)",
+            flush=True,
         )
         imports: list[float] = []
         pandas_times: list[float] = []

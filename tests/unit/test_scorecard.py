@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pytest
 from benchcamp.core.claims import load_claims
 from benchcamp.core.outcomes import ExitCode
@@ -316,3 +317,18 @@ def test_the_dags_load_writes_the_studys_claims(tmp_path: Path, monkeypatch: pyt
         assert [claim_id for (claim_id,) in claims.fetchall()] == [
             claim.id for claim in load_claims("hibench_dse")
         ]
+
+
+def test_the_t_distribution_and_benjamini_hochberg_give_scipy_stats_values_exactly() -> None:
+    """The model calls scipy.special and adjusts in Python for speed; the values are scipy.stats'."""
+    rng = random.Random(28)
+    for _ in range(2000):
+        dof = rng.choice([rng.uniform(0.5, 3.0), rng.uniform(1.0, 60.0), float(rng.randint(1, 30)), math.inf])
+        x = rng.choice([rng.gauss(0, 3), rng.uniform(-40, 40), 0.0, math.inf, -math.inf])
+        assert scoring._t_sf(x, dof) == float(stats.t.sf(x, dof))
+        assert scoring._t_ppf(0.975, dof) == float(stats.t.ppf(0.975, dof))
+        p_values = [
+            rng.choice([rng.random(), rng.random() ** 8, 0.0, 0.02, 1.0]) for _ in range(rng.randint(1, 9))
+        ]
+        expected = np.atleast_1d(stats.false_discovery_control(p_values, method="bh")).tolist()
+        assert scoring.benjamini_hochberg(p_values) == expected

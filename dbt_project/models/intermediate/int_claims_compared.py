@@ -16,7 +16,7 @@ and scores each comparison:
   outside it, each doubled from one-sided so that p < 0.05 exactly when the 95 % interval is
   wholly inside (or wholly outside) the region;
 - p_against_adjusted: Benjamini–Hochberg over the claim's comparisons in the campaign and
-  environment (scipy.stats.false_discovery_control): a claim over many cells is contradicted
+  environment (scipy.stats.false_discovery_control's, `benjamini_hochberg`): a claim over many cells is contradicted
   only if a comparison stays significant after the correction;
 - verdict: reproduced (p_support < 0.05), contradicted (p_against_adjusted < 0.05), else
   inconclusive (the interval spans the region's edge, or a side has fewer than two repetitions).
@@ -31,7 +31,7 @@ import math
 from typing import Any
 
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 ALPHA = 0.05
 METHOD = "ratio of means, 95 % CI by the delta method on the log scale (Welch–Satterthwaite t)"
@@ -98,7 +98,7 @@ def log_ratio_interval(
         }
     dof = variance**2 / sum(part**2 / (n - 1) for part, (_, _, n, _) in zip(parts, terms, strict=True))
     se = math.sqrt(variance)
-    half = float(stats.t.ppf(1 - alpha / 2, dof)) * se
+    half = _t_ppf(1 - alpha / 2, dof) * se
     return {
         "log_ratio": log_ratio,
         "se": se,
@@ -108,19 +108,38 @@ def log_ratio_interval(
     }
 
 
+# Student's t quantile and survival function through scipy.special, which scipy.stats.t itself
+# calls (t.ppf(q, dof) is stdtrit(dof, q), t.sf(x, dof) is stdtr(dof, -x)) after about 100 µs of
+# argument handling: that handling was 13 s of a build over 4,445 campaigns (26,664 comparisons).
+# Same values; arguments outside the plain case (a probability at 0 or 1, an infinite or NaN
+# statistic, dof not above 0) still go through scipy.stats.t.
+
+
+def _t_ppf(q: float, dof: float) -> float:
+    if 0 < q < 1 and dof > 0 and math.isfinite(dof):
+        return float(special.stdtrit(dof, q))
+    return float(stats.t.ppf(q, dof))
+
+
+def _t_sf(x: float, dof: float) -> float:
+    if math.isfinite(x) and dof > 0 and math.isfinite(dof):
+        return float(special.stdtr(dof, -x))
+    return float(stats.t.sf(x, dof))
+
+
 def _p_above(interval: dict[str, float], bound: float) -> float:
     """One-sided p-value of the test whose rejection says the ratio is above `bound`."""
     distance = interval["log_ratio"] - math.log(bound)
     if interval["se"] == 0:
         return 0.0 if distance > 0 else 1.0
-    return float(stats.t.sf(distance / interval["se"], interval["dof"]))
+    return _t_sf(distance / interval["se"], interval["dof"])
 
 
 def _p_below(interval: dict[str, float], bound: float) -> float:
     distance = math.log(bound) - interval["log_ratio"]
     if interval["se"] == 0:
         return 0.0 if distance > 0 else 1.0
-    return float(stats.t.sf(distance / interval["se"], interval["dof"]))
+    return _t_sf(distance / interval["se"], interval["dof"])
 
 
 def claim_p_values(interval: dict[str, float], low: float, high: float) -> tuple[float, float]:
@@ -135,6 +154,24 @@ def claim_p_values(interval: dict[str, float], low: float, high: float) -> tuple
         _p_above(interval, high) if math.isfinite(high) else 1.0,
     )
     return min(1.0, 2 * support), min(1.0, 2 * against)
+
+
+def benjamini_hochberg(p_values: list[float]) -> list[float]:
+    """scipy.stats.false_discovery_control(p_values, method="bh"), value for value, without its
+    array set-up per call (a build over 4,445 campaigns made 13,333 calls): each p times m / rank,
+    the running minimum from the largest rank down, clipped to [0, 1]. Tied p-values get the
+    same adjusted value whichever order they sort in."""
+    count = len(p_values)
+    if count <= 1:
+        return [float(p_value) for p_value in p_values]
+    order = sorted(range(count), key=p_values.__getitem__)
+    adjusted = [0.0] * count
+    running = math.inf
+    for rank in range(count, 0, -1):
+        index = order[rank - 1]
+        running = min(running, p_values[index] * (count / rank))
+        adjusted[index] = min(max(running, 0.0), 1.0)
+    return adjusted
 
 
 def claimed_region(claim: dict[str, Any]) -> tuple[float, float]:
@@ -254,7 +291,7 @@ def score_claim(claim: dict[str, Any], cells: list[Cell]) -> list[dict[str, Any]
         rows.append(row)
     tested = [row for row in rows if row["p_against"] is not None]
     if tested:
-        adjusted = stats.false_discovery_control([row["p_against"] for row in tested], method="bh")
+        adjusted = benjamini_hochberg([row["p_against"] for row in tested])
         for row, p_value in zip(tested, adjusted, strict=True):
             row["p_against_adjusted"] = float(p_value)
     for row in rows:
@@ -283,8 +320,10 @@ def model(dbt: Any, session: Any) -> Any:
     cells = cells[cells["study"].isin(set(claims["study"]))]
     rows = []
     per_run: dict[tuple[str, str, str], list[Cell]] = {}
+    decoded: dict[str, dict[str, Any]] = {}  # a few distinct params objects, read once each (never changed)
     for record in cells.to_dict("records"):
-        record["params"] = json.loads(record["params"])
+        text = record["params"]
+        record["params"] = decoded[text] if text in decoded else decoded.setdefault(text, json.loads(text))
         record["stddev"] = None if pd.isna(record["stddev"]) else float(record["stddev"])
         per_run.setdefault((record["study"], record["campaign"], record["environment"]), []).append(record)
     for claim_row in claims.to_dict("records"):

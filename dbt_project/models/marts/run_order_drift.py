@@ -112,6 +112,10 @@ def drift_rows(results: pd.DataFrame, run_order: pd.DataFrame) -> pd.DataFrame:
         on=[*KEYS, "cell_key", "repetition"],
         how="left",
     )
+    # Only campaigns that recorded a run order get rows: the others (an import of thousands of
+    # campaigns records none) are left out before grouping, not one pandas group at a time.
+    recorded = planned["run_order"].notna().groupby([planned[key] for key in KEYS]).transform("any")
+    planned = planned[recorded.astype(bool)]
     plans = {
         key: (
             group["run_order"].dropna().iloc[0] if group["run_order"].notna().any() else None,
@@ -121,6 +125,7 @@ def drift_rows(results: pd.DataFrame, run_order: pd.DataFrame) -> pd.DataFrame:
         for key, group in planned.groupby(KEYS)
         if group["run_order"].notna().any()
     }
+    usable = usable[pd.MultiIndex.from_frame(usable[KEYS]).isin(list(plans))]
     rows = []
     for (study, campaign, environment, workload), group in usable.groupby([*KEYS, "workload"]):
         if (study, campaign, environment) not in plans:

@@ -696,11 +696,19 @@ def load(
             # spent for nothing when no key is already in the warehouse (a new campaign).
             verb = "insert or replace" if replaced else "insert"
             con.execute(f"{verb} into raw.results ({columns}) select {columns} from temp.main.incoming")
-            for item in loads:
+            # the campaigns' earlier failures, in one statement: one delete per campaign (a scan
+            # of the table each) cost 13 s for an import of 4,445 small campaigns
+            loaded = pd.DataFrame(
+                [(item.study, item.campaign) for item in loads], columns=["study", "campaign"], dtype=object
+            )
+            con.register("loaded_campaigns", loaded)
+            try:
                 con.execute(
-                    "delete from raw.validation_failures where study = ? and campaign = ?",
-                    [item.study, item.campaign],
+                    "delete from raw.validation_failures "
+                    "where (study, campaign) in (select study, campaign from loaded_campaigns)"
                 )
+            finally:
+                con.unregister("loaded_campaigns")
             failure_frame = pd.DataFrame(
                 [failure.model_dump() for failure in failures()], columns=list(FAILURE_COLUMNS)
             )
