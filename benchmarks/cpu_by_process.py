@@ -1,0 +1,101 @@
+"""Where a command's CPU goes, by kind of process: how `make test` was found CPU-bound and where.
+
+Polls /proc every 0.4 s and keeps each process's last user + system time, so a process that
+lives a second or more (a `hadoop fs` JVM, an Airflow task) is counted; when the command ends,
+prints the CPU seconds per kind (a JVM by its main class, and the jar and tool for `RunJar`; a
+Python process by its script and first arguments; anything else by its name), busiest first.
+Every process on the machine is counted, not only the command's, so run it on a quiet machine.
+
+Usage: python3 benchmarks/cpu_by_process.py [--top 60] -- COMMAND [ARGS...]
+e.g.   python3 benchmarks/cpu_by_process.py -- .ci/run
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def kind(pid: str, comm: str) -> str:
+    """A process's kind, from its command line."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return comm
+    args = [arg.decode(errors="replace") for arg in raw if arg]
+    if not args:
+        return comm
+    exe = os.path.basename(args[0])
+    if exe == "java" or comm == "java":
+        main = next(
+            (a for a in args[1:] if not a.startswith("-") and "." in a and not set("/=:") & set(a)), "?"
+        )
+        if main.endswith("RunJar") and len(args) > args.index(main) + 1:
+            at = args.index(main)
+            return f"java {main} {os.path.basename(args[at + 1])} {' '.join(args[at + 2 : at + 3])}"
+        return f"java {main}"
+    if "python" in exe:
+        script = next((a for a in args[1:] if not a.startswith("-")), "?")
+        rest = args[args.index(script) + 1 :][:2] if script in args else []
+        return f"py {os.path.basename(script)} {' '.join(rest)}"
+    return f"{comm} {' '.join(os.path.basename(a) for a in args[1:2])}"
+
+
+def scan(seen: dict[tuple[int, str], list[object]]) -> None:
+    """Each live process's kind and CPU seconds so far, keyed by pid and start time."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        cpu = (int(fields[11]) + int(fields[12])) / TICK
+        key = (int(name), fields[19])
+        if key not in seen or seen[key][2] != comm:  # new, or exec'd into another program
+            seen[key] = [kind(name, comm), cpu, comm]
+        else:
+            seen[key][1] = cpu
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--top", type=int, default=60)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    options = parser.parse_args()
+    command = options.command[1:] if options.command[:1] == ["--"] else options.command
+    if not command:
+        parser.error("give the command to measure after --")
+    seen: dict[tuple[int, str], list[object]] = {}
+    scan(seen)
+    baseline = {key: float(str(value[1])) for key, value in seen.items()}
+    child = subprocess.Popen(command)
+    while child.poll() is None:
+        time.sleep(0.4)
+        scan(seen)
+    totals: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
+    for key, (name, cpu, _) in seen.items():
+        spent = float(str(cpu)) - baseline.get(key, 0.0)
+        if spent > 0:
+            totals[str(name)] += spent
+            counts[str(name)] += 1
+    print(f"CPU by kind of process: {sum(totals.values()):.0f} s in all", file=sys.stderr)
+    for name, spent in totals.most_common(options.top):
+        print(f"{spent:8.1f} s {counts[name]:5d}  {name[:160]}", file=sys.stderr)
+    return child.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
