@@ -161,8 +161,13 @@ def drift_rows(results: pd.DataFrame, run_order: pd.DataFrame) -> pd.DataFrame:
 
 def model(dbt: Any, session: Any) -> Any:
     dbt.config(materialized="table")
-    results: pd.DataFrame = dbt.ref("stg_results").df()
-    run_order: pd.DataFrame = dbt.ref("stg_run_order").df()
+    run_orders = dbt.ref("stg_run_order")
+    # only the targets of campaigns that recorded a run order get rows: read their results alone
+    # (whole study/campaign/environment groups, so the positions within them are unchanged),
+    # not every imported record into pandas (a million-record import recorded none)
+    recorded = run_orders.filter("run_order is not null").project(", ".join(KEYS)).distinct()
+    results: pd.DataFrame = dbt.ref("stg_results").join(recorded, ", ".join(KEYS), how="semi").df()
+    run_order: pd.DataFrame = run_orders.df()
     frame = drift_rows(results, run_order)
     # back from pandas with fixed column types (an empty frame would lose them); NaN reads as NULL
     typed = ", ".join(f"{name}::{dtype} as {name}" for name, dtype in COLUMNS.items())
