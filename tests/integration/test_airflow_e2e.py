@@ -495,17 +495,16 @@ def _import_a_faster_history(stack: dict[str, Any], latest: datetime) -> list[st
     from benchcamp.pipeline import warehouse as wh
 
     warehouse = Path(stack["env"]["BENCHCAMP_WAREHOUSE"])
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        cursor = con.execute(
-            "select environment, workload, params, repetition, metric, value, unit from raw.results "
-            f"where campaign = '{stack['campaign']}' and status = 'ok' and metric in "
-            "('duration_s', 'throughput_mb_s')"
-        )
-        records = cursor.fetchall()
-        hosts = con.execute(
-            "select environment, host, fingerprint, facts from raw.environments "
-            f"where campaign = '{stack['campaign']}'"
-        ).fetchall()
+    records = _warehouse_rows(
+        stack,
+        "select environment, workload, params, repetition, metric, value, unit from raw.results "
+        f"where campaign = '{stack['campaign']}' and status = 'ok' and metric in "
+        "('duration_s', 'throughput_mb_s')",
+    )
+    hosts = _warehouse_rows(
+        stack,
+        f"select environment, host, fingerprint, facts from raw.environments where campaign = '{stack['campaign']}'",
+    )
     assert records and hosts, (records, hosts)
     values: dict[tuple[str, str], list[float]] = {}
     for environment, _, _, _, metric, value, _ in records:

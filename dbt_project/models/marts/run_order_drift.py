@@ -118,18 +118,15 @@ def drift_rows(results: pd.DataFrame, run_order: pd.DataFrame) -> pd.DataFrame:
     planned = planned[recorded.astype(bool)]
     plans = {
         key: (
-            group["run_order"].dropna().iloc[0] if group["run_order"].notna().any() else None,
+            group["run_order"].dropna().iloc[0],
             group["seed"].dropna().iloc[0] if group["seed"].notna().any() else None,
             _followed_plan(group),
         )
         for key, group in planned.groupby(KEYS)
-        if group["run_order"].notna().any()
     }
     usable = usable[pd.MultiIndex.from_frame(usable[KEYS]).isin(list(plans))]
     rows = []
     for (study, campaign, environment, workload), group in usable.groupby([*KEYS, "workload"]):
-        if (study, campaign, environment) not in plans:
-            continue  # no run order recorded (imported, or run before run orders): no row
         test = drift_test(
             group["actual_position"].to_numpy(),
             group["value"].to_numpy(dtype=float),

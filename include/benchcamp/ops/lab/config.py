@@ -60,9 +60,10 @@ JAVA17_OPENS = (
 
 # The lab's Hadoop client JVMs (`hadoop fs`, `hadoop jar`: a tiny job or a file listing, seconds
 # long) use the client compiler only: on two cores the server compiler's warm-up was about 45 %
-# of their CPU (README "The local lab"). Captured with every run (the `hadoop_client_opts` fact);
+# of their CPU (README "The lab"). Captured with every run (the `hadoop_client_opts` fact);
 # a real cluster's targets keep their own HADOOP_CLIENT_OPTS.
 CLIENT_JVM_OPTS = "-XX:TieredStopAtLevel=1"
+HIVE_SORT_MB = 16  # the sort buffer of HiveServer2's local jobs (hive_site)
 
 
 def java17_options() -> list[str]:
@@ -253,9 +254,6 @@ def hive_site(directory: Path) -> str:
         "mapreduce.task.io.sort.mb": HIVE_SORT_MB,
     }
     return site_xml(properties, "benchcamp lab: HiveServer2 on 127.0.0.1")
-
-
-HIVE_SORT_MB = 16
 
 
 def _replace_if_changed(path: Path, text: str) -> None:
