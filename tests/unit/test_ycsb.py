@@ -20,6 +20,7 @@ from benchcamp.workloads.ycsb import (
     BINDINGS,
     EXPORTER,
     JAVA_OPTIONS,
+    RESET_JIT,
     RESET_TABLE_CLASS,
     YCSB_CLASSPATH,
     YcsbSummary,
@@ -413,7 +414,16 @@ def test_offered_load_cells_throttle_the_run_not_the_load() -> None:
     assert render(load[-2:]) == '> "$JOB"/load.stdout.log'
     load = load[:-2]
     assert argv(load)[argv(load).index("-threads") + 1] == "16"  # the cell's, when above LOAD_THREADS
-    assert argv(reset) == ["java", *JAVA_OPTIONS, "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable"]
+    assert argv(reset) == [
+        "java",
+        *JAVA_OPTIONS,
+        RESET_JIT,
+        "-cp",
+        "/cp",
+        RESET_TABLE_CLASS,
+        "cassandra",
+        "usertable",
+    ]
     assert argv(load)[5:8] == ["-load", "-db", BINDINGS["cassandra"]] and "-target" not in argv(load)
     words = argv(run)
     assert words[words.index("-target") + 1] == str(cell.params["target_ops"])
@@ -506,7 +516,7 @@ def test_the_targets_store_addresses_reach_the_reset_and_the_client() -> None:
     threads = {argv(command)[argv(command).index("-threads") + 1] for command in (load, run)}
     assert threads == {"4", "1"}  # the untimed load uses 4 client threads, the run the cell's one
     assert argv(reset) == [
-        "java", *JAVA_OPTIONS, "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable",
+        "java", *JAVA_OPTIONS, RESET_JIT, "-cp", "/cp", RESET_TABLE_CLASS, "cassandra", "usertable",
         "-p", "cassandra.hosts=10.0.0.7", "-p", "cassandra.port=19042",
     ]  # fmt: skip
     assert properties(argv(load))["cassandra.port"] == "19042"
