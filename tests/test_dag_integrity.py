@@ -93,6 +93,14 @@ def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
         "validate", "load", "dbt_build", "alert_regressions", "report", "publish",
     ]  # fmt: skip
     assert dag.task_dict["preflight_local_lab"].task_group.group_id == "target_local_lab"
+    # A target the run does not use: its `units_<env>` skips; it is the group's setup and the
+    # cleanup its teardown, so the scheduler skips the group's steps without a process each, those
+    # that run whatever happened before them too; publish accepts the other targets' skipped steps.
+    units, cleanup = dag.task_dict["units_dse_cluster"], dag.task_dict["cleanup_dse_cluster"]
+    assert units.is_setup and cleanup.is_teardown and cleanup.on_failure_fail_dagrun
+    assert "units_dse_cluster" in cleanup.upstream_task_ids
+    assert dag.task_dict["warmups_done_dse_cluster"].trigger_rule == "all_done"
+    assert dag.task_dict["publish"].trigger_rule == "none_failed_min_one_success"
     for step in ("clean", "generate", "execute"):
         assert "benchcamp_unit_label" in dag.task_dict[f"adaptive_dse_cluster_1.{step}"].map_index_template
     # the documentation says how long a campaign takes at each ladder size
@@ -197,7 +205,8 @@ def test_adaptive_rounds_exist_only_with_max_repetitions_in_the_spec(dagbag) -> 
         assert f"adapt_{env}_2" in dag.task_dict[f"adaptive_{env}_1.execute"].downstream_task_ids
         assert f"adaptive_{env}_2.execute" in dag.task_dict[f"cleanup_{env}"].upstream_task_ids
         assert f"adapt_{env}_3" not in dag.task_dict and f"adaptive_{env}_3.clean" not in dag.task_dict
-        assert dag.task_dict[f"adapt_{env}_2"].trigger_rule == "all_done"  # failed repetitions are counted
+        # failed repetitions are counted; on a target the run does not use, skipped with its group
+        assert dag.task_dict[f"adapt_{env}_2"].trigger_rule == "all_done"
     for optional in ("target_ci_pct", "max_repetitions"):
         assert "null" in dag.params.get_param(optional).schema["type"] and dag.params[optional] is None
     ycsb = dagbag.dags["ycsb_hbase_cassandra"]

@@ -403,7 +403,8 @@ def build_study_dag(study: str) -> DAG:
             skip_unless_planned(units)
             print(run_report(spec.study, _campaign(get_current_context())))
 
-        @task
+        # every upstream succeeded or was skipped (another target's steps), at least one succeeded
+        @task(trigger_rule=TriggerRule.NONE_FAILED_MIN_ONE_SUCCESS)
         def publish() -> str:
             from benchcamp.pipeline.campaign import gate
 
@@ -532,6 +533,19 @@ def fail_fast(step: Callable[[], T]) -> T:
         raise AirflowFailException(str(exc)) from exc
 
 
+# A target's groups on a run that targets another: `units_<env>` skips itself and is the group's
+# setup task, its cleanup the teardown, so the scheduler skips every step between them without
+# starting a process (a campaign on one of three targets had started eight per other target,
+# only for them to skip themselves). Airflow wants a setup's direct downstream steps ALL_SUCCESS:
+# the steps that run whatever happened before them (the warm-ups' end, each adaptive decision)
+# are not directly downstream and read this target's units from its XCom. Steps outside the group
+# (validate, report, ...) come after the teardown, so another target's skipped setup is not theirs.
+def target_units(environment: str) -> list[dict[str, Any]] | None:
+    """This target's units (`units_<env>`'s XCom) in a task of its group; None without a plan."""
+    units = get_current_context()["ti"].xcom_pull(task_ids=f"units_{environment}")
+    return None if units is None else list(units)
+
+
 def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
     """clean → generate → execute mapped over the environment's repetition units, in its pool:
     the warm-ups first (their own mapped group, finished before any measured repetition starts),
@@ -584,7 +598,13 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
 
     @task(task_id=f"units_{environment}")
     def units_for(plan: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
-        return plan.get(environment, [])
+        """This target's units; skipped when the run targets another: the scheduler then skips
+        the whole group (`target_units` above) without starting a process for any of its tasks."""
+        if not plan.get(environment):
+            from airflow.sdk.exceptions import AirflowSkipException
+
+            raise AirflowSkipException(f"this run targets another environment than {environment}")
+        return plan[environment]
 
     @task(task_id=f"warmup_units_{environment}")
     def warmup_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -595,11 +615,10 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         return [unit for unit in environment_units if int(unit["repetition"]) >= 1 and not unit.get("kept")]
 
     @task(task_id=f"warmups_done_{environment}", trigger_rule=TriggerRule.ALL_DONE)
-    def warmups_done(environment_units: list[dict[str, Any]] | None) -> None:
+    def warmups_done() -> None:
         """Measured repetitions wait for every warm-up to end, failed or not."""
-        skip_unless_planned(environment_units)
 
-    @task(task_id=f"cleanup_{environment}", trigger_rule=TriggerRule.ALL_DONE, **retrying)
+    @task(task_id=f"cleanup_{environment}", **retrying)  # the teardown of `units_<env>` below
     def cleanup(environment_units: list[dict[str, Any]] | None) -> dict[str, str]:
         from airflow.sdk.exceptions import AirflowSkipException
 
@@ -650,12 +669,15 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         environment_units = units_for(units)
         checked = preflight(environment_units)  # type: ignore[arg-type]  # an XComArg resolves at run time
         warmed = warmups.expand(unit=warmup_units(environment_units))  # type: ignore[arg-type]
-        done = warmups_done(environment_units)  # type: ignore[arg-type]
+        done = warmups_done()
         measured = repetitions.expand(unit=measured_units(environment_units))  # type: ignore[arg-type]
-        cleaned = cleanup(environment_units)  # type: ignore[arg-type]
+        cleaned = cleanup(environment_units).as_teardown(  # type: ignore[arg-type]
+            setups=environment_units,  # type: ignore[arg-type]  # Airflow takes an XComArg's task too
+            on_failure_fail_dagrun=True,
+        )
         checked >> warmed >> done
         [checked, done] >> measured
-        adaptive_repetitions(environment, environment_units, steps, rounds, after=measured) >> cleaned
+        adaptive_repetitions(environment, steps, rounds, after=measured) >> cleaned
     return checked, cleaned
 
 
@@ -678,27 +700,27 @@ def task_unit_label(task: Any) -> str:
     return ""
 
 
-def adaptive_repetitions(
-    environment: str, environment_units: Any, steps: Any, rounds: int, after: Any
-) -> Any:
+def adaptive_repetitions(environment: str, steps: Any, rounds: int, after: Any) -> Any:
     """Adaptive rounds on one target (`pipeline.adaptive`): `adapt_<env>_<k>` decides from the
     archive which cells need one more repetition, `adaptive_<env>_<k>` runs them (mapped, like the
     measured ones), `rounds` times; validate records why the last round's cells stopped.
 
     `rounds` is the spec's max_repetitions − repetitions (none: no task, the DAG as without the
     option). A round with nothing to add maps over nothing, and its group is skipped. Each adapt
-    step runs whatever happened before it: failed repetitions are counted, not hidden.
+    step runs whatever happened before it: failed repetitions are counted, not hidden (it reads
+    the target's units from `units_<env>`, the group's setup, see `target_units`).
     """
     if rounds == 0:
         return after
 
     def adapt(round_number: int) -> Any:
         @task(task_id=f"adapt_{environment}_{round_number}", trigger_rule=TriggerRule.ALL_DONE)
-        def adapt_round(environment_units: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+        def adapt_round() -> list[dict[str, Any]]:
             from benchcamp.core.spec import load_spec
             from benchcamp.pipeline.adaptive import run_round
             from benchcamp.pipeline.campaign import check_conf
 
+            environment_units = target_units(environment)
             skip_unless_planned(environment_units)
             units = environment_units or []
             if not units:
@@ -710,7 +732,7 @@ def adaptive_repetitions(
                 spec.thresholds.min_ok_repetitions, conf.repetitions,
             )  # fmt: skip
 
-        return adapt_round(environment_units)
+        return adapt_round()
 
     previous = after
     for round_number in range(1, rounds + 1):
