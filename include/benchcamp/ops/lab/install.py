@@ -6,7 +6,9 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import zipfile
+from html import escape
 from pathlib import Path
 
 from benchcamp.ops.lab.layout import (
@@ -68,12 +70,36 @@ def _copy_dependencies(
     marker.write_text(version)
 
 
-def _build_jar(module: Path, jar: Path) -> None:
+def _stale(module: Path, jar: Path) -> bool:
+    """The module's jar is missing or older than one of its sources or its pom."""
     sources = [path for path in (module / "src" / "main").rglob("*") if path.is_file()]
     newest = max([path.stat().st_mtime for path in sources + [module / "pom.xml"]], default=0.0)
-    if jar.exists() and jar.stat().st_mtime >= newest:
+    return not jar.exists() or jar.stat().st_mtime < newest
+
+
+def _build_jars(modules: list[Path]) -> None:
+    """`mvn package` of the given modules in one Maven reactor: one Maven start instead of one
+    per module (a fresh clone builds all of them, about 15 s less on two cores)."""
+    if not modules:
         return
-    subprocess.run(["mvn", "-q", "-B", "-f", str(module / "pom.xml"), "package", "-DskipTests"], check=True)
+    if len(modules) == 1:
+        subprocess.run(
+            ["mvn", "-q", "-B", "-f", str(modules[0] / "pom.xml"), "package", "-DskipTests"], check=True
+        )
+        return
+    with tempfile.TemporaryDirectory(prefix="benchcamp-reactor-") as directory:
+        # relative paths: Maven joins a module's path to the aggregator's directory
+        entries = "".join(
+            f"<module>{escape(os.path.relpath(module, directory))}</module>" for module in modules
+        )
+        pom = Path(directory) / "pom.xml"
+        pom.write_text(
+            '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+            "<groupId>benchcamp</groupId><artifactId>lab-tools</artifactId><version>1</version>"
+            f"<packaging>pom</packaging><modules>{entries}</modules></project>",
+            encoding="utf-8",
+        )
+        subprocess.run(["mvn", "-q", "-B", "-f", str(pom), "package", "-DskipTests"], check=True)
 
 
 def ensure_installed() -> None:
@@ -102,8 +128,7 @@ def ensure_installed() -> None:
         exclude=("slf4j-reload4j", "reload4j"),
     )
     _unpack_hive_exec()
-    for module, tool_jar in project_tool_modules():
-        _build_jar(module, tool_jar)
+    _build_jars([module for module, tool_jar in project_tool_modules() if _stale(module, tool_jar)])
 
 
 def _unpack_hive_exec() -> None:
@@ -167,5 +192,6 @@ def ensure_stores_installed() -> None:
     # log4j2 only (lab/hbase/pom.xml excludes the reload4j binding Hadoop brings)
     _copy_dependencies(hbase_home(), HBASE_VERSION + "-log4j2")
     home = ycsb_home()
-    _build_jar(home, home / "target" / "benchcamp-ycsb.jar")
+    if _stale(home, home / "target" / "benchcamp-ycsb.jar"):
+        _build_jars([home])
     _copy_dependencies(home, "0.17.0-1+hbase-shaded-client-2.6.4", extra=("-DincludeScope=runtime",))
