@@ -470,13 +470,13 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
     assert all(r["state"] == "success" for r in runs), runs
     # The original run was re-processed (Airflow keeps its id) and the new date got its own run.
     assert by_date[latest]["dag_run_id"] == original["dag_run_id"]
-    # Every backfilled date is a campaign of its own, named by its logical date; the original's rows
-    # are exactly what they were.
+    # Every backfilled date is a campaign of its own, named by its logical date, and the date whose
+    # run was re-processed (cleared once) says so; the original's rows are exactly what they were.
     campaigns = dict(
         _warehouse_rows(stack, f"select campaign, logical_date from main.campaigns where study = '{DAG}'")
     )
-    for date in (previous, latest):
-        name = campaign_id(f"backfill__{date.isoformat()}")
+    for date, rerun in ((previous, ""), (latest, "__rerun1")):
+        name = campaign_id(f"backfill__{date.isoformat()}{rerun}")
         assert campaigns[name] == date, campaigns
     assert stack["campaign"] in campaigns
     after = _warehouse_rows(

@@ -8,9 +8,11 @@ campaign it re-did, keyed by the same logical date, and is not an event itself.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import duckdb
 import pytest
@@ -21,6 +23,11 @@ from benchcamp.pipeline.transform import build_marts
 
 STUDY = "hibench_dse"
 WEEK1 = datetime(2026, 11, 7, 1, 0, tzinfo=UTC)
+SETTINGS = {  # campaign.run_settings of a randomised, adaptive campaign with a note
+    "ladder": "tiny", "repetitions": 1, "warmups": None, "workloads": ["wordcount", "dfsio_write"],
+    "cells": [], "order": "randomised", "order_seed": 7, "target_ci_pct": 5.0, "max_repetitions": 4,
+    "note": "new disks",
+}  # fmt: skip
 WEEK2 = WEEK1 + timedelta(days=7)
 BACKFILL_AT = WEEK2 + timedelta(days=1)
 
@@ -76,7 +83,9 @@ def marts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     # A backfill re-processing week 1 keeps the original run's id (Airflow clears and re-queues it).
     backfill = resolve_campaign({}, "scheduled__2026-11-07T01:00:00+00:00", "backfill", WEEK1)
     events = {
-        week1: load_campaign(target, week1, WEEK1, 8, (100.0, 102.0, 104.0), (week1, "scheduled", WEEK1)),
+        week1: load_campaign(
+            target, week1, WEEK1, 8, (100.0, 102.0, 104.0), (week1, "scheduled", WEEK1, json.dumps(SETTINGS))
+        ),
         week2: load_campaign(target, week2, WEEK2, 16, (60.0, 61.0, 62.0), (week2, "scheduled", WEEK2)),
         backfill: load_campaign(
             target,
@@ -102,6 +111,7 @@ def marts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
         return {
+            "warehouse": target,
             "names": (week1, week2, backfill),
             "reports": reports,
             "events": events,
@@ -116,6 +126,68 @@ def test_a_backfill_is_named_by_its_logical_date_not_by_the_run_it_re_did(marts:
     assert week1 == "scheduled__2026-11-07T01_00_00+00_00"
     assert backfill == "backfill__2026-11-07T01_00_00+00_00" != week1
     assert resolve_campaign({"campaign": "mine"}, "x", "backfill", WEEK1) == "mine"  # a name given wins
+
+
+def test_a_second_backfill_of_a_date_is_a_campaign_of_its_own() -> None:
+    """Airflow re-processes a date by clearing its run (same id, `clear_number` + 1): the second
+    backfill of a date must not resume the first's campaign (it would keep its repetitions)."""
+    run_id = "backfill__2026-11-07T01:00:00+00:00"
+    first = resolve_campaign({}, run_id, "backfill", WEEK1, reruns=0)
+    again = resolve_campaign({}, run_id, "backfill", WEEK1, reruns=1)
+    assert first == "backfill__2026-11-07T01_00_00+00_00"
+    assert again == "backfill__2026-11-07T01_00_00+00_00__rerun1"
+    # a cleared manual run is the same campaign (resumed, README "Exit codes and faults")
+    assert resolve_campaign({}, "manual__x", "manual", WEEK1, reruns=2) == "manual__x"
+
+
+def test_the_tasks_after_plan_keep_the_name_plan_fixed_when_one_task_is_cleared() -> None:
+    from types import SimpleNamespace
+
+    from benchcamp.airflow.dag_factory import PLANNED_CAMPAIGN, _campaign
+
+    pushed: dict[tuple[str, str], str] = {}
+
+    def context(task_id: str, clear_number: int) -> dict[str, Any]:
+        ti = SimpleNamespace(
+            task_id=task_id,
+            xcom_pull=lambda task_ids, key: pushed.get((task_ids, key)),
+        )
+        run = SimpleNamespace(run_type="backfill", logical_date=WEEK1, clear_number=clear_number)
+        return {"ti": ti, "dag_run": run, "params": {}, "run_id": "backfill__2026-11-07T01:00:00+00:00"}
+
+    planned = _campaign(context("plan", 1))  # a backfill re-processing the date: cleared once
+    assert planned == "backfill__2026-11-07T01_00_00+00_00__rerun1"
+    pushed[("plan", PLANNED_CAMPAIGN)] = planned
+    # later, a user clears only `report` (clear_number 2): it still reports the plan's campaign
+    assert _campaign(context("report", 2)) == planned
+    # without the plan's XCom (plan itself failed), the name is computed the same way
+    pushed.clear()
+    assert _campaign(context("validate", 1)) == planned
+
+
+def test_each_campaign_says_what_it_ran_with_on_the_page(marts: dict[str, Any], tmp_path: Path) -> None:
+    """The settings the DAG's load recorded (the conf with the DAG's defaults filled in) reach the
+    campaigns mart and the page; an imported campaign (none recorded) shows no such line."""
+    from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
+    from benchcamp.presentation import report
+    from benchcamp.presentation.results_page import create_app, require_login
+    from fastapi.testclient import TestClient
+    from markupsafe import escape
+
+    week1, week2, _ = marts["names"]
+    by_name = {row["campaign"]: row for row in marts["campaigns"]}
+    assert json.loads(by_name[week1]["settings"]) == SETTINGS and by_name[week2]["settings"] is None
+    line = report.settings_line(by_name[week1]["settings"])
+    assert line == (
+        "ladder tiny · 1 repetition per cell · the spec's warm-ups · workloads wordcount, dfsio_write · "
+        "cells all · order randomised (seed 7) · adaptive: more repetitions until the 95 % CI is within "
+        "5.0 % of the mean, at most 4 · note: new disks"
+    )
+    app = create_app(marts["warehouse"])
+    app.dependency_overrides[require_login] = lambda: SimpleAuthManagerUser(username="admin", role="admin")
+    client = TestClient(app)
+    assert f"Ran with: {escape(line)}" in client.get(f"/{STUDY}?campaign={quote(week1)}").text
+    assert "Ran with:" not in client.get(f"/{STUDY}?campaign={quote(week2)}").text
 
 
 def test_the_upgrade_is_one_event_at_the_first_campaign_on_new_hardware(marts: dict[str, Any]) -> None:

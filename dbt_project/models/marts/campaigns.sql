@@ -25,7 +25,8 @@ select
     min(c.first_started_at) as first_started_at,
     max(c.last_finished_at) as last_finished_at,
     any_value(r.run_type) as run_type,
-    any_value(r.logical_date) as logical_date
+    any_value(r.logical_date) as logical_date,
+    any_value(r.settings) as settings
 from cells as c
 left join failures as f
     on c.study = f.study

@@ -325,6 +325,7 @@ def build_study_dag(study: str) -> DAG:
             for line in conf_summary(run_type, getattr(context["dag_run"], "conf", None), conf):
                 print(line)
             campaign = _campaign(context)
+            context["ti"].xcom_push(PLANNED_CAMPAIGN, campaign)
             units, attempt = begin_attempt(
                 plan_units(spec, conf, campaign), spec.study, campaign, conf.resume
             )
@@ -352,12 +353,15 @@ def build_study_dag(study: str) -> DAG:
 
         @task(pool=WAREHOUSE_POOL, outlets=[HARDWARE_CHANGE_ALIAS])
         def load() -> dict[str, Any]:
-            from benchcamp.pipeline.campaign import RunInfo, run_load
+            from benchcamp.pipeline.campaign import RunInfo, check_conf, run_load, run_settings
 
             context = get_current_context()
             run_type, logical_date = _run_kind(context)
+            settings = run_settings(check_conf(spec, dict(context["params"])))
             loaded = run_load(
-                spec.study, _campaign(context), run=RunInfo(context["run_id"], run_type, logical_date)
+                spec.study,
+                _campaign(context),
+                run=RunInfo(context["run_id"], run_type, logical_date, settings),
             )
             for change in loaded.hardware_changes:
                 print(
@@ -476,9 +480,21 @@ def _late_scheduled_run(context: Any) -> str | None:
     return late_scheduled_run(run_type, getattr(dag_run, "run_after", None), started, cleared)
 
 
+PLANNED_CAMPAIGN = "campaign"  # the XCom key under which `plan` keeps the run's campaign name
+
+
 def _campaign(context: Any) -> str:
+    """The run's campaign (`campaign.resolve_campaign`). A backfill run's name counts how often its
+    run was cleared, so every task after `plan` reads the name `plan` fixed: clearing one task of
+    the run later (which counts as a clear) must not move that task to another campaign."""
     run_type, logical_date = _run_kind(context)
-    return resolve_campaign(dict(context["params"]), context["run_id"], run_type, logical_date)
+    ti = context.get("ti")
+    if run_type == "backfill" and ti is not None and getattr(ti, "task_id", "plan") != "plan":
+        planned = ti.xcom_pull(task_ids="plan", key=PLANNED_CAMPAIGN)
+        if planned:
+            return str(planned)
+    reruns = int(getattr(context["dag_run"], "clear_number", 0) or 0)
+    return resolve_campaign(dict(context["params"]), context["run_id"], run_type, logical_date, reruns)
 
 
 def hardware_asset(environment: str) -> Asset:

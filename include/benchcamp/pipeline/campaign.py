@@ -106,13 +106,21 @@ def campaign_id(run_id: str) -> str:
 
 
 def resolve_campaign(
-    params: dict[str, Any], run_id: str, run_type: str | None = None, logical_date: datetime | None = None
+    params: dict[str, Any],
+    run_id: str,
+    run_type: str | None = None,
+    logical_date: datetime | None = None,
+    reruns: int = 0,
 ) -> str:
     """The campaign named in the run's params, else the run id: stable across task retries.
 
     A backfill run is named by its logical date, `backfill__<date>`, whatever its run id: when a
     backfill re-processes an existing run, Airflow clears that run and keeps its id, and naming the
-    campaign by the id would overwrite the original campaign's rows with the re-run's.
+    campaign by the id would overwrite the original campaign's rows with the re-run's. `reruns`
+    is how often that run was cleared (Airflow's `clear_number`): a backfill of a date that an
+    earlier run or backfill already had is `backfill__<date>__rerun<N>`, a new campaign beside the
+    earlier one (a cancelled one included), never a resumption of it (the DAG's plan step fixes the
+    name once per run, so clearing one task later does not rename the campaign).
     """
     named = str(params.get("campaign") or "")
     if named and not re.fullmatch(CAMPAIGN_PATTERN, named):
@@ -123,8 +131,26 @@ def resolve_campaign(
     if named:
         return named
     if run_type == "backfill" and logical_date is not None:
-        return campaign_id(f"backfill__{logical_date.astimezone(UTC).isoformat()}")
+        rerun = f"__rerun{reruns}" if reruns > 0 else ""
+        return campaign_id(f"backfill__{logical_date.astimezone(UTC).isoformat()}{rerun}")
     return campaign_id(run_id)
+
+
+def run_settings(conf: CampaignConf) -> dict[str, Any]:
+    """What a campaign ran with, as the results page shows it: the conf the run received with
+    the DAG's defaults filled in (a backfill without parameters shows the defaults it ran)."""
+    return {
+        "ladder": conf.ladder,
+        "repetitions": conf.repetitions,
+        "warmups": conf.warmups,
+        "workloads": list(conf.workloads),
+        "cells": list(conf.cells),
+        "order": conf.order,
+        "order_seed": conf.order_seed,
+        "target_ci_pct": conf.target_ci_pct,
+        "max_repetitions": conf.max_repetitions,
+        "note": conf.note,
+    }
 
 
 def conf_summary(run_type: str, run_conf: dict[str, Any] | None, conf: CampaignConf) -> list[str]:
@@ -1302,6 +1328,7 @@ class RunInfo:
     run_id: str
     run_type: str
     logical_date: datetime | None
+    settings: dict[str, Any] | None = None  # the resolved campaign settings (`run_settings`)
 
 
 @dataclass(frozen=True)
@@ -1344,7 +1371,10 @@ def run_load(
     wh.replace_adaptive_stops(path, study, campaign, adaptive.stops(study, campaign))
     wh.upsert_study_history(path, study, spec.history)
     if run is not None and records:  # a run that measured nothing (target unreachable) is no campaign
-        wh.record_campaign_run(path, study, campaign, run.run_id, run.run_type, run.logical_date)
+        wh.record_campaign_run(
+            path, study, campaign, run.run_id, run.run_type, run.logical_date,
+            None if run.settings is None else json.dumps(run.settings, sort_keys=True, default=str),
+        )  # fmt: skip
     changes = wh.detect_hardware_changes(path, study, campaign)
     return LoadResult(len(records), summary.inserted, summary.replaced, changes)
 

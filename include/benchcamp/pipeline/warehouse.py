@@ -131,6 +131,7 @@ create table if not exists raw.campaign_runs (
     run_type varchar not null,
     logical_date timestamptz,
     recorded_at timestamptz not null,
+    settings varchar,
     primary key (study, campaign)
 );
 create table if not exists raw.hardware_changes (
@@ -267,9 +268,10 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the `raw` schema and its tables if missing (never alters existing ones, but for
-    `_drop_history_metrics_with_alpha`)."""
+    `_drop_history_metrics_with_alpha` and columns added since: `campaign_runs.settings`)."""
     _drop_history_metrics_with_alpha(con)
     con.execute(SCHEMA)
+    con.execute("alter table raw.campaign_runs add column if not exists settings varchar")
     con.execute(CLAIMS_SCHEMA)
     con.execute(ADAPTIVE_STOPS_SCHEMA)
     con.execute(RUN_ORDER_SCHEMA)
@@ -612,16 +614,18 @@ def record_campaign_run(
     run_id: str,
     run_type: str,
     logical_date: datetime | None,
+    settings: str | None = None,
 ) -> None:
-    """Remember which Airflow run made a campaign: backfills are told from originals by logical date."""
+    """Remember which Airflow run made a campaign (backfills are told from originals by logical
+    date) and the settings it ran with (`settings`: JSON of the resolved campaign settings)."""
     with connect(path) as con:
         con.execute(
             """
             insert or replace into raw.campaign_runs
-                (study, campaign, run_id, run_type, logical_date, recorded_at)
-            values (?, ?, ?, ?, ?, ?)
+                (study, campaign, run_id, run_type, logical_date, recorded_at, settings)
+            values (?, ?, ?, ?, ?, ?, ?)
             """,
-            [study, campaign, run_id, run_type, logical_date, datetime.now(UTC)],
+            [study, campaign, run_id, run_type, logical_date, datetime.now(UTC), settings],
         )
 
 

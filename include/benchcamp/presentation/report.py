@@ -134,11 +134,40 @@ def campaigns(warehouse: Path, study: str) -> list[dict[str, Any]]:
         _check_marts(con, warehouse)
         rows = _rows(
             con,
-            "select campaign, last_finished_at, cells, environments from main.campaigns where study = ? "
+            "select campaign, last_finished_at, cells, environments, settings from main.campaigns where study = ? "
             "order by last_finished_at desc nulls last, campaign desc",
             [study],
         )
     return mark_complete(study, rows)
+
+
+def settings_line(settings: str | None) -> str | None:
+    """A campaign's settings (`campaigns.settings`, JSON) as one line for the page: what it ran
+    with, defaults filled in; None for an imported campaign (no Airflow run)."""
+    if not settings:
+        return None
+    try:
+        given = json.loads(settings)
+    except ValueError:
+        return None
+    repetitions = given.get("repetitions")
+    parts = [
+        f"ladder {given.get('ladder')}",
+        f"{repetitions} repetition{'s' if repetitions != 1 else ''} per cell",
+        "the spec's warm-ups" if given.get("warmups") is None else f"{given['warmups']} warm-up(s) per cell",
+        "workloads " + ", ".join(given.get("workloads") or []),
+        "cells " + (", ".join(given["cells"]) if given.get("cells") else "all"),
+        f"order {given.get('order')}"
+        + (f" (seed {given['order_seed']})" if given.get("order_seed") is not None else ""),
+    ]
+    if given.get("target_ci_pct") is not None:
+        parts.append(
+            f"adaptive: more repetitions until the 95 % CI is within {given['target_ci_pct']} % of the mean, "
+            f"at most {given.get('max_repetitions')}"
+        )
+    if given.get("note"):
+        parts.append(f"note: {given['note']}")
+    return " · ".join(parts)
 
 
 def full_matrix_cells(study: str) -> int:

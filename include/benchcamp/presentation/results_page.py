@@ -123,10 +123,13 @@ def study_body(
     """
     chosen = report.campaign_of(tables) or ""
     shown = _shown_figures(warehouse, study, tables)
+    known = picker.campaigns if picker else report.campaigns(warehouse, study)
+    row = next((row for row in known if row["campaign"] == chosen), None)
     return templating.render(
         "study.html.j2",
         study=study,
         campaign=chosen,
+        settings=report.settings_line(row.get("settings") if row else None),
         compare=picker.compare if picker else None,
         studies=picker.studies if picker else [],
         campaigns=picker.campaigns if picker else [],
