@@ -205,6 +205,42 @@ def test_report_and_page_render_on_a_recorded_warehouse(recorded: Path, study: s
         assert page_section(tables) in page.text
 
 
+@pytest.mark.parametrize("study", STUDIES)
+def test_a_campaign_on_several_targets_compares_them_side_by_side(recorded: Path, study: str) -> None:
+    """A campaign that ran on several environments (a published or imported one, as the three
+    multi-environment studies' recordings) offers each comparison of its baseline environment
+    with another, and that page shows the two environments' tables side by side."""
+    try:
+        tables = report.read_tables(recorded, study)
+    except report.ReportError:
+        return
+    campaign = report.campaign_of(tables)
+    environments = report.environments_of(tables)
+    client = _client(recorded)
+    page = client.get(f"/{study}", params={"campaign": campaign}).text
+    if len(environments) < 2:
+        assert "Compare the environments of this campaign" not in page
+        return
+    assert "Compare the environments of this campaign" in page
+    first, *others = [env for env in environments if f"{env} vs " in page] or [""]
+    assert first and not others, f"one baseline environment offered: {environments}"
+    for other in environments:
+        if other == first:
+            continue
+        assert f"{first} vs {other}" in page
+        side_by_side = client.get(
+            f"/{study}", params={"campaign": campaign, "environments": f"{first},{other}"}
+        ).text
+        assert (
+            f"its environments side by side: <b>{first}</b> (left) compared with <b>{other}</b>"
+            in side_by_side
+        )
+        assert f"{campaign} · {first}" in side_by_side and f"{campaign} · {other}" in side_by_side
+        assert "compare-block" in side_by_side  # the tables, matched
+    refused = client.get(f"/{study}", params={"campaign": campaign, "environments": f"{first},nowhere"}).text
+    assert "not on nowhere: showing it whole" in refused
+
+
 def test_the_example_mart_is_built_by_the_one_dbt_build(recorded: Path) -> None:
     (row,) = report.read_tables(recorded, EXAMPLE_ID, CAMPAIGN)["example_sleep_overhead"]
     assert (row["n"], row["slept_s"]) == (2, 0.1)

@@ -361,6 +361,22 @@ def campaign_of(tables: Tables) -> str | None:
     return None if row is None else str(row["campaign"])
 
 
+def environments_of(tables: Tables) -> list[str]:
+    """The environments a campaign's rows name (its targets), sorted."""
+    return sorted(
+        {str(row["environment"]) for rows in tables.values() for row in rows if row.get("environment")}
+    )
+
+
+def for_environment(tables: Tables, environment: str) -> Tables:
+    """One environment's rows of a campaign's tables, for comparing the targets of one campaign;
+    a mart's rows without an `environment` (a comparison across environments) stay on both sides."""
+    return {
+        mart: [row for row in rows if str(row.get("environment", environment)) == environment]
+        for mart, rows in tables.items()
+    }
+
+
 def study_of(tables: Tables) -> str | None:
     """The study the rows belong to (every mart row names it)."""
     row = _first_row(tables)

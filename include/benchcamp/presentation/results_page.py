@@ -140,6 +140,7 @@ def study_body(
         sections=report.study_sections(tables, study),
         sign_conventions=report.SIGN_CONVENTIONS,
         other_environments=other_environments(picker.campaigns, chosen) if picker else [],
+        environment_pairs=environment_pairs(study, report.environments_of(tables)) if picker else [],
         figures=shown,
         page_sections=[section(tables) for section in study_plugin(study).page_sections],
     )
@@ -153,10 +154,16 @@ def compare_body(
     picker: Picker,
     notices: tuple[str, ...] = (),
     environments: tuple[str, str] | None = None,
+    within: bool = False,
 ) -> str:
     """Two campaigns side by side: the same blocks, the second's numbers with their % difference;
-    `environments` when each ran on its own target (a comparison by environment, `blocks.compare`)."""
+    `environments` when each ran on its own target (a comparison by environment, `blocks.compare`).
+    `within`: the two sides are two environments of one campaign (`report.for_environment`),
+    each labelled `<campaign> · <environment>`."""
     names = (report.campaign_of(baseline) or "", report.campaign_of(compared) or "")
+    campaigns = names
+    if within and environments:
+        names = (f"{names[0]} · {environments[0]}", f"{names[1]} · {environments[1]}")
     parts = (report.study_sections(baseline, study), report.study_sections(compared, study))
     comparison = blocks.compare(
         (names[0], [part for part in parts[0] if isinstance(part, blocks.Block)]),
@@ -175,8 +182,10 @@ def compare_body(
     return templating.render(
         "compare.html.j2",
         study=study,
-        campaign=names[0],
-        compare=names[1],
+        campaign=campaigns[0],
+        compare=campaigns[1],
+        side_campaigns=campaigns,
+        within=within,
         studies=picker.studies,
         campaigns=picker.campaigns,
         notices=notices,
@@ -190,9 +199,21 @@ def compare_body(
             {"campaign": names[1], "figures": _shown_figures(warehouse, study, compared, "-b")},
         ],
         fingerprints=[
-            {"campaign": name, "rows": report.fingerprints(warehouse, study, name)} for name in names
+            {
+                "campaign": name,
+                "rows": _fingerprints_on(warehouse, study, campaign, environments if within else None, side),
+            }
+            for side, (name, campaign) in enumerate(zip(names, campaigns, strict=True))
         ],
     )
+
+
+def _fingerprints_on(
+    warehouse: Path, study: str, campaign: str, environments: tuple[str, str] | None, side: int
+) -> list[dict[str, Any]]:
+    """A side's fingerprints: the campaign's, or (within one campaign) its side's environment's."""
+    rows = report.fingerprints(warehouse, study, campaign)
+    return rows if environments is None else [row for row in rows if row["environment"] == environments[side]]
 
 
 def static_report(warehouse: Path, study: str, campaign: str | None = None) -> str:
@@ -231,7 +252,9 @@ def wants_html(request: Request) -> bool:
     return "text/html" in request.headers.get("accept", "") and "authorization" not in request.headers
 
 
-def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str | None) -> HTMLResponse:
+def _study_page(
+    warehouse: Path, study: str, campaign: str | None, compare: str | None, environments: str | None = None
+) -> HTMLResponse:
     """A study's page: the chosen campaign (latest by default), or the comparison of two."""
     title = f"Benchmark results: {study}"
     studies = _studies()
@@ -278,6 +301,13 @@ def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str 
             compare=compare or "",
         )
         return _page(title, body)
+    pair = _environment_pair(environments, report.environments_of(tables), notices)
+    if pair is not None:
+        body = compare_body(
+            warehouse, study, report.for_environment(tables, pair[0]), report.for_environment(tables, pair[1]),
+            picker, tuple(notices), pair, within=True,
+        )  # fmt: skip
+        return _page(title, body, scripts=_scripts())
     if compare and compare != report.campaign_of(tables):
         try:
             other = report.read_tables(warehouse, study, compare)
@@ -297,6 +327,25 @@ def _study_page(warehouse: Path, study: str, campaign: str | None, compare: str 
     return _page(title, body, scripts=_scripts())
 
 
+def _environment_pair(asked: str | None, present: list[str], notices: list[str]) -> tuple[str, str] | None:
+    """`environments=a,b` of a request: two different targets of the shown campaign, else None
+    (with a notice saying why when something was asked)."""
+    if not asked:
+        return None
+    names = [name.strip() for name in asked.split(",") if name.strip()]
+    if len(names) != 2 or names[0] == names[1]:
+        notices.append(f"environments={asked!r}: give two different environments of the campaign, as 'a,b'.")
+        return None
+    missing = [name for name in names if name not in present]
+    if missing:
+        notices.append(
+            f"The campaign ran on {', '.join(present) or 'no environment'}, not on {', '.join(missing)}: "
+            "showing it whole."
+        )
+        return None
+    return names[0], names[1]
+
+
 def environments_compared(
     known: list[dict[str, Any]], baseline: str, compared: str
 ) -> tuple[str, str] | None:
@@ -308,6 +357,18 @@ def environments_compared(
     if all(len(side) == 1 and side[0] for side in sides) and sides[0] != sides[1]:
         return sides[0][0], sides[1][0]
     return None
+
+
+def environment_pairs(study: str, environments: list[str]) -> list[tuple[str, str]]:
+    """For a campaign on several targets: the page's comparisons between them, the study's
+    baseline environment (else the first) against each other one (none for one target)."""
+    if len(environments) < 2:
+        return []
+    baselines = [
+        env.name for env in load_spec(study).environments if env.baseline and env.name in environments
+    ]
+    first = baselines[0] if baselines else environments[0]
+    return [(first, other) for other in environments if other != first]
 
 
 def other_environments(known: list[dict[str, Any]], campaign: str) -> list[dict[str, str]]:
@@ -365,10 +426,11 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
         study: str | None = Query(default=None),
         campaign: str | None = Query(default=None),
         compare: str | None = Query(default=None),
+        environments: str | None = Query(default=None),
     ) -> HTMLResponse:
         """The list of studies, or (with `?study=`, what the picker sends) that study's page."""
         if study:
-            return study_page(study, campaign, compare)
+            return study_page(study, campaign, compare, environments)
         body = templating.render("index.html.j2", title="Benchmark results", studies=_studies())
         return _page("Benchmark results", body)
 
@@ -377,6 +439,7 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
         study: str,
         campaign: str | None = Query(default=None),
         compare: str | None = Query(default=None),
+        environments: str | None = Query(default=None),
     ) -> HTMLResponse:
         try:
             load_spec(study)
@@ -384,7 +447,7 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
             return _page(
                 "Benchmark results", templating.render("empty.html.j2", study=study, why=str(exc), studies=[])
             )
-        return _study_page(path(), study, campaign, compare)
+        return _study_page(path(), study, campaign, compare, environments)
 
     @app.get("/{study}/csv", response_class=PlainTextResponse)
     def study_csv(study: str, campaign: str | None = Query(default=None)) -> PlainTextResponse:
