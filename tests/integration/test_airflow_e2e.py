@@ -415,6 +415,11 @@ def _backfill(api: Api, body: dict[str, Any], timeout_s: float = 1800) -> list[d
     scheduler writes, where SQLite answered "Database is locked"), wait until it completes; its runs."""
     status, backfill = api.call("POST", "/api/v2/backfills", {"dag_id": DAG, "max_active_runs": 1, **body})
     assert status == 200, backfill
+    return _backfill_done(api, backfill, timeout_s)
+
+
+def _backfill_done(api: Api, backfill: dict[str, Any], timeout_s: float) -> list[dict[str, Any]]:
+    """Wait until a backfill completes and every backfill run has ended; those runs."""
     deadline = time.monotonic() + timeout_s
     while True:
         status, state = api.call("GET", f"/api/v2/backfills/{backfill['id']}")
@@ -600,16 +605,15 @@ def test_a_backfill_onto_an_unreachable_target_fails_clearly_and_loses_nothing(
     before = _warehouse_rows(stack, "select * from raw.results order by all")
     latest = datetime.fromisoformat(stack["original"]["logical_date"])
     older = latest - timedelta(days=14)
-    runs = _backfill(
-        api,
-        {
-            "from_date": older.isoformat(),
-            "to_date": older.isoformat(),
-            "dag_run_conf": {**ONE_CELL, "environment": "dse_cluster"},
-        },
-        timeout_s=900,
-    )
+    # As a user backfills from the UI: Trigger → Backfill, the date, "Override parameters on
+    # existing runs" ticked (without it Airflow 3.3's dialog sends no conf at all, README), then
+    # the form's fields; the run gets exactly the conf the form showed.
+    wanted = {"workloads": ["wordcount"], "cells": [CELL], "environment": "dse_cluster"}
+    runs = _backfill_in_browser(stack, api, older, wanted, timeout_s=900)
     (run,) = [r for r in runs if datetime.fromisoformat(r["logical_date"]) == older]
+    conf = run["conf"]
+    assert (conf["ladder"], conf["repetitions"], conf["environment"]) == ("tiny", 1, "dse_cluster"), conf
+    assert conf["workloads"] == wanted["workloads"] and conf["cells"] == wanted["cells"], conf
     states = _task_states(api, run["dag_run_id"])
     assert run["state"] == "failed", states
     assert states["preflight_dse_cluster"] == "failed", states
@@ -762,6 +766,58 @@ def _choose(page: Any, dialog: Any, field: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
+def _fill_tiny_run(page: Any, dialog: Any, wanted: dict[str, Any]) -> None:
+    """The form's fields for a one-cell tiny run: ladder, one repetition, no warm-up, the wanted
+    workloads (the others' chips removed), cells and (when given) environment."""
+    dialog.locator("input[name=element_repetitions]").fill("1")
+    _choose(page, dialog, "ladder", "tiny")
+    workloads = dialog.locator("#element_workloads")
+    for chip in workloads.locator("[aria-label^='Remove ']").all()[::-1]:
+        if chip.get_attribute("aria-label") != f"Remove {wanted['workloads'][0]}":
+            chip.click()
+    if wanted["environment"]:
+        _choose(page, dialog, "environment", wanted["environment"])
+    dialog.locator("[name=element_cells]").fill("\n".join(wanted["cells"]))
+    dialog.locator("input[name=element_warmup_repetitions]").fill("0")
+
+
+def _backfill_in_browser(
+    stack: dict[str, Any], api: Api, date: datetime, wanted: dict[str, Any], timeout_s: float
+) -> list[dict[str, Any]]:
+    """Airflow 3.3's backfill dialog as a user fills it for one date (its date pickers' popovers
+    typed into), with "Override parameters on existing runs" ticked and a tiny one-cell run in
+    the form; waits until the backfill completes: its runs."""
+    status, before = api.call("GET", f"/api/v2/backfills?dag_id={DAG}")
+    assert status == 200, before
+    known = {backfill["id"] for backfill in before["backfills"]}
+    with _chromium_page() as page:
+        dialog = _open_trigger_form(page, stack, DAG)
+        dialog.get_by_text("Backfill", exact=True).first.click()
+        for picker in (0, 1):  # From, To
+            page.get_by_test_id("datetime-input").nth(picker).click()
+            popover = page.locator("[data-scope=popover][data-part=content][data-state=open]")
+            popover.get_by_placeholder("YYYY/MM/DD").fill(f"{date:%Y/%m/%d}")
+            popover.get_by_placeholder("HH:mm").fill(f"{date:%H:%M}")
+            page.keyboard.press("Escape")
+        page.get_by_text("1 run will be triggered.").wait_for(timeout=30_000)
+        dialog.get_by_text("Override parameters on existing runs").click()
+        _fill_tiny_run(page, dialog, wanted)
+        page.screenshot(path=str(ARTIFACTS / "20-backfill-dialog-filled.png"), full_page=True)
+        dialog.get_by_role("button", name="Run Backfill").click()
+        deadline = time.monotonic() + 60
+        while True:
+            status, answer = api.call("GET", f"/api/v2/backfills?dag_id={DAG}")
+            assert status == 200, answer
+            created = [backfill for backfill in answer["backfills"] if backfill["id"] not in known]
+            if created:
+                break
+            assert time.monotonic() < deadline, "the dialog created no backfill"
+            time.sleep(1)
+    (backfill,) = created
+    assert backfill["dag_run_conf"]["environment"] == wanted["environment"], backfill
+    return _backfill_done(api, backfill, timeout_s)
+
+
 @pytest.mark.parametrize("dag_id", list(FORM_RUNS))
 def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
     stack: dict[str, Any], api: Api, dag_id: str
@@ -798,16 +854,7 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
         page.screenshot(path=str(ARTIFACTS / f"11-{dag_id}-form-refuses-99.png"))
         assert {run["dag_run_id"] for run in _runs(api, dag_id)} - before == set()
 
-        repetitions.fill("1")
-        _choose(page, dialog, "ladder", "tiny")
-        workloads = dialog.locator("#element_workloads")
-        for chip in workloads.locator("[aria-label^='Remove ']").all()[::-1]:
-            if chip.get_attribute("aria-label") != f"Remove {wanted['workloads'][0]}":
-                chip.click()
-        if wanted["environment"]:
-            _choose(page, dialog, "environment", wanted["environment"])
-        dialog.locator("[name=element_cells]").fill("\n".join(wanted["cells"]))
-        dialog.locator("input[name=element_warmup_repetitions]").fill("0")
+        _fill_tiny_run(page, dialog, wanted)
         page.screenshot(path=str(ARTIFACTS / f"12-{dag_id}-form-filled.png"), full_page=True)
         trigger.click()
         deadline = time.monotonic() + 60
