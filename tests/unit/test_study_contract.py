@@ -241,6 +241,26 @@ def test_a_campaign_on_several_targets_compares_them_side_by_side(recorded: Path
     assert "not on nowhere: showing it whole" in refused
 
 
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_tooltip_of_a_studys_figures_is_titled(recorded: Path, study: str) -> None:
+    """Each study's figures on its page (the study plugins' own included): every tooltip entry
+    has a title that is not the raw field name (`figures.readable_tooltips`)."""
+    import re
+
+    page = _client(recorded).get(f"/{study}").text
+    specs = re.findall(r"<script type='application/json' id='spec-[^']+'>(.*?)</script>", page, re.S)
+    entries = [
+        entry
+        for text in specs
+        for tooltip in re.findall(r'"tooltip": (\[.*?\])', text)
+        for entry in json.loads(tooltip)
+    ]
+    if study != EXAMPLE_ID:  # the example's page has no figure (its mart is a table)
+        assert specs and entries, f"{study}: no figure with tooltips on its page"
+    untitled = [entry for entry in entries if not entry.get("title") or entry["title"] == entry.get("field")]
+    assert untitled == [], untitled
+
+
 def test_the_example_mart_is_built_by_the_one_dbt_build(recorded: Path) -> None:
     (row,) = report.read_tables(recorded, EXAMPLE_ID, CAMPAIGN)["example_sleep_overhead"]
     assert (row["n"], row["slept_s"]) == (2, 0.1)
