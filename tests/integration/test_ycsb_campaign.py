@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from benchcamp.core.records import cell_key
 from benchcamp.ops import lab
-from benchcamp.ops.lab import services
 from benchcamp.presentation import report
 
 pytestmark = pytest.mark.integration
@@ -134,6 +133,9 @@ def test_every_figure_traces_to_an_archived_output(campaign: dict[str, Path]) ->
 def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     campaign: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import socket
+
+    from benchcamp.core.spec import load_spec
     from benchcamp.pipeline import campaign as steps
     from benchcamp.transport.ssh import StepFailed
 
@@ -141,7 +143,23 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(campaign["warehouse"]))
     for name, value in lab.airflow_connection_env().items():
         monkeypatch.setenv(name, value)
-    services._stop("cassandra", services.service_named("cassandra").stop_timeout_s)  # noqa: SLF001
+    # The target's Cassandra moved to a port where nothing listens (its `ycsb_properties`, as a
+    # user points the study at their own store), rather than the shared lab's Cassandra stopped:
+    # the other stream's modules wait on the shared lab being healthy.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = int(sock.getsockname()[1])
+    spec = load_spec(STUDY)
+    environments = [
+        env.model_copy(
+            update={"ycsb": env.ycsb.model_copy(update={"properties": {"cassandra.port": closed}})}
+        )
+        if env.name == "local_lab"
+        else env
+        for env in spec.environments
+    ]
+    moved = spec.model_copy(update={"environments": environments})
+    monkeypatch.setattr(steps, "load_spec", lambda _study: moved)
     unit = {
         "study": STUDY, "campaign": "it_ycsb_down", "environment": "local_lab", "workload": "ycsb_a",
         "params": {"store": "cassandra", "operationcount": 1000, "threads": 1}, "repetition": 1,
@@ -149,7 +167,7 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     }  # fmt: skip
     steps.run_clean(unit)
     steps.run_generate(unit)
-    with pytest.raises(StepFailed, match=r"Cassandra at \[/127\.0\.0\.1:9042\]"):
+    with pytest.raises(StepFailed, match=rf"Cassandra at \[/127\.0\.0\.1:{closed}\]"):
         steps.run_execute(unit)
     rep_dir = steps.rep_dir_for(steps.context_for(unit))
     (record,) = [json.loads(line) for line in (rep_dir / "records.jsonl").read_text().splitlines()]

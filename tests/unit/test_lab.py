@@ -231,3 +231,58 @@ def test_hiveserver2_has_hive_exec_unpacked_in_its_jars_place(
         jar.writestr("org/apache/hadoop/hive/ql/exec/mr/ExecDriver.class", b"v2 longer")
     install._unpack_hive_exec()
     assert unpacked.read_bytes() == b"v2 longer" and not (home / "exec-classes.partial").exists()
+
+
+@pytest.mark.parametrize("how", ["stopped", "crashed"])
+def test_lab_up_waits_past_a_service_another_caller_stops_but_not_past_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Two sessions share a lab (tests/run-suite): one stops a store on purpose while the other's
+    `lab up` waits. A service that ran when `lab up` began and was stopped since (no PID file) is
+    not waited for; one that crashed (its PID file left behind) still fails the start."""
+    from benchcamp.ops.lab import services
+
+    monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))
+    running = {"namenode": 11, "cassandra": 12}  # both up when lab up begins: nothing to start
+    polls = {"count": 0}
+
+    def status() -> lab.LabStatus:
+        polls["count"] += 1
+        if polls["count"] == 2:  # the other session stops Cassandra during the wait
+            del running["cassandra"]
+            if how == "crashed":
+                (tmp_path / "cassandra.pid").write_text("12\n")
+        return lab.LabStatus(
+            tmp_path,
+            [
+                services.ServiceStatus(
+                    name, 0, running.get(name), name in running, polls["count"] >= 3 and name in running, 0.0
+                )
+                for name in ("namenode", "cassandra")
+            ],
+        )
+
+    class Process:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def pid(self) -> int | None:
+            return running.get(self.name)
+
+        @property
+        def stale(self) -> bool:
+            return self.name not in running and (tmp_path / f"{self.name}.pid").exists()
+
+    monkeypatch.setattr(services, "ensure_installed", lambda: None)
+    monkeypatch.setattr(services, "stores_enabled", lambda: False)
+    monkeypatch.setattr(services, "write_configuration", lambda directory: None)
+    monkeypatch.setattr(services, "lab_services", lambda: ())
+    monkeypatch.setattr(services, "lab_status", status)
+    monkeypatch.setattr(services, "_prepare_hdfs", lambda: None)
+    monkeypatch.setattr(services, "supervised", Process)
+    if how == "stopped":
+        up = services.lab_up(timeout_s=10)
+        assert up.service("namenode").healthy and not up.service("cassandra").alive
+    else:
+        with pytest.raises(lab.LabError, match="cassandra exited"):
+            services.lab_up(timeout_s=10)
