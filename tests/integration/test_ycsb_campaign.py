@@ -133,11 +133,10 @@ def test_every_figure_traces_to_an_archived_output(campaign: dict[str, Path]) ->
 def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     campaign: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import socket
-
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline import campaign as steps
     from benchcamp.transport.ssh import StepFailed
+    from test_ycsb_stores import _free_port
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(campaign["results"]))
     monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(campaign["warehouse"]))
@@ -146,9 +145,7 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     # The target's Cassandra moved to a port where nothing listens (its `ycsb_properties`, as a
     # user points the study at their own store), rather than the shared lab's Cassandra stopped:
     # the other stream's modules wait on the shared lab being healthy.
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        closed = int(sock.getsockname()[1])
+    closed = _free_port()
     spec = load_spec(STUDY)
     environments = [
         env.model_copy(

@@ -165,14 +165,12 @@ def test_the_tasks_after_plan_keep_the_name_plan_fixed_when_one_task_is_cleared(
     assert _campaign(context("validate", 1)) == planned
 
 
-def test_each_campaign_says_what_it_ran_with_on_the_page(marts: dict[str, Any], tmp_path: Path) -> None:
+def test_each_campaign_says_what_it_ran_with_on_the_page(marts: dict[str, Any]) -> None:
     """The settings the DAG's load recorded (the conf with the DAG's defaults filled in) reach the
     campaigns mart and the page; an imported campaign (none recorded) shows no such line."""
-    from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
     from benchcamp.presentation import report
-    from benchcamp.presentation.results_page import create_app, require_login
-    from fastapi.testclient import TestClient
     from markupsafe import escape
+    from test_marts_golden import _results_client
 
     week1, week2, _ = marts["names"]
     by_name = {row["campaign"]: row for row in marts["campaigns"]}
@@ -183,9 +181,7 @@ def test_each_campaign_says_what_it_ran_with_on_the_page(marts: dict[str, Any], 
         "cells all · order randomised (seed 7) · adaptive: more repetitions until the 95 % CI is within "
         "5.0 % of the mean, at most 4 · note: new disks"
     )
-    app = create_app(marts["warehouse"])
-    app.dependency_overrides[require_login] = lambda: SimpleAuthManagerUser(username="admin", role="admin")
-    client = TestClient(app)
+    client = _results_client(marts["warehouse"], signed_in=True)
     assert f"Ran with: {escape(line)}" in client.get(f"/{STUDY}?campaign={quote(week1)}").text
     assert "Ran with:" not in client.get(f"/{STUDY}?campaign={quote(week2)}").text
 

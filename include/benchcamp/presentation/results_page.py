@@ -198,22 +198,29 @@ def compare_body(
             {"campaign": names[0], "figures": _shown_figures(warehouse, study, baseline, "-a")},
             {"campaign": names[1], "figures": _shown_figures(warehouse, study, compared, "-b")},
         ],
-        fingerprints=[
-            {
-                "campaign": name,
-                "rows": _fingerprints_on(warehouse, study, campaign, environments if within else None, side),
-            }
-            for side, (name, campaign) in enumerate(zip(names, campaigns, strict=True))
-        ],
+        fingerprints=_side_fingerprints(warehouse, study, names, campaigns, environments if within else None),
     )
 
 
-def _fingerprints_on(
-    warehouse: Path, study: str, campaign: str, environments: tuple[str, str] | None, side: int
+def _side_fingerprints(
+    warehouse: Path,
+    study: str,
+    names: tuple[str, str],
+    campaigns: tuple[str, str],
+    within: tuple[str, str] | None,
 ) -> list[dict[str, Any]]:
-    """A side's fingerprints: the campaign's, or (within one campaign) its side's environment's."""
-    rows = report.fingerprints(warehouse, study, campaign)
-    return rows if environments is None else [row for row in rows if row["environment"] == environments[side]]
+    """Each side's fingerprints: its campaign's, or (`within` one campaign, read once) the rows of
+    that side's environment."""
+    if within is None:
+        return [
+            {"campaign": name, "rows": report.fingerprints(warehouse, study, campaign)}
+            for name, campaign in zip(names, campaigns, strict=True)
+        ]
+    rows = report.fingerprints(warehouse, study, campaigns[0])
+    return [
+        {"campaign": name, "rows": [row for row in rows if row["environment"] == environment]}
+        for name, environment in zip(names, within, strict=True)
+    ]
 
 
 def static_report(warehouse: Path, study: str, campaign: str | None = None) -> str:
