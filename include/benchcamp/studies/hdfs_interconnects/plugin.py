@@ -181,11 +181,12 @@ def improvement_blocks(tables: Tables) -> list[Block]:
     return blocks
 
 
-def _points(tables: Tables, mart: str, x: str, value: str) -> list[dict[str, Any]]:
-    """This campaign's points plus the other interconnects' (their latest campaigns)."""
+def _points(tables: Tables, mart: str, x: str, value: str, scale: float = 1.0) -> list[dict[str, Any]]:
+    """This campaign's points plus the other interconnects' (their latest campaigns), each value
+    times `scale` (seconds shown in the tables' milliseconds)."""
     points = [
         {"benchmark": row["workload"], "interconnect": row["environment"], "x": figures.plain(row[x]),
-         "value": figures.plain(row[value])}
+         "value": figures.plain(row[value] * scale)}
         for row in tables.get(mart, []) if row[value] is not None
     ]  # fmt: skip
     kind = "latency" if x == "file_size_mb" else "throughput"
@@ -198,7 +199,7 @@ def _points(tables: Tables, mart: str, x: str, value: str) -> list[dict[str, Any
         fields = dict(part.split("=", 1) for part in row["point"].split())
         points.append(
             {"benchmark": row["workload"], "interconnect": row["other_environment"],
-             "x": float(fields[x]), "value": figures.plain(row["other_value"])}
+             "x": float(fields[x]), "value": figures.plain(row["other_value"] * scale)}
         )  # fmt: skip
     return points
 
@@ -214,7 +215,12 @@ def _lines(points: list[dict[str, Any]], name: str, title: str, x_title: str, y_
             y=alt.Y("value:Q", title=y_title),
             color=alt.Color("interconnect:N", title="interconnect"),
             column=alt.Column("benchmark:N", title="benchmark"),
-            tooltip=["benchmark:N", "interconnect:N", "x:Q", "value:Q"],
+            tooltip=[
+                "benchmark:N",
+                "interconnect:N",
+                alt.Tooltip("x:Q", title=x_title[:1].upper() + x_title[1:]),
+                alt.Tooltip("value:Q", title=y_title[:1].upper() + y_title[1:]),
+            ],
         )
         .properties(width=max(140, figures.WIDTH // 3), height=figures.HEIGHT)
     )
@@ -223,14 +229,15 @@ def _lines(points: list[dict[str, Any]], name: str, title: str, x_title: str, y_
 
 def link_figures(tables: Tables) -> list[figures.Figure]:
     out = []
-    latency = _points(tables, "hdfs_micro_latency", "file_size_mb", "latency_s")
+    # in the tables' units: latency in ms, throughput in MB/s
+    latency = _points(tables, "hdfs_micro_latency", "file_size_mb", "latency_s", scale=1000.0)
     if latency:
         out.append(_lines(latency, "hdfs-latency", "Latency vs file size, one line per interconnect",
-                          "file size (MB)", "latency (s)"))  # fmt: skip
+                          "file size (MB)", "latency (ms)"))  # fmt: skip
     throughput = _points(tables, "hdfs_micro_throughput", "clients", "mb_s")
     if throughput:
         out.append(_lines(throughput, "hdfs-throughput", "Throughput vs clients, one line per interconnect",
-                          "concurrent clients", "aggregate MB/s"))  # fmt: skip
+                          "concurrent clients", "aggregate throughput (MB/s)"))  # fmt: skip
     return out
 
 
