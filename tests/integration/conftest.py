@@ -52,6 +52,21 @@ def shared_lab() -> Iterator[LabStarter]:
     assert not any(service.alive for service in after.services), after.format()
     # A zombie (exited, not yet reaped: PID 1 of a container may never reap) holds nothing.
     assert not any(alive(pid) for pid in pids), "lab down left a process behind"
+    # nor a child of one (a JVM HBase's stop started, a daemon in a namespace): none names the lab
+    left = [pid for pid in _processes_mentioning(str(lab.lab_dir())) if alive(pid)]
+    assert not left, f"processes naming {lab.lab_dir()} outlived lab down: {left}"
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    """PIDs whose command line mentions `text`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text.encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue  # exited while listed
+    return found
 
 
 MEASURED_CODES = (0, 3)  # core.outcomes: every repetition measured, figures built (3: σ% gates failed)

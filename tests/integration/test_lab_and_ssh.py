@@ -187,10 +187,12 @@ def test_a_study_that_generates_once_per_cell_measures_every_repetition_on_one_i
 
     _use_connection(monkeypatch)
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
-    once = load_spec("hibench_dse").model_copy(update={"regenerate_data": False})
+    # hibench_dse's spec under a name of its own: its preflight sweeps no other module's campaign
+    # of hibench_dse (the other stream's), and theirs leave this input alone
+    once = load_spec("hibench_dse").model_copy(update={"study": "lab_once", "regenerate_data": False})
     monkeypatch.setattr(campaign, "load_spec", lambda study: once)
     units = [
-        {"study": "hibench_dse", "campaign": "once", "environment": "local_lab", "workload": "wordcount",
+        {"study": "lab_once", "campaign": "once", "environment": "local_lab", "workload": "wordcount",
          "params": {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, "repetition": rep, "ladder": "tiny"}
         for rep in (1, 2)
     ]  # fmt: skip

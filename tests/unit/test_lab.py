@@ -171,11 +171,12 @@ def test_lab_down_stops_every_service_even_when_a_studys_target_fails_to_stop(
         stopped.append("target")
         raise RuntimeError("container still running")
 
-    monkeypatch.setattr(services, "SERVICES", [Service("sshd"), Service("namenode")])
+    monkeypatch.setattr(services, "SERVICES", [Service("sshd"), Service("namenode"), Service("hiveserver2")])
     monkeypatch.setattr(study, "study_lab_teardowns", lambda: [("some_study", fails)])
     with pytest.raises(lab.LabError, match="some_study: RuntimeError: container still running"):
         lab.lab_down()
-    assert stopped == ["target", "namenode", "sshd"]
+    # the target first; then what uses HDFS, then HDFS and sshd (each wave stopped at once)
+    assert stopped[:2] == ["target", "hiveserver2"] and sorted(stopped[2:]) == ["namenode", "sshd"]
 
 
 def test_configuration_files_are_replaced_whole_and_only_when_changed(

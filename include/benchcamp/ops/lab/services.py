@@ -19,6 +19,7 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -781,8 +782,12 @@ def _log_tail(name: str, lines: int = 15) -> str:
     return f"--- {log} (last {len(tail)} lines)\n" + "\n".join(tail)
 
 
+_LAST_TO_STOP = frozenset({"namenode", "datanode", "sshd"})
+"""What the other services use until they have stopped."""
+
+
 def lab_down() -> None:
-    """Stop every lab service by its recorded PID, in reverse start order; leave no process behind.
+    """Stop every lab service by its recorded PID, HDFS and sshd last; leave no process behind.
 
     Lab targets a study runs itself (`Study.lab_teardown`) stop first; one that fails to stop
     is raised after everything else has stopped.
@@ -795,8 +800,13 @@ def lab_down() -> None:
             teardown()
         except Exception as exc:  # the lab's own services must stop whatever a study's target did
             failures.append(f"{study}: {type(exc).__name__}: {exc}")
-    for service in reversed(SERVICES):
-        service.stop()
+    # Two waves, each stopped at once: the stores and what uses HDFS (HiveServer2, YARN), then
+    # HDFS and sshd. One by one, HBase's clean stop (~13 s) and Cassandra's were added to the rest.
+    first = [service for service in SERVICES if service.name not in _LAST_TO_STOP]
+    for wave in (first, [service for service in SERVICES if service.name in _LAST_TO_STOP]):
+        with ThreadPoolExecutor(max_workers=len(wave) or 1) as pool:
+            for stopped in [pool.submit(service.stop) for service in wave]:
+                stopped.result()  # a stop that raised, raised here once the wave has ended
     # Processes a study started under the lab's supervision (e.g. a Hadoop install per storage
     # device) have their PID files beside the services': none is left running.
     known = {f"{service.name}.pid" for service in SERVICES}
