@@ -232,23 +232,6 @@ def test_results_without_spark_times_still_parse(tmp_path: Path) -> None:
     assert not any(name.startswith("spark_") for name in result.numbers())
 
 
-@pytest.mark.integration
-def test_the_spark_step_reproduces_the_recorded_q20_result(tmp_path: Path) -> None:
-    """The real Spark step (lab/bigbench-ml built, local[2]) over the recorded q20 export gives
-    the recorded clusters again: same export and seed, same result. About 20-50 s on 2 cores."""
-    output = tmp_path / "q20.json"
-    command = ml.spark_command("q20", queries.load_parameters()["q20"], str(RECORDED / "q20-export"), output)
-    finished = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    assert finished.returncode == 0, finished.stderr[-2000:]
-    result = ml.parse_result("q20", output)
-    recorded = ml.parse_result("q20", RECORDED / "q20.json")
-    assert isinstance(result, ml.KMeansResult) and isinstance(recorded, ml.KMeansResult)
-    assert result.sizes == recorded.sizes
-    for centre, recorded_centre in zip(result.centres, recorded.centres, strict=True):
-        assert centre == pytest.approx(recorded_centre)
-    assert result.cost == pytest.approx(recorded.cost)
-
-
 def test_the_class_sharing_archive_is_passed_with_the_log_that_shows_its_use(tmp_path: Path) -> None:
     module = _fake_module(tmp_path)
     archive = ml.cds_archive(tmp_path, module)

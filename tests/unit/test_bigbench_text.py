@@ -1,5 +1,5 @@
-"""The text queries' logic: text_reference.py's rules, the generator's reviews read by them, and
-(integration) the UDF jar's rows equal to the reference's on the same reviews."""
+"""The text queries' logic: text_reference.py's rules and the generator's reviews read by them
+(the UDF jar's rows against the same rules: tests/integration/test_bigbench_jars.py)."""
 
 from __future__ import annotations
 
@@ -166,29 +166,3 @@ def _jar_rows(mode: str, reviews: list[tuple[str, str]]) -> list[tuple[str, ...]
         timeout=60,
     )
     return [tuple(line.split("\t")) for line in result.stdout.splitlines()]
-
-
-@pytest.mark.integration
-def test_the_udf_jar_gives_the_reference_rows(generated_reviews: list[tuple[str, int, str]]) -> None:
-    """Sentences (OpenNLP's model vs our rule), tokens, sentiment and names agree row for row."""
-    reviews = [(key, text) for key, _, text in generated_reviews]
-    reviews += [(f"tricky{index}", text) for index, text in enumerate(TRICKY_REVIEWS)]
-    expected_words = [
-        (key, str(row.sentence_no), row.sentence, row.polarity, row.word, str(row.negated).lower())
-        for key, text in reviews
-        for row in tr.sentiment_words(text)
-    ]
-    expected_sentences = [
-        (key, str(row.sentence_no), row.sentence, row.polarity, str(row.score))
-        for key, text in reviews
-        for row in tr.review_sentences(text)
-    ]
-    expected_names = [
-        (key, str(row.sentence_no), row.sentence, row.name)
-        for key, text in reviews
-        for row in tr.competitor_mentions(text)
-    ]
-    assert len(expected_words) > 1000 and len(expected_names) > 50
-    assert _jar_rows("sentiment-words", reviews) == expected_words
-    assert _jar_rows("sentences", reviews) == expected_sentences
-    assert _jar_rows("competitors", reviews) == expected_names

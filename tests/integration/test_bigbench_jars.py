@@ -1,0 +1,61 @@
+"""The BigBench study's own jars, run for real (their pure parts are unit-tested beside them in
+tests/unit/test_bigbench_ml.py and test_bigbench_text.py, whose helpers these reuse): the ML
+queries' Spark step over a recorded export, and the text UDFs over the generator's reviews. Here,
+not in tests/unit, so that the integration stream of `make test` runs them: they need Java and
+the jars `make setup` builds."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))  # the unit modules' helpers
+
+from test_bigbench_ml import RECORDED, ml, queries  # noqa: E402
+from test_bigbench_text import TRICKY_REVIEWS, _jar_rows, generated_reviews, tr  # noqa: E402,F401,F811
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_spark_step_reproduces_the_recorded_q20_result(tmp_path: Path) -> None:
+    """The real Spark step (lab/bigbench-ml built, local[2]) over the recorded q20 export gives
+    the recorded clusters again: same export and seed, same result. About 20-50 s on 2 cores."""
+    output = tmp_path / "q20.json"
+    command = ml.spark_command("q20", queries.load_parameters()["q20"], str(RECORDED / "q20-export"), output)
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    result = ml.parse_result("q20", output)
+    recorded = ml.parse_result("q20", RECORDED / "q20.json")
+    assert isinstance(result, ml.KMeansResult) and isinstance(recorded, ml.KMeansResult)
+    assert result.sizes == recorded.sizes
+    for centre, recorded_centre in zip(result.centres, recorded.centres, strict=True):
+        assert centre == pytest.approx(recorded_centre)
+    assert result.cost == pytest.approx(recorded.cost)
+
+
+def test_the_udf_jar_gives_the_reference_rows(generated_reviews: list[tuple[str, int, str]]) -> None:  # noqa: F811
+    """Sentences (OpenNLP's model vs our rule), tokens, sentiment and names agree row for row."""
+    reviews = [(key, text) for key, _, text in generated_reviews]
+    reviews += [(f"tricky{index}", text) for index, text in enumerate(TRICKY_REVIEWS)]
+    expected_words = [
+        (key, str(row.sentence_no), row.sentence, row.polarity, row.word, str(row.negated).lower())
+        for key, text in reviews
+        for row in tr.sentiment_words(text)
+    ]
+    expected_sentences = [
+        (key, str(row.sentence_no), row.sentence, row.polarity, str(row.score))
+        for key, text in reviews
+        for row in tr.review_sentences(text)
+    ]
+    expected_names = [
+        (key, str(row.sentence_no), row.sentence, row.name)
+        for key, text in reviews
+        for row in tr.competitor_mentions(text)
+    ]
+    assert len(expected_words) > 1000 and len(expected_names) > 50
+    assert _jar_rows("sentiment-words", reviews) == expected_words
+    assert _jar_rows("sentences", reviews) == expected_sentences
+    assert _jar_rows("competitors", reviews) == expected_names
