@@ -53,6 +53,7 @@ BAD = [
     json.dumps({**GOOD, "value": float("nan")}),
     json.dumps({**GOOD, "extra": 1}),
     json.dumps({**GOOD, "repetition": 0}),
+    json.dumps({**GOOD, "repetition": 10_000_000_000}),  # beyond the warehouse's 32-bit column
     json.dumps({**GOOD, "repetition": True}) + "x",
     json.dumps({**GOOD, "status": "maybe"}),
     json.dumps({**GOOD, "study": ""}),

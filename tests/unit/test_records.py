@@ -60,6 +60,10 @@ def test_cell_key_is_order_independent_and_normalises_whole_floats() -> None:
     [
         ({"value": "fast"}, "in.jsonl, line 2: field 'value'"),
         ({"repetition": 0}, "in.jsonl, line 2: field 'repetition'"),
+        (
+            {"repetition": 10_000_000_000},
+            "in.jsonl, line 2: field 'repetition': Input should be less than or equal to 1000000",
+        ),
         ({"status": "meh"}, "in.jsonl, line 2: field 'status'"),
         (
             {"status": "warmup"},

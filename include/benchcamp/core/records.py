@@ -49,6 +49,10 @@ class RecordError(ValueError):
     """A record file that cannot be read; names the source, line and field."""
 
 
+MAX_REPETITION = 1_000_000
+"""The largest repetition number a record may carry."""
+
+
 class ResultRecord(BaseModel):
     """One measured value of one repetition of one cell of one campaign."""
 
@@ -59,7 +63,9 @@ class ResultRecord(BaseModel):
     environment: str = Field(min_length=1)
     workload: str = Field(min_length=1)
     params: dict[str, ParamValue]
-    repetition: int = Field(ge=-99)
+    # a million repetitions of one cell is beyond any campaign; the warehouse's column is a 32-bit
+    # integer, so a larger number would otherwise fail the load, not name its line
+    repetition: int = Field(ge=-99, le=MAX_REPETITION)
     metric: str = Field(min_length=1)
     value: float
     unit: str
