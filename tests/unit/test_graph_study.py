@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 import subprocess
 from datetime import UTC, datetime
@@ -143,6 +144,31 @@ def test_missing_or_broken_history_and_summary_name_the_file(tmp_path: Path) -> 
     (step.directory / "stdout.log").write_text("")
     with pytest.raises(ParseError, match=r"stdout.log: no 'graphmr: algorithm=...' summary line"):
         workload.parse(ctx, step)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("triangles=45 ", ""), "the summary line has no triangles="),
+        (("wedges=209 ", ""), "the summary line has no wedges="),
+        (("seconds=54.696", "seconds=-5.0"), "seconds=-5.0: a chain's time must be positive"),
+        (("seconds=54.696", "seconds=0"), "seconds=0: a chain's time must be positive"),
+        (("triangles=45", "triangles=-1"), "triangles=-1: a count cannot be negative"),
+    ],
+)
+def test_a_summary_without_its_answer_or_with_a_negative_number_is_refused(
+    change: tuple[str, str], message: str
+) -> None:
+    text = (RECORDED / "triangle_counting" / "stdout.log").read_text()
+    assert change[0] in text
+    with pytest.raises(ParseError, match=rf"stdout.log: {re.escape(message)}"):
+        graphmr.parse_summary(text.replace(change[0], change[1]), "stdout.log")
+
+
+def test_every_algorithms_recorded_summary_has_its_answer() -> None:
+    for cell in ("triangle_counting", "connected_components", "mutual_friends"):
+        fields = graphmr.parse_summary((RECORDED / cell / "stdout.log").read_text(), "stdout.log")
+        assert set(graphmr.ANSWERS[fields["algorithm"]]) <= set(fields), cell
 
 
 def test_a_failed_chain_is_one_failed_record(tmp_path: Path) -> None:

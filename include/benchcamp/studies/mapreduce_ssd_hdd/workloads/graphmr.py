@@ -276,20 +276,41 @@ COUNTS = {
 }
 
 
+ANSWERS = {
+    "triangles": ("wedges", "triangles"),
+    "components": ("iterations", "components", "largest"),
+    "mutual_friends": ("pairs", "mutual_friends"),
+}
+"""The counts each algorithm's driver prints as its answer: a summary without them is refused
+(the exact answers are the study's check that the chain computed the right thing)."""
+
+
 def parse_summary(text: str, source: str) -> dict[str, str]:
     """The driver's last `graphmr: algorithm=... seconds=... job_ids=...` line as key → value."""
     lines = SUMMARY.findall(text)
     if not lines:
         raise ParseError(f"{source}: no 'graphmr: algorithm=...' summary line (the chain did not finish)")
     fields = dict(word.split("=", 1) for word in lines[-1].split() if "=" in word)
-    for required in ("algorithm", "jobs", "seconds", "job_ids"):
+    for required in (
+        "algorithm",
+        "jobs",
+        "seconds",
+        "job_ids",
+        *ANSWERS.get(fields.get("algorithm", ""), ()),
+    ):
         if required not in fields:
             raise ParseError(f"{source}: the summary line has no {required}=")
     try:
-        for key in ("jobs", "seconds", *(k for k in COUNTS if k in fields)):
-            float(fields[key])
+        numbers = {
+            key: float(fields[key]) for key in ("jobs", "seconds", *(k for k in COUNTS if k in fields))
+        }
     except ValueError as exc:
         raise ParseError(f"{source}: a summary value is not a number ({exc})") from exc
+    if not numbers["seconds"] > 0:
+        raise ParseError(f"{source}: seconds={fields['seconds']}: a chain's time must be positive")
+    negative = [key for key, value in numbers.items() if value < 0]
+    if negative:
+        raise ParseError(f"{source}: {negative[0]}={fields[negative[0]]}: a count cannot be negative")
     if len(fields["job_ids"].split(",")) != int(fields["jobs"]):
         raise ParseError(f"{source}: jobs={fields['jobs']} but {fields['job_ids']} lists another number")
     return fields
