@@ -175,3 +175,38 @@ def test_the_fetch_program_builds_the_document_the_parser_reads(tmp_path: Path) 
     fetched = parse_job_history(json.loads(result.stdout))
     assert fetched == parse_job_history(document)
     assert calls.count(base) == 2
+
+
+def test_an_attempt_that_ends_before_it_starts_is_refused_not_averaged() -> None:
+    document = json.loads(RECORDED.read_text())
+    attempt = document["attempts"][MAP0]["taskAttempts"]["taskAttempt"][0]
+    attempt["finishTime"] = attempt["startTime"] - 1000
+    with pytest.raises(ParseError, match=rf"attempts of {MAP0}: attempt \S+ ends before it starts"):
+        parse_job_history(document)
+    reduce_attempt = document["attempts"]["task_1795365318596_0001_r_000001"]["taskAttempts"]["taskAttempt"][
+        0
+    ]
+    document = json.loads(RECORDED.read_text())
+    reduce_attempt = document["attempts"]["task_1795365318596_0001_r_000001"]["taskAttempts"]["taskAttempt"][
+        0
+    ]
+    reduce_attempt["mergeFinishTime"] = reduce_attempt["shuffleFinishTime"] - 1
+    with pytest.raises(ParseError, match=r"attempt \S+'s merge ends before it starts"):
+        parse_job_history(document)
+
+
+@pytest.mark.parametrize("value", ["soon", None, [1], 1.5e400])
+def test_a_time_that_is_not_a_number_names_the_field(value: object) -> None:
+    document = json.loads(RECORDED.read_text())
+    document["attempts"][MAP0]["taskAttempts"]["taskAttempt"][0]["startTime"] = value
+    with pytest.raises(
+        ParseError, match=rf"attempts of {MAP0}: field 'startTime' is not a time in milliseconds"
+    ):
+        parse_job_history(document)
+
+
+def test_attempts_given_as_a_list_are_refused_naming_the_source() -> None:
+    document = json.loads(RECORDED.read_text())
+    document["attempts"] = list(document["attempts"].values())
+    with pytest.raises(ParseError, match="job history: 'attempts' is not an object but list"):
+        parse_job_history(document)

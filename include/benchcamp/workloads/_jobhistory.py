@@ -120,8 +120,28 @@ def _field(data: dict[str, Any], name: str, where: str) -> Any:
         raise ParseError(f"{where}: missing field '{name}'") from None
 
 
-def _seconds(later: int, earlier: int) -> float:
-    return (int(later) - int(earlier)) / 1000.0
+def _millis(data: dict[str, Any], name: str, where: str) -> int:
+    """A time field (ms since the epoch, as JobHistory answers): ParseError naming it otherwise."""
+    value = _field(data, name, where)
+    try:
+        if isinstance(value, bool | list | dict) or value is None:
+            raise TypeError(type(value).__name__)
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ParseError(f"{where}: field '{name}' is not a time in milliseconds: {value!r}") from None
+
+
+def _seconds(later: int, earlier: int, where: str, what: str) -> float:
+    """`later - earlier` in seconds; a span that ends before it starts is refused, not averaged."""
+    if later < earlier:
+        raise ParseError(f"{where}: {what} ends before it starts ({later} < {earlier} ms)")
+    return (later - earlier) / 1000.0
+
+
+def _object(value: Any, name: str, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ParseError(f"{where}: '{name}' is not an object but {type(value).__name__}")
+    return value
 
 
 # The job's own counts of the attempts of each kind, by attempt state.
@@ -135,23 +155,24 @@ def parse_job_history(document: dict[str, Any], source: str = "job history") -> 
     job = _field(_field(document, "job", source), "job", f"{source}: job")
     attempts: list[AttemptPhases] = []
     attempts_by_task: dict[str, list[AttemptPhases]] = {}
-    answers = _field(document, "attempts", source)
+    answers = _object(_field(document, "attempts", source), "attempts", source)
     for task_id, answer in sorted(answers.items()):
         where = f"{source}: attempts of {task_id}"
         for raw in _field(_field(answer, "taskAttempts", where), "taskAttempt", where) or []:
             task_type = str(_field(raw, "type", where))
-            start, finish = int(_field(raw, "startTime", where)), int(_field(raw, "finishTime", where))
+            start, finish = _millis(raw, "startTime", where), _millis(raw, "finishTime", where)
+            span = f"attempt {_field(raw, 'id', where)}"
             phases: dict[str, float | None] = {}
             if str(_field(raw, "state", where)) == "SUCCEEDED":
                 if task_type == "MAP":
-                    phases["map_s"] = _seconds(finish, start)
+                    phases["map_s"] = _seconds(finish, start, where, span)
                 elif task_type == "REDUCE":
-                    shuffled = int(_field(raw, "shuffleFinishTime", where))
-                    merged = int(_field(raw, "mergeFinishTime", where))
+                    shuffled = _millis(raw, "shuffleFinishTime", where)
+                    merged = _millis(raw, "mergeFinishTime", where)
                     phases = {
-                        "shuffle_s": _seconds(shuffled, start),
-                        "merge_s": _seconds(merged, shuffled),
-                        "reduce_s": _seconds(finish, merged),
+                        "shuffle_s": _seconds(shuffled, start, where, f"{span}'s shuffle"),
+                        "merge_s": _seconds(merged, shuffled, where, f"{span}'s merge"),
+                        "reduce_s": _seconds(finish, merged, where, f"{span}'s reduce"),
                     }
             attempt = AttemptPhases(
                 attempt_id=str(_field(raw, "id", where)),
@@ -167,14 +188,17 @@ def parse_job_history(document: dict[str, Any], source: str = "job history") -> 
         job_id=str(_field(job, "id", f"{source}: job")),
         state=str(_field(job, "state", f"{source}: job")),
         elapsed_s=_seconds(
-            _field(job, "finishTime", f"{source}: job"), _field(job, "startTime", f"{source}: job")
+            _millis(job, "finishTime", f"{source}: job"),
+            _millis(job, "startTime", f"{source}: job"),
+            f"{source}: job",
+            "the job",
         ),
         maps=int(_field(job, "mapsTotal", f"{source}: job")),
         reduces=int(_field(job, "reducesTotal", f"{source}: job")),
         attempts=attempts,
     )
     # `/tasks` answers {"tasks": null} for a job without tasks, as the fetch program expects
-    tasks = (_field(document, "tasks", source).get("tasks") or {}).get("task") or []
+    tasks = (_object(_field(document, "tasks", source), "tasks", source).get("tasks") or {}).get("task") or []
     listed = {str(_field(task, "id", f"{source}: tasks")): task for task in tasks}
     unanswered = sorted(set(listed) - set(answers))
     if unanswered:
