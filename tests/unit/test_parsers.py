@@ -152,6 +152,25 @@ def test_testdfsio_log_cut_short_fails_naming_it(tmp_path: Path) -> None:
         get_workload("dfsio_read").parse(context("dfsio_read"), step)
 
 
+def test_testdfsio_copy_alone_cut_inside_a_lines_indentation_fails_naming_it(tmp_path: Path) -> None:
+    """The result file alone (no block in the log), cut in the spaces before "Average IO rate":
+    the whitespace-only last line reads like the block's closing empty line."""
+    step = dfsio_read_step(tmp_path)
+    result, log = tmp_path / RESULT_FILE, tmp_path / "stderr.log"
+    log.write_text("")
+    text = result.read_text()
+    cut = text.index("Average IO rate")
+    result.write_text(text[:cut])  # "...216.67\n " (the line's one leading space)
+    assert not result.read_text().splitlines()[-1].strip()
+    with pytest.raises(
+        ParseError,
+        match=re.escape(
+            f"{result}: the TestDFSIO read summary has no 'Average IO rate mb/sec' line: cut short"
+        ),
+    ):
+        get_workload("dfsio_read").parse(context("dfsio_read"), step)
+
+
 def test_testdfsio_result_file_and_log_that_disagree_fail_naming_both(tmp_path: Path) -> None:
     step = dfsio_read_step(tmp_path)
     result, log = tmp_path / RESULT_FILE, tmp_path / "stderr.log"

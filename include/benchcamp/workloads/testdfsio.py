@@ -68,6 +68,12 @@ class DFSIOSummary:
     printed: dict[str, str]
     complete: bool
 
+    @property
+    def missing(self) -> list[str]:
+        """The lines TestDFSIO always prints that this block lacks (a whitespace-only last line
+        of a file cut inside a line's indentation looks like the closing empty line)."""
+        return [label for label in (_DATE, *_FIELDS) if label not in self.printed]
+
     def figures(self, source: str) -> dict[str, float]:
         """Metric → value; a rate TestDFSIO could not compute ('?', NaN) is left out."""
         figures: dict[str, float] = {}
@@ -127,6 +133,10 @@ def read_step_summary(step: ArchivedStep, mode: str) -> tuple[dict[str, float], 
     for summary, path in ((result, result_file), (log, log_file)):
         if summary is not None and not summary.complete:
             raise ParseError(f"{path}: the TestDFSIO {mode} summary has no closing line: cut short")
+        if summary is not None and summary.missing:
+            raise ParseError(
+                f"{path}: the TestDFSIO {mode} summary has no '{summary.missing[0]}' line: cut short"
+            )
     if result is not None and log is not None:
         cross_check(result, log, str(result_file), str(log_file))
     summary, source = (result, result_file) if result is not None else (log, log_file)
