@@ -145,6 +145,22 @@ def test_import_snap_file_drops_and_counts_loops_and_duplicates(tmp_path: Path) 
     assert dest.read_text().startswith("# imported from snap.txt: nodes=5 edges=4")
 
 
+def test_a_first_line_of_node_and_edge_counts_is_a_header_not_an_edge(tmp_path: Path) -> None:
+    """Edge lists that open with their own 'nodes edges' line: the karate club's 34 and 78."""
+    karate = tmp_path / "karate.txt"
+    write_karate(karate)
+    body = "".join(line + "\n" for line in karate.read_text().splitlines() if not line.startswith("#"))
+    src = tmp_path / "with_header.txt"
+    src.write_text("34 78\n" + body)
+    result = import_edge_list(src, tmp_path / "out.txt")
+    assert result.header and result.shape == (34, 78) and result.comments == 1
+    assert "34\t78" not in (tmp_path / "out.txt").read_text()
+    # counts that do not match the file: an edge like any other (here between two new nodes)
+    src.write_text("34 77\n" + body)
+    result = import_edge_list(src, tmp_path / "out.txt")
+    assert not result.header and result.shape == (36, 79)
+
+
 def test_import_konect_gzip_with_extra_columns(tmp_path: Path) -> None:
     src = tmp_path / "out.konect.gz"
     with gzip.open(src, "wt") as f:

@@ -239,6 +239,7 @@ class EdgeListImport:
     comments: int  # comment and blank lines
     self_loops: int  # edge lines u u, dropped
     duplicates: int  # edge lines repeating an undirected edge (either direction), dropped
+    header: bool = False  # the first line was the file's own 'nodes edges' counts, checked
 
     @property
     def shape(self) -> GraphShape:
@@ -278,6 +279,11 @@ def import_edge_list(
     :class:`EdgeListError` naming the file, the line numbers and the problems, and nothing is
     written. Self-loops and duplicate edges are dropped and counted. The destination is written
     atomically (edges in first-seen order, smaller id first).
+
+    Some edge lists start with a line of two numbers that are the graph's node and edge counts,
+    not an edge: the first data line is taken as that header (and counted with the comments)
+    only when both equal the counts of the lines after it (the edges after or before dropping
+    duplicates and self-loops); any other first line is an edge, as before.
     """
     src = Path(source)
     dest = Path(destination)
@@ -288,7 +294,8 @@ def import_edge_list(
     seen: set[int] = set()
     nodes: set[int] = set()
     order: list[tuple[int, int]] = []
-    lines = comments = self_loops = duplicates = 0
+    lines = comments = self_loops = duplicates = edge_lines = 0
+    first: tuple[int, int, int] | None = None  # (line, u, v): an edge, or the counts header
     with _open_lines(src) as raw:
         for number, data in enumerate(raw, start=1):
             lines = number
@@ -317,6 +324,10 @@ def import_edge_list(
                 continue
             if malformed:
                 continue  # the file is refused anyway: only collect further problems
+            if first is None:
+                first = (number, u, v)  # decided once the rest is read
+                continue
+            edge_lines += 1
             if u == v:
                 self_loops += 1
                 continue
@@ -331,6 +342,23 @@ def import_edge_list(
             order.append((a, b))
     if malformed:
         raise EdgeListError(src, problems, malformed)
+    is_header = False
+    if first is not None:
+        _, u, v = first
+        nodes_match, edges_match = u == len(nodes), v in (len(order), edge_lines)
+        if nodes_match and edges_match:
+            is_header = True
+            comments += 1
+        elif u == v:
+            self_loops += 1
+        else:
+            a, b = (u, v) if u < v else (v, u)
+            key = (a << 63) | b
+            if key in seen:
+                duplicates += 1
+            else:
+                nodes.update((a, b))
+                order.insert(0, (a, b))
     header = (
         f"imported from {src.name}: nodes={len(nodes)} edges={len(order)} lines={lines} "
         f"self_loops_dropped={self_loops} duplicates_dropped={duplicates}"
@@ -345,4 +373,5 @@ def import_edge_list(
         comments=comments,
         self_loops=self_loops,
         duplicates=duplicates,
+        header=is_header,
     )
