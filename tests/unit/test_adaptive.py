@@ -128,6 +128,23 @@ def save(root: Path, params: dict[str, Any], repetition: int, value: float, stat
     archive.save_records(rep_dir, [record(params, repetition, value, status)])
 
 
+def test_a_non_positive_duration_is_a_failed_repetition_as_in_the_marts() -> None:
+    """An ok record of -150 s (or 0 s) is no usable repetition: the cell's statistics leave it
+    out and count it failed, as stg_results.is_usable and the validation's σ gate do."""
+    params = {"data_size_gb": 0.012, "maps": 4, "reduces": 2}
+    cell = (ENV, "wordcount", cell_key("wordcount", params))
+    records = [
+        record(params, 1, 4000.0),
+        record(params, 2, -150.0),
+        record(params, 3, 0.0),
+        record(params, 4, 4100.0),
+    ]
+    (found,) = adaptive.cell_states(records, {cell: 4}, {})
+    assert found.ok_values == (4000.0, 4100.0) and found.failed == 2
+    stats = cell_statistics(records, None)
+    assert stats["ok_n"].tolist() == [2] and stats["gated_mean"].tolist() == [4050.0]
+
+
 def unit(params: dict[str, Any], repetition: int, position: int) -> dict[str, Any]:
     return {"study": STUDY, "campaign": CAMPAIGN, "environment": ENV, "workload": "wordcount", "params": params,
             "repetition": repetition, "ladder": "tiny", "position": position, "order": "sequential"}  # fmt: skip

@@ -205,13 +205,16 @@ def cell_states(
 ) -> list[CellState]:
     """Each planned cell's state from its records: the ok values of its workload's gated metric
     (`metrics`, by workload; the duration by default) among repetitions 1..planned; a planned
-    repetition without an ok duration record counts as failed."""
+    repetition without an ok, positive duration record counts as failed (as in the marts, whose
+    `stg_results.is_usable` leaves a non-positive duration out of every statistic)."""
     ok_reps: dict[CellId, set[int]] = {}
     values: dict[CellId, list[tuple[int, float]]] = {}
     for record in records:
         cell = (record.environment, record.workload, cell_key(record.workload, record.params))
         if cell not in planned or not 1 <= record.repetition <= planned[cell] or record.status != "ok":
             continue
+        if record.metric == DURATION_METRIC and not record.value > 0:
+            continue  # kept and flagged by validation, never a usable repetition
         if record.metric == DURATION_METRIC:
             ok_reps.setdefault(cell, set()).add(record.repetition)
         if record.metric == metrics.get(record.workload, DURATION_METRIC):

@@ -505,8 +505,17 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
             ),
             gated as (
                 select i.study, i.campaign, i.environment, i.workload, i.cell_key,
-                    count(*) as ok_n, avg(value) as gated_mean, stddev_samp(value) as gated_stddev
-                from measured i
+                    -- σ over what the marts average (stg_results.is_usable): a non-positive
+                    -- duration is flagged by min_duration, never part of the σ it gates; whether
+                    -- σ can be checked counts every ok repetition
+                    count(*) filter (where usable) as ok_n,
+                    avg(value) filter (where usable) as gated_mean,
+                    stddev_samp(value) filter (where usable) as gated_stddev,
+                    count(*) as ok_all_n
+                from (
+                    select *, isfinite(value) and (metric <> '{DURATION_METRIC}' or value > 0) as usable
+                    from measured
+                ) i
                 join counted k using (study, campaign, environment, workload, cell_key)
                 join gated_metrics g on i.workload = g.workload
                 where i.status = 'ok' and i.metric = case when k.counted_metric = '{DURATION_METRIC}'
@@ -532,7 +541,7 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                     lambda rep: not list_contains(coalesce(d.reps, []), rep)), ', ') as missing_list,
                 case when s.gated_mean > 0 and coalesce(s.ok_n, 0) >= 2
                     then s.gated_stddev / s.gated_mean * 100 end as stddev_pct,
-                c.expected_reps < 2 or coalesce(s.ok_n, 0) >= 2 as stddev_checkable,
+                c.expected_reps < 2 or coalesce(s.ok_all_n, 0) >= 2 as stddev_checkable,
                 coalesce(d.duration_records, 0) - coalesce(d.present_reps, 0) as surplus_records,
                 coalesce(e.error_returns, 0) as error_returns
             from cells c

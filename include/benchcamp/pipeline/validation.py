@@ -110,12 +110,15 @@ def cell_statistics(
     gated_metric = {workload: stddev_metric_of(workload, duration_metric) for workload in cells["workload"]}
     gated = pd.DataFrame(
         [
-            (r.environment, r.workload, r.cell_key, r.value)
+            (r.environment, r.workload, r.cell_key, r.value, r.metric != DURATION_METRIC or r.value > 0)
             for r in records
             if r.status == "ok" and r.metric == gated_metric.get(r.workload, duration_metric)
         ],
-        columns=[*_CELL, "value"],
-    ).astype({"value": "float64"})
+        columns=[*_CELL, "value", "usable"],
+    ).astype({"value": "float64", "usable": "bool"})
+    # σ over what the marts average (stg_results.is_usable): a non-positive duration is flagged by
+    # min_duration, never part of the σ it gates; whether σ can be checked counts every ok value
+    usable = gated[gated["usable"]]
 
     stats = cells.set_index(_CELL)
     stats["present_reps"] = per_cell(in_plan, "repetition", "nunique")
@@ -124,10 +127,11 @@ def cell_statistics(
     stats["duration_records"] = per_cell(durations, "repetition", "size")
     stats["min_duration"] = per_cell(ok, "value", "min")
     stats["stddev_metric"] = [gated_metric.get(workload, duration_metric) for _, workload, _ in stats.index]
-    stats["ok_n"] = per_cell(gated, "value", "size")
-    stats["gated_mean"] = per_cell(gated, "value", "mean")
-    stats["gated_stddev"] = per_cell(gated, "value", "std")  # pandas: ddof=1, the sample σ
-    for column in ("present_reps", "failed_reps", "duration_records", "ok_n"):
+    stats["ok_n"] = per_cell(usable, "value", "size")
+    stats["ok_all_n"] = per_cell(gated, "value", "size")
+    stats["gated_mean"] = per_cell(usable, "value", "mean")
+    stats["gated_stddev"] = per_cell(usable, "value", "std")  # pandas: ddof=1, the sample σ
+    for column in ("present_reps", "failed_reps", "duration_records", "ok_n", "ok_all_n"):
         stats[column] = stats[column].fillna(0).astype(int)
     stats["failed_list"] = stats["failed_list"].fillna("")
     have = in_plan.groupby(_CELL)["repetition"].agg(set).reindex(stats.index)
@@ -139,7 +143,7 @@ def cell_statistics(
     stats["stddev_pct"] = (stats["gated_stddev"] / stats["gated_mean"] * 100).where(
         positive_mean & (stats["ok_n"] >= 2)
     )
-    stats["stddev_checkable"] = (stats["expected_reps"] < 2) | (stats["ok_n"] >= 2)
+    stats["stddev_checkable"] = (stats["expected_reps"] < 2) | (stats["ok_all_n"] >= 2)
     stats["surplus_records"] = stats["duration_records"] - stats["present_reps"]
 
     errors: dict[tuple[str, str, str], list[tuple[int, float]]] = {}
