@@ -287,3 +287,38 @@ def test_lab_up_waits_past_a_service_another_caller_stops_but_not_past_a_crash(
     else:
         with pytest.raises(lab.LabError, match="cassandra exited"):
             services.lab_up(timeout_s=10)
+
+
+def test_ssh_keys_asked_for_by_several_processes_at_once_are_made_once(tmp_path: Path) -> None:
+    """`benchcamp up` and a `benchcamp run` both compute the lab's connections on a new machine:
+    each asks for the BigBench container's keys; one writes them, the others find them (before
+    the lock, ssh-keygen asked to overwrite the other's key and the second command failed)."""
+    import subprocess
+    import sys
+    import time
+
+    from benchcamp.ops.lab.services import ensure_ssh_keys
+
+    ssh_dir, go = tmp_path / "ssh", tmp_path / "go"
+    program = (
+        "import sys, time; from pathlib import Path; from benchcamp.ops.lab.services import ensure_ssh_keys\n"
+        "Path(sys.argv[3]).touch()\n"  # imported; then all of them at once
+        "while not Path(sys.argv[2]).exists(): time.sleep(0.001)\n"
+        "ensure_ssh_keys(Path(sys.argv[1]))\n"
+    )
+    ready = [tmp_path / f"ready{number}" for number in range(4)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", program, str(ssh_dir), str(go), str(mark)], stdin=subprocess.DEVNULL
+        )
+        for mark in ready
+    ]
+    deadline = time.monotonic() + 60
+    while not all(mark.exists() for mark in ready):
+        assert time.monotonic() < deadline, "the processes did not start"
+        time.sleep(0.01)
+    go.touch()
+    assert [run.wait(timeout=60) for run in runs] == [0, 0, 0, 0]
+    keys = {name: (ssh_dir / name).read_bytes() for name in ("host_ed25519.pub", "client_ed25519.pub")}
+    ensure_ssh_keys(ssh_dir)  # made once: asking again changes nothing
+    assert keys == {name: (ssh_dir / name).read_bytes() for name in keys}

@@ -9,6 +9,7 @@ Nothing here runs at import time.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import getpass
 import json
@@ -224,23 +225,20 @@ class Service:
 
 def ensure_ssh_keys(ssh_dir: Path) -> None:
     """The lab sshd's host key and its client's key in `ssh_dir`, made once (ed25519, no
-    passphrase): connections pin the host key, so it must exist before anything connects."""
+    passphrase): connections pin the host key, so it must exist before anything connects.
+
+    Two processes may ask at once (a `benchcamp up` beside a `benchcamp run`): a lock in the
+    folder makes one of them write the keys and the other find them (ssh-keygen asked to
+    overwrite a key the other had just written, and failed)."""
     ssh_dir.mkdir(parents=True, exist_ok=True)
-    for key in ("host_ed25519", "client_ed25519"):
-        if not (ssh_dir / key).exists():
-            command = [
-                "ssh-keygen",
-                "-q",
-                "-t",
-                "ed25519",
-                "-N",
-                "",
-                "-C",
-                "benchcamp-lab",
-                "-f",
-                str(ssh_dir / key),
-            ]
-            subprocess.run(command, check=True)
+    with (ssh_dir / ".keys.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for key in ("host_ed25519", "client_ed25519"):
+            if not (ssh_dir / key).exists() or not (ssh_dir / f"{key}.pub").exists():
+                for stale in (ssh_dir / key, ssh_dir / f"{key}.pub"):  # half of a pair: made again
+                    stale.unlink(missing_ok=True)
+                command = ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "benchcamp-lab"]
+                subprocess.run([*command, "-f", str(ssh_dir / key)], check=True)
 
 
 def _start_sshd() -> None:
