@@ -99,6 +99,12 @@ class ResultRecord(BaseModel):
         return self
 
     @property
+    def is_usable(self) -> bool:
+        """An ok record the statistics may use, as the marts' `stg_results.is_usable` says: a
+        duration must be positive (every value is finite by construction)."""
+        return self.status == "ok" and (self.metric != "duration_s" or self.value > 0)
+
+    @property
     def is_warmup(self) -> bool:
         return self.status in WARMUP_STATUSES
 

@@ -211,10 +211,8 @@ def cell_states(
     values: dict[CellId, list[tuple[int, float]]] = {}
     for record in records:
         cell = (record.environment, record.workload, cell_key(record.workload, record.params))
-        if cell not in planned or not 1 <= record.repetition <= planned[cell] or record.status != "ok":
+        if cell not in planned or not 1 <= record.repetition <= planned[cell] or not record.is_usable:
             continue
-        if record.metric == DURATION_METRIC and not record.value > 0:
-            continue  # kept and flagged by validation, never a usable repetition
         if record.metric == DURATION_METRIC:
             ok_reps.setdefault(cell, set()).add(record.repetition)
         if record.metric == metrics.get(record.workload, DURATION_METRIC):

@@ -110,7 +110,7 @@ def cell_statistics(
     gated_metric = {workload: stddev_metric_of(workload, duration_metric) for workload in cells["workload"]}
     gated = pd.DataFrame(
         [
-            (r.environment, r.workload, r.cell_key, r.value, r.metric != DURATION_METRIC or r.value > 0)
+            (r.environment, r.workload, r.cell_key, r.value, r.is_usable)
             for r in records
             if r.status == "ok" and r.metric == gated_metric.get(r.workload, duration_metric)
         ],
