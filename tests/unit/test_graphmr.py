@@ -159,6 +159,12 @@ def test_a_first_line_of_node_and_edge_counts_is_a_header_not_an_edge(tmp_path: 
     src.write_text("34 77\n" + body)
     result = import_edge_list(src, tmp_path / "out.txt")
     assert not result.header and result.shape == (36, 79)
+    # a first edge repeated later keeps its first-seen place, the repeat counted as a duplicate
+    src.write_text("1 2\n3 4\n2 1\n")
+    result = import_edge_list(src, tmp_path / "out.txt")
+    assert (result.header, result.duplicates, result.shape) == (False, 1, (4, 2))
+    edges = [line for line in (tmp_path / "out.txt").read_text().splitlines() if not line.startswith("#")]
+    assert edges == ["1\t2", "3\t4"]
 
 
 def test_import_konect_gzip_with_extra_columns(tmp_path: Path) -> None:

@@ -296,6 +296,23 @@ def import_edge_list(
     order: list[tuple[int, int]] = []
     lines = comments = self_loops = duplicates = edge_lines = 0
     first: tuple[int, int, int] | None = None  # (line, u, v): an edge, or the counts header
+
+    def new_edge(u: int, v: int) -> tuple[int, int] | None:
+        """The undirected edge (smaller id first), once: a self-loop or a repeat is counted, None."""
+        nonlocal self_loops, duplicates
+        if u == v:
+            self_loops += 1
+            return None
+        a, b = (u, v) if u < v else (v, u)
+        key = (a << 63) | b
+        if key in seen:
+            duplicates += 1
+            return None
+        seen.add(key)
+        nodes.add(a)
+        nodes.add(b)
+        return a, b
+
     with _open_lines(src) as raw:
         for number, data in enumerate(raw, start=1):
             lines = number
@@ -328,18 +345,9 @@ def import_edge_list(
                 first = (number, u, v)  # decided once the rest is read
                 continue
             edge_lines += 1
-            if u == v:
-                self_loops += 1
-                continue
-            a, b = (u, v) if u < v else (v, u)
-            key = (a << 63) | b
-            if key in seen:
-                duplicates += 1
-                continue
-            seen.add(key)
-            nodes.add(a)
-            nodes.add(b)
-            order.append((a, b))
+            edge = new_edge(u, v)
+            if edge is not None:
+                order.append(edge)
     if malformed:
         raise EdgeListError(src, problems, malformed)
     is_header = False
@@ -349,16 +357,12 @@ def import_edge_list(
         if nodes_match and edges_match:
             is_header = True
             comments += 1
-        elif u == v:
-            self_loops += 1
-        else:
-            a, b = (u, v) if u < v else (v, u)
-            key = (a << 63) | b
-            if key in seen:
-                duplicates += 1
-            else:
-                nodes.update((a, b))
-                order.insert(0, (a, b))
+        elif (edge := new_edge(u, v)) is not None:
+            order.insert(0, edge)
+        elif u != v:  # a later line repeated it: the edge keeps its first-seen place, at the front
+            edge = (min(u, v), max(u, v))
+            order.remove(edge)
+            order.insert(0, edge)
     header = (
         f"imported from {src.name}: nodes={len(nodes)} edges={len(order)} lines={lines} "
         f"self_loops_dropped={self_loops} duplicates_dropped={duplicates}"
