@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from benchcamp.ops.supervisor import alive
 from benchcamp.pipeline import campaign
 
 LabStarter = Callable[[], lab.LabStatus]
+# Modules that reuse a unit module's recorded data or helpers (the recorded warehouse, the
+# BigBench jars' fixtures) import it by name, as the unit modules import each other.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 
 
 def _start_with_stores() -> lab.LabStatus:

@@ -7,15 +7,11 @@ the jars `make setup` builds."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))  # the unit modules' helpers
-
-from test_bigbench_ml import RECORDED, ml, queries  # noqa: E402
-from test_bigbench_text import TRICKY_REVIEWS, _jar_rows, generated_reviews, tr  # noqa: E402,F401,F811
+from test_bigbench_ml import RECORDED, ml, queries
+from test_bigbench_text import TRICKY_REVIEWS, _jar_rows, generated_reviews, tr  # noqa: F401,F811
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,6 @@ environment, and it must render side by side. Screenshots land in test-artifacts
 from __future__ import annotations
 
 import re
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,10 +19,7 @@ from typing import Any
 
 import duckdb
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))  # the recorded warehouse's fixtures
-
-from test_study_contract import STUDIES, installed, recorded  # noqa: E402,F401 (fixtures, used by name)
+from test_study_contract import STUDIES, installed, recorded  # noqa: F401 (fixtures, used by name)
 
 pytestmark = pytest.mark.integration
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "pages"
