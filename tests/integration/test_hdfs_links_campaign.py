@@ -111,7 +111,7 @@ def test_a_datanode_killed_mid_run_fails_the_run_naming_it(campaign: dict[str, P
     time.sleep(6)  # the JVM up and writing (1 GB at 1 Gbit/s takes about 9 s)
     killed = ("dn1", "dn2", "dn3")
     for node in killed:
-        victim = links_hadoop.supervised(node).pid()
+        victim = links_hadoop.daemon(node).pid()
         assert victim is not None, node
         os.kill(victim, signal.SIGKILL)
     stdout, stderr = run.communicate(timeout=300)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from benchcamp.ops import lab
+from benchcamp.platforms.jobhistory import load_job_history
 from benchcamp.presentation import report
-from benchcamp.workloads._jobhistory import load_job_history
 
 pytestmark = [
     pytest.mark.integration,

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from benchcamp.workloads._jobhistory import fetch_script, load_job_history, parse_job_history
+from benchcamp.platforms.jobhistory import fetch_script, load_job_history, parse_job_history
 from benchcamp.workloads.base import ParseError
 
 RECORDED = Path(__file__).parents[1] / "data" / "jobhistory" / "wordcount_yarn.json"

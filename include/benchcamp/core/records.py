@@ -45,6 +45,10 @@ PARAM_COLUMN_PREFIX = "param."
 BYTE_ORDER_MARK = "\ufeff"
 
 
+class ParseError(ValueError):
+    """Raw output that cannot be understood; the message names the archived file."""
+
+
 class RecordError(ValueError):
     """A record file that cannot be read; names the source, line and field."""
 

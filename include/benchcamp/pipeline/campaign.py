@@ -38,10 +38,10 @@ from benchcamp.pipeline import adaptive, archive, run_order
 from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hadoop import parse_job_reports
 from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
+from benchcamp.platforms.jobhistory import fetch_script, parse_job_history
 from benchcamp.transport import environment as env_facts
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload, is_implemented
-from benchcamp.workloads._jobhistory import fetch_script, parse_job_history
 
 if TYPE_CHECKING:
     from benchcamp.pipeline.warehouse import HardwareChange

@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from benchcamp.core.records import ParseError as ParseError
 from benchcamp.core.records import ResultRecord
 from benchcamp.core.steps import TOOLS_DIR as TOOLS_DIR
 from benchcamp.core.steps import ArchivedStep as ArchivedStep
@@ -62,10 +63,6 @@ def env_ref(name: str) -> Shell:
     if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
         raise ValueError(f"not a variable name: {name!r}")
     return Shell(f'"${name}"')
-
-
-class ParseError(ValueError):
-    """Raw output that cannot be understood; the message names the archived file."""
 
 
 class GenerateError(RuntimeError):

@@ -22,6 +22,7 @@ from benchcamp.ops.lab.config import (
 )
 from benchcamp.ops.lab.install import ensure_installed
 from benchcamp.ops.lab.layout import (
+    DEFAULT_PORTS,
     DEFAULT_SSH_PORT,
     HDFS_BASE_PATH,
     LAB_CONNECTION_ID,
@@ -32,12 +33,14 @@ from benchcamp.ops.lab.layout import (
     lab_dir,
     port,
     ssh_port,
+    yarn_home,
 )
 from benchcamp.ops.lab.services import (
     MEMORY_BUDGET_MB,
     SERVICES,
     LabStatus,
     ServiceStatus,
+    ensure_ssh_keys,
     format_hdfs,
     lab_down,
     lab_services,
@@ -51,6 +54,7 @@ from benchcamp.ops.lab.services import (
 
 __all__ = [
     "CLIENT_JVM_OPTS",
+    "DEFAULT_PORTS",
     "DEFAULT_SSH_PORT",
     "HDFS_BASE_PATH",
     "LAB_CONNECTION_ID",
@@ -62,6 +66,7 @@ __all__ = [
     "ServiceStatus",
     "airflow_connection_env",
     "ensure_installed",
+    "ensure_ssh_keys",
     "format_hdfs",
     "hadoop_home",
     "hadoop_site_files",
@@ -82,5 +87,6 @@ __all__ = [
     "lab_services",
     "netns_http_json",
     "yarn_enabled",
+    "yarn_home",
     "yarn_site_files",
 ]

@@ -10,9 +10,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.layout import (
@@ -32,31 +30,11 @@ from benchcamp.ops.lab.layout import (
     ycsb_classpath,
 )
 
-LOOPBACK = "127.0.0.1"
-# Hive 4 and Hadoop's YARN daemons and task JVMs on Java 17 reflect into these JDK packages.
-JAVA17_OPENS = (
-    "java.base/java.lang",
-    "java.base/java.lang.reflect",
-    "java.base/java.lang.invoke",
-    "java.base/java.io",
-    "java.base/java.net",
-    "java.base/java.nio",
-    "java.base/java.nio.charset",
-    "java.base/java.text",
-    "java.base/java.time",
-    "java.base/java.util",
-    "java.base/java.util.concurrent",
-    "java.base/java.util.concurrent.atomic",
-    "java.base/java.util.regex",
-    "java.base/java.util.stream",
-    "java.base/sun.nio.ch",
-    "java.base/sun.nio.cs",
-    "java.base/sun.security.action",
-    "java.base/sun.util.calendar",
-    "java.base/jdk.internal.misc",
-    "java.sql/java.sql",
-)
-
+# the toolkit's, named here too for the lab's modules
+from benchcamp.ops.toolkit import JAVA17_OPENS as JAVA17_OPENS
+from benchcamp.ops.toolkit import LOOPBACK as LOOPBACK
+from benchcamp.ops.toolkit import java17_options as java17_options
+from benchcamp.ops.toolkit import site_xml as site_xml
 
 # The lab's Hadoop client JVMs (`hadoop fs`, `hadoop jar`: a tiny job or a file listing, seconds
 # long) use the client compiler only: on two cores the server compiler's warm-up was about 45 %
@@ -64,22 +42,6 @@ JAVA17_OPENS = (
 # a real cluster's targets keep their own HADOOP_CLIENT_OPTS.
 CLIENT_JVM_OPTS = "-XX:TieredStopAtLevel=1"
 HIVE_SORT_MB = 16  # the sort buffer of HiveServer2's local jobs (hive_site)
-
-
-def java17_options() -> list[str]:
-    return [f"--add-opens={package}=ALL-UNNAMED" for package in JAVA17_OPENS]
-
-
-def site_xml(properties: Mapping[str, str | int | bool], comment: str) -> str:
-    body = "\n".join(
-        f"  <property><name>{escape(name)}</name><value>{escape(_text(value))}</value></property>"
-        for name, value in properties.items()
-    )
-    return f'<?xml version="1.0"?>\n<!-- {escape(comment)} -->\n<configuration>\n{body}\n</configuration>\n'
-
-
-def _text(value: str | int | bool) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def namenode_uri() -> str:

@@ -17,7 +17,6 @@ from benchcamp.ops.lab.layout import (
     HBASE_VERSION,
     HIVE_EXEC_JAR,
     HIVE_VERSION,
-    LabError,
     cassandra_home,
     hadoop_home,
     hbase_home,
@@ -26,23 +25,12 @@ from benchcamp.ops.lab.layout import (
     yarn_home,
     ycsb_home,
 )
+from benchcamp.ops.toolkit import apt_install
 
 _MR_JARS = (
     f"hadoop-mapreduce-examples-{HADOOP_VERSION}.jar",
     f"hadoop-mapreduce-client-jobclient-{HADOOP_VERSION}-tests.jar",
 )
-
-
-def _apt_install(*packages: str) -> None:
-    if os.geteuid() != 0:
-        raise LabError(
-            f"{', '.join(packages)} missing and not root: run `sudo apt-get install -y {' '.join(packages)}`"
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(
-        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages], check=True, env=env
-    )
 
 
 def _copy_dependencies(
@@ -100,11 +88,11 @@ def _build_jars(modules: list[Path]) -> None:
 def ensure_installed() -> None:
     """openssh-server and Maven (apt), Hadoop (HDFS, YARN) and Hive jars (Maven Central), the project's Java tools."""
     if not Path("/usr/sbin/sshd").exists():
-        _apt_install("openssh-server")
+        apt_install("openssh-server")
     if shutil.which("mvn") is None:
-        _apt_install("maven")
+        apt_install("maven")
     if shutil.which("ip") is None and not Path("/usr/sbin/ip").exists():
-        _apt_install("iproute2")  # `ip netns`: YARN runs in a loopback-only network namespace
+        apt_install("iproute2")  # `ip netns`: YARN runs in a loopback-only network namespace
     _copy_dependencies(hadoop_home(), HADOOP_VERSION)
     share = hadoop_home() / "share" / "hadoop" / "mapreduce"
     share.mkdir(parents=True, exist_ok=True)

@@ -8,10 +8,13 @@ $BENCHCAMP_LAB_<NAME>_PORT when the default is taken on a machine.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from benchcamp.core.paths import repo_root
+
+# the toolkit's, named here too for the lab's modules
+from benchcamp.ops.toolkit import LabError as LabError
+from benchcamp.ops.toolkit import java_home as java_home
 
 HADOOP_VERSION = "3.4.2"
 HIVE_VERSION = "4.0.1"
@@ -41,10 +44,6 @@ DEFAULT_PORTS = {
 }
 YARN_NETNS = "benchcamp-yarn"
 DEFAULT_SSH_PORT = DEFAULT_PORTS["ssh"]
-
-
-class LabError(RuntimeError):
-    """The lab cannot be installed or started; the message says what to do."""
 
 
 def lab_dir() -> Path:
@@ -120,14 +119,3 @@ def hadoop_conf_dir() -> Path:
 
 def hive_conf_dir() -> Path:
     return lab_dir() / "conf" / "hive"
-
-
-def java_home() -> Path:
-    """A Java 17 (Hadoop 3.4 does not run on 25); Debian's OpenJDK first."""
-    for candidate in sorted(Path("/usr/lib/jvm").glob("java-17-openjdk*")):
-        if (candidate / "bin" / "java").exists():
-            return candidate
-    java = shutil.which("java")
-    if java is None:
-        raise LabError("no Java found: install OpenJDK 17 (apt-get install -y openjdk-17-jdk-headless)")
-    return Path(os.path.realpath(java)).parent.parent

@@ -17,8 +17,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
-import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -60,6 +58,7 @@ from benchcamp.ops.lab.layout import (
     yarn_home,
 )
 from benchcamp.ops.supervisor import Supervised, rss_mb
+from benchcamp.ops.toolkit import Daemon, ensure_netns, http_json, jmx_bean
 
 MEMORY_BUDGET_MB = 3072
 
@@ -138,31 +137,15 @@ def _start_java(
     *,
     home: Path | None = None,
     conf_dir: Path | None = None,
-    prefix: tuple[str, ...] = (),
+    namespace: str | None = None,
 ) -> int:
-    """Start a JVM under the supervisor; its own PID goes to run/<name>.pid.
-
-    `prefix` (e.g. `ip netns exec NS`) execs the JVM, so the PID is still the JVM's.
-    """
-    workdir = lab_dir() / "run" / name
-    workdir.mkdir(parents=True, exist_ok=True)
-    command = [
-        *prefix,
-        str(java_home() / "bin" / "java"),
-        *options,
-        f"-Dhadoop.home.dir={home or hadoop_home()}",
-        f"-Dhadoop.log.dir={lab_dir() / 'logs'}",
-        "-cp",
-        ":".join(str(path) for path in classpath),
-        main_class,
-        *args,
-    ]
-    environment = {
-        **os.environ,
-        "JAVA_HOME": str(java_home()),
-        "HADOOP_CONF_DIR": str(conf_dir or hadoop_conf_dir()),
-    }
-    return supervised(name).start(command, env=environment, cwd=workdir)
+    """Start a JVM under the supervisor (the toolkit's `Daemon`, heap among `options`); its own
+    PID goes to run/<name>.pid, also inside `namespace`."""
+    daemon = Daemon(
+        name, main_class, classpath, conf_dir or hadoop_conf_dir(), home or hadoop_home(),
+        lab_dir() / "run", lab_dir() / "logs", heap_mb=None, options=options, args=args, namespace=namespace,
+    )  # fmt: skip
+    return daemon.start()
 
 
 def _stop(name: str, timeout_s: float, request_stop: Callable[[], bool] | None = None) -> None:
@@ -171,16 +154,8 @@ def _stop(name: str, timeout_s: float, request_stop: Callable[[], bool] | None =
     supervised(name).stop(timeout_s, request_stop)
 
 
-def _http_json(url: str, timeout_s: float = 3.0) -> dict[str, object]:
-    with urllib.request.urlopen(url, timeout=timeout_s) as response:  # noqa: S310 (loopback URL we build)
-        return dict(json.load(response))
-
-
 def _jmx_bean(http_port: int, query: str) -> dict[str, object]:
-    beans = _http_json(f"http://{LOOPBACK}:{http_port}/jmx?qry={query}").get("beans")
-    if not isinstance(beans, list) or not beans:
-        raise LabError(f"no JMX bean {query} on port {http_port}")
-    return dict(beans[0])
+    return jmx_bean(f"http://{LOOPBACK}:{http_port}", query)
 
 
 def _port_open(number: int) -> bool:
@@ -404,9 +379,6 @@ def _check_hiveserver2() -> tuple[bool, str]:
 # -- YARN, in a network namespace that has only loopback ------------------------------------
 
 
-IN_YARN_NETNS = ("ip", "netns", "exec", YARN_NETNS)
-
-
 def yarn_unavailable_reason() -> str | None:
     """Why the lab runs without YARN here (None: it runs). It needs a network namespace."""
     if os.environ.get("BENCHCAMP_LAB_YARN", "1") == "0":
@@ -423,7 +395,7 @@ def _namespace_problem() -> str | None:
         return "`ip` (iproute2) is not installed"
     try:
         _ensure_netns()
-    except (OSError, subprocess.CalledProcessError) as exc:
+    except (OSError, subprocess.CalledProcessError, LabError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
         return f"cannot make network namespace {YARN_NETNS}: {str(detail).strip()[-300:]}"
     return None
@@ -434,32 +406,12 @@ def yarn_enabled() -> bool:
 
 
 def _ensure_netns() -> None:
-    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
-    if YARN_NETNS not in listed.split():
-        subprocess.run(["ip", "netns", "add", YARN_NETNS], capture_output=True, text=True, check=True)
-    subprocess.run(
-        [*IN_YARN_NETNS, "ip", "link", "set", "lo", "up"], capture_output=True, text=True, check=True
-    )
+    ensure_netns(YARN_NETNS)
 
 
 def netns_http_json(url: str, timeout_s: float = 5.0) -> dict[str, Any]:
     """GET a JSON document from inside the YARN namespace (its loopback is not ours)."""
-    script = (
-        "import sys, urllib.request\n"
-        "with urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2])) as answer:\n"
-        "    sys.stdout.write(answer.read().decode())\n"
-    )
-    result = subprocess.run(
-        [*IN_YARN_NETNS, sys.executable, "-S", "-c", script, url, str(timeout_s)],
-        capture_output=True,
-        text=True,
-        timeout=timeout_s + 15,
-        check=False,
-    )
-    if result.returncode != 0:
-        last = (result.stderr.strip().splitlines() or ["no answer"])[-1]
-        raise LabError(f"{url} in network namespace {YARN_NETNS}: {last}")
-    return dict(json.loads(result.stdout))
+    return http_json(url, YARN_NETNS, timeout_s=timeout_s)
 
 
 def _yarn_url(port_name: str, path: str) -> str:
@@ -478,7 +430,7 @@ def _start_yarn_daemon(name: str, main_class: str) -> None:
         [],
         home=yarn_home(),
         conf_dir=yarn_conf_dir(),
-        prefix=IN_YARN_NETNS,
+        namespace=YARN_NETNS,
     )
 
 
@@ -726,10 +678,12 @@ def _prepare_hdfs() -> None:
             raise LabError(f"HDFS {' '.join(command)} failed: {result.stderr.strip()[-1500:]}")
 
 
-def lab_up(timeout_s: float = 420.0) -> LabStatus:
-    """Start every service not already running (a no-op for healthy ones) and wait until all are healthy."""
-    ensure_installed()
-    if stores_enabled():
+def lab_up(timeout_s: float = 420.0, install: bool = True) -> LabStatus:
+    """Start every service not already running (a no-op for healthy ones) and wait until all are
+    healthy; `install=False` where the jars are mounted read-only (the BigBench lab container)."""
+    if install:
+        ensure_installed()
+    if install and stores_enabled():
         from benchcamp.ops.lab.install import ensure_stores_installed
 
         ensure_stores_installed()

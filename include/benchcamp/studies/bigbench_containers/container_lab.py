@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchcamp.core.paths import repo_root
-from benchcamp.ops.lab.layout import DEFAULT_PORTS, LabError, lab_dir
+from benchcamp.ops.lab import DEFAULT_PORTS, LabError, lab_dir
 
 CONTAINER_NAME = "benchcamp-bigbench-lab"
 NETWORK = "benchcamp-bigbench"
@@ -434,7 +434,7 @@ def _ready() -> dict[str, float]:
 def up(timeout_s: float = START_TIMEOUT_S, memory: str = MEMORY_LIMIT) -> ContainerStatus:
     """Start the container unless it runs healthy already; wait until sshd and HiveServer2 answer
     on the container's address. LabError (with the container's log) when it does not come up."""
-    from benchcamp.ops.lab.install import ensure_installed
+    from benchcamp.ops.lab import ensure_installed
 
     with _locked("up"):
         current = status()
@@ -718,7 +718,7 @@ def lab_connections(directory: Path | None = None) -> dict[str, str]:
     The keys are made here if the container has not run yet (its sshd uses them): a campaign
     builds its connections before its preflight starts the container, and a connection without
     the host key would refuse the container's sshd."""
-    from benchcamp.ops.lab.services import ensure_ssh_keys
+    from benchcamp.ops.lab import ensure_ssh_keys
 
     state = directory or state_dir()
     ensure_ssh_keys(state / "ssh")
@@ -793,17 +793,16 @@ def inside() -> int:
     """The container's entry process: the bare lab's `lab_up` (its jars are the host's, mounted
     read-only and installed by the host's `up`), socat on the container's address, then wait for
     SIGTERM and stop the services with the bare lab's `lab_down`."""
-    import benchcamp.ops.lab.services as services
+    from benchcamp.ops.lab import lab_down, lab_up
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    services.ensure_installed = lambda: None  # nothing to install in here: the checkout is read-only
     address = os.environ["BENCHCAMP_CONTAINER_ADDRESS"]
     forwarders: list[subprocess.Popen[bytes]] = []
     try:
         started = time.monotonic()
-        lab = services.lab_up()
+        lab = lab_up(install=False)  # nothing to install in here: the checkout is read-only
         print(lab.format(), flush=True)
         forwarders = [subprocess.Popen(command) for command in forwarder_commands(address)]
         ready_file().write_text(
@@ -823,7 +822,7 @@ def inside() -> int:
         for forwarder in forwarders:
             forwarder.terminate()
         ready_file().unlink(missing_ok=True)
-        services.lab_down()
+        lab_down()
         print("lab services stopped", flush=True)
 
 

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, Final, NoReturn
 
 from benchcamp.core.paths import repo_root
-from benchcamp.ops.lab.config import java17_options
+from benchcamp.ops.toolkit import java17_options
 
 __all__ = [
     "ML_QUERIES",

@@ -30,15 +30,28 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchcamp.core.paths import repo_root
-from benchcamp.ops.lab.config import java17_options, site_xml
-from benchcamp.ops.lab.layout import LabError, hadoop_home, java_home, lab_dir
-from benchcamp.ops.lab.netns import http_json_in_netns
-from benchcamp.ops.supervisor import Supervised
+from benchcamp.ops.lab import hadoop_home, lab_dir
+from benchcamp.ops.toolkit import (
+    DATANODE_CLASS,
+    NAMENODE_CLASS,
+    BridgeNetwork,
+    Daemon,
+    LabError,
+    apt_install,
+    format_namenode,
+    java17_options,
+    make_shared_dirs,
+    namenode_state,
+    run_ip,
+    site_xml,
+    stop_daemons,
+    wait_healthy,
+    write_conf,
+)
 
 PREFIX = "benchcamp-links"
 HUB = f"{PREFIX}-hub"
@@ -58,8 +71,6 @@ DATA_ROOT = "/benchcamp"
 LEVELS: dict[str, int | None] = {"1gbe": 1_000, "10gbe": 10_000, "unshaped": None}
 START_TIMEOUT_S = 120.0
 IPERF_SECONDS = 2
-NAMENODE = "org.apache.hadoop.hdfs.server.namenode.NameNode"
-DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
 
 
 def netns(node: str) -> str:
@@ -85,26 +96,42 @@ def state_file() -> Path:
     return install_dir() / "state.json"
 
 
-def supervised(node: str) -> Supervised:
-    return Supervised(
-        f"links-{node}", lab_dir() / "run" / f"links-{node}.pid", lab_dir() / "logs" / f"links-{node}.log"
+def daemon(node: str) -> Daemon:
+    """The node's daemon (the NameNode on `nn`, a DataNode elsewhere) in its namespace."""
+    return Daemon(
+        f"links-{node}",
+        NAMENODE_CLASS if node == "nn" else DATANODE_CLASS,
+        [conf_dir(node), hadoop_home() / "lib" / "*"],
+        conf_dir(node),
+        hadoop_home(),
+        lab_dir() / "run",
+        lab_dir() / "logs",
+        heap_mb=384 if node == "nn" else 160,
+        options=java17_options(),
+        namespace=netns(node),
     )
 
 
-def _run(*command: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if check and result.returncode != 0:
-        raise LabError(f"`{' '.join(command)}` failed: {result.stderr.strip() or result.stdout.strip()}")
-    return result
+def daemons() -> list[Daemon]:
+    return [daemon(node) for node in NODES]
+
+
+def network() -> BridgeNetwork:
+    """The hub's bridge, one veth pair per node and the host's leg (unshaped)."""
+    return BridgeNetwork(
+        HUB,
+        {netns(node): ADDRESSES[node] for node in NODES},
+        BRIDGE,
+        host_link=HOST_LINK,
+        host_address=HOST_ADDRESS,
+    )
 
 
 def ensure_tools() -> None:
     """iperf3 and ethtool (Debian packages), installed on first use when root."""
-    from benchcamp.ops.lab.install import _apt_install
-
     missing = [tool for tool in ("iperf3", "ethtool") if shutil.which(tool) is None]
     if missing:
-        _apt_install(*missing)
+        apt_install(*missing)
 
 
 def conf_dir(node: str) -> Path:
@@ -142,54 +169,16 @@ def site_files(node: str) -> dict[str, str]:
     return {"core-site.xml": site_xml(core, comment), "hdfs-site.xml": site_xml(hdfs, comment)}
 
 
-def _java(node: str, main_class: str, *args: str) -> list[str]:
-    return [
-        str(java_home() / "bin" / "java"),
-        "-Xmx384m" if node == "nn" else "-Xmx160m",
-        *java17_options(),
-        f"-Dhadoop.home.dir={hadoop_home()}",
-        f"-Dhadoop.log.dir={lab_dir() / 'logs'}",
-        "-cp",
-        f"{conf_dir(node)}:{hadoop_home() / 'lib' / '*'}",
-        main_class,
-        *args,
-    ]
-
-
-def _environment(node: str) -> dict[str, str]:
-    return {**os.environ, "JAVA_HOME": str(java_home()), "HADOOP_CONF_DIR": str(conf_dir(node))}
-
-
 def stop() -> None:
     """Stop the daemons (DataNodes first) and remove the namespaces with their links."""
     state_file().unlink(missing_ok=True)
-    for node in reversed(NODES):
-        supervised(node).stop(15.0)
-    listed = _run("ip", "netns", "list").stdout.split()
-    for name in (*(netns(node) for node in NODES), HUB):
-        if name in listed:
-            _run("ip", "netns", "delete", name, check=False)
-    _run("ip", "link", "delete", HOST_LINK, check=False)  # gone with the hub already, unless it was left
+    stop_daemons(daemons())
+    network().remove()
 
 
 def build_network() -> None:
-    """The hub's bridge, one veth pair per node and the host's leg, addressed and up (no shaping yet)."""
-    _run("ip", "netns", "add", HUB)
-    _run("ip", "-n", HUB, "link", "set", "lo", "up")
-    _run("ip", "-n", HUB, "link", "add", "name", BRIDGE, "type", "bridge")
-    _run("ip", "-n", HUB, "link", "set", BRIDGE, "up")
-    for node in NODES:
-        _run("ip", "netns", "add", netns(node))
-        _run("ip", "-n", netns(node), "link", "set", "lo", "up")
-        _run("ip", "-n", HUB, "link", "add", "name", f"port-{node}", "type", "veth",
-             "peer", "name", "eth0", "netns", netns(node))  # fmt: skip
-        _run("ip", "-n", HUB, "link", "set", f"port-{node}", "master", BRIDGE, "up")
-        _run("ip", "-n", netns(node), "addr", "add", f"{ADDRESSES[node]}/24", "dev", "eth0")
-        _run("ip", "-n", netns(node), "link", "set", "eth0", "up")
-    _run("ip", "link", "add", "name", HOST_LINK, "type", "veth", "peer", "name", "port-host", "netns", HUB)
-    _run("ip", "-n", HUB, "link", "set", "port-host", "master", BRIDGE, "up")
-    _run("ip", "addr", "add", f"{HOST_ADDRESS}/24", "dev", HOST_LINK)
-    _run("ip", "link", "set", HOST_LINK, "up")
+    """The bridge network, addressed and up (no shaping yet)."""
+    network().build()
 
 
 def link_ends() -> list[tuple[str, str]]:
@@ -209,7 +198,7 @@ def shape(level: str) -> None:
     if rate is None:
         return
     for namespace, interface in link_ends():
-        _run(
+        run_ip(
             "ip",
             "netns",
             "exec",
@@ -224,7 +213,7 @@ def shape(level: str) -> None:
             "gro",
             "off",
         )
-        _run("tc", "-n", namespace, "qdisc", "replace", "dev", interface, "root", "tbf",
+        run_ip("tc", "-n", namespace, "qdisc", "replace", "dev", interface, "root", "tbf",
              "rate", f"{rate}mbit", "burst", str(burst_bytes(rate)), "latency", "20ms")  # fmt: skip
 
 
@@ -242,7 +231,7 @@ def measure_rate(source: str, target: str) -> float:
         )  # fmt: skip
         try:
             time.sleep(0.3)
-            client = _run(*in_netns(source), "iperf3", "--client", ADDRESSES[target], "--time",
+            client = run_ip(*in_netns(source), "iperf3", "--client", ADDRESSES[target], "--time",
                           str(IPERF_SECONDS), "--json", check=False)  # fmt: skip
         finally:
             server.kill()
@@ -277,54 +266,35 @@ class LinkFacts:
         ]
 
 
-def _http_json(node: str, url: str, method: str = "GET", timeout_s: float = 10.0) -> dict[str, object]:
-    return http_json_in_netns(netns(node), url, method, timeout_s)
+def _namenode_http() -> str:
+    return f"http://{ADDRESSES['nn']}:{NAMENODE_HTTP}"
 
 
 def live_datanodes() -> tuple[int, str]:
     """(live DataNodes, FSState) from the NameNode's JMX; (0, why) when it does not answer."""
     try:
-        beans = _http_json(
-            "nn",
-            f"http://{ADDRESSES['nn']}:{NAMENODE_HTTP}/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState",
-        )
-    except (LabError, ValueError, subprocess.TimeoutExpired) as exc:
+        state = namenode_state(_namenode_http(), netns("nn"))
+    except LabError as exc:
         return 0, str(exc)
-    state = (beans.get("beans") or [{}])[0]  # type: ignore[index]
-    return int(state.get("NumLiveDataNodes", 0)), str(state.get("FSState"))
+    return state.live_datanodes, state.fs_state
 
 
 def problems() -> dict[str, str]:
     """What is not up, per node ({} when the NameNode is out of safe mode with 4 live DataNodes)."""
-    found = {node: "not running (see its log)" for node in NODES if supervised(node).pid() is None}
+    found = {node: "not running (see its log)" for node in NODES if daemon(node).pid() is None}
     live, state = live_datanodes()
     if live < len(DATANODES) or state != "Operational":
         found.setdefault("nn", f"{live} of {len(DATANODES)} DataNodes live, state {state}")
     return found
 
 
-def _safemode_off() -> bool:
+def _safemode_problem() -> dict[str, str]:
     try:
-        info = _http_json(
-            "nn",
-            f"http://{ADDRESSES['nn']}:{NAMENODE_HTTP}/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo",
-        )
-    except (LabError, ValueError, subprocess.TimeoutExpired):
-        return False
-    bean = (info.get("beans") or [{}])[0]  # type: ignore[index]
-    return bool(bean) and bean.get("Safemode") == ""
-
-
-def _wait(ready: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not ready():
-        if time.monotonic() > deadline or any(supervised(node).stale for node in NODES):
-            found = problems()
-            detail = "; ".join(f"{node}: {problem}" for node, problem in found.items())
-            logs = ", ".join(str(supervised(node).log_file) for node in found or NODES)
-            stop()
-            raise LabError(f"{what} ({detail or 'timed out'}); logs: {logs}")
-        time.sleep(0.5)
+        if namenode_state(_namenode_http(), netns("nn")).safemode:
+            return {"nn": "in safe mode"}
+    except LabError as exc:
+        return {"nn": str(exc)}
+    return {}
 
 
 def protocol(level: str, allow_unshaped: bool = False) -> list[str]:
@@ -347,7 +317,7 @@ def protocol(level: str, allow_unshaped: bool = False) -> list[str]:
             stop()
             raise LabError(f"shaping the links to {level} is not permitted here: {exc}") from exc
         for namespace, interface in link_ends():
-            _run("tc", "-n", namespace, "qdisc", "del", "dev", interface, "root", check=False)
+            run_ip("tc", "-n", namespace, "qdisc", "del", "dev", interface, "root", check=False)
         configured, shaping = None, "not_permitted: " + str(exc).replace("\n", " ")[:200]
     try:
         rates = measure_rate("nn", "dn1"), measure_rate("dn1", "nn")
@@ -357,40 +327,19 @@ def protocol(level: str, allow_unshaped: bool = False) -> list[str]:
     facts = LinkFacts(level, configured, *rates, "off" if configured else "on", shaping)
     shutil.rmtree(storage_dir(), ignore_errors=True)
     for node in NODES:
-        conf_dir(node).mkdir(parents=True, exist_ok=True)
-        for name, text in site_files(node).items():
-            (conf_dir(node) / name).write_text(text)
-        shutil.copyfile(
-            repo_root() / "lab" / "hadoop" / "log4j.properties", conf_dir(node) / "log4j.properties"
-        )
-    log = lab_dir() / "logs" / "links-format.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("wb") as handle:
-        formatted = subprocess.run(
-            _java("nn", NAMENODE, "-format", "-nonInteractive", "-clusterId", "benchcamp-links"),
-            env=_environment("nn"), stdout=handle, stderr=subprocess.STDOUT, check=False,
-        )  # fmt: skip
-    if formatted.returncode != 0:
+        write_conf(conf_dir(node), site_files(node), repo_root() / "lab" / "hadoop" / "log4j.properties")
+    try:
+        format_namenode(daemon("nn"), "benchcamp-links", "links-format")
+    except LabError as exc:
         stop()
-        raise LabError(f"formatting the links cluster's HDFS failed (exit {formatted.returncode}); see {log}")
-    for node in NODES:
-        workdir = lab_dir() / "run" / f"links-{node}"
-        workdir.mkdir(parents=True, exist_ok=True)
-        main_class = NAMENODE if node == "nn" else DATANODE
-        supervised(node).start(
-            [*in_netns(node), *_java(node, main_class)], env=_environment(node), cwd=workdir
-        )
-    _wait(_safemode_off, "the NameNode did not leave safe mode")
-    _wait(lambda: not problems(), "the links cluster is not healthy")
-    _make_shared_dir(DATA_ROOT)
+        raise LabError(f"formatting the links cluster's HDFS failed: {exc}") from exc
+    for each in daemons():
+        each.start()
+    wait_healthy(_safemode_problem, daemons(), "the NameNode did not leave safe mode", START_TIMEOUT_S, stop)
+    wait_healthy(problems, daemons(), "the links cluster is not healthy", START_TIMEOUT_S, stop)
+    make_shared_dirs(_namenode_http(), [DATA_ROOT], netns("nn"), 30.0)
     state_file().write_text(json.dumps({"level": level, "facts": facts.lines()}) + "\n")
     return [*facts.lines(), f"protocol_s={time.monotonic() - started:.1f}"]
-
-
-def _make_shared_dir(path: str) -> None:
-    base = f"http://{ADDRESSES['nn']}:{NAMENODE_HTTP}/webhdfs/v1"
-    for op in ("MKDIRS&permission=1777", "SETPERMISSION&permission=1777"):
-        _http_json("nn", f"{base}{path}?op={op}&user.name=root", method="PUT", timeout_s=30)
 
 
 def running_level() -> str | None:
@@ -425,7 +374,7 @@ def hadoop(level: str, args: list[str]) -> int:
         )
         return 3
     command = [*in_netns("nn"), str(repo_root() / "lab" / "bin" / "hadoop"), *args]
-    return subprocess.run(command, env=_environment("nn"), check=False).returncode
+    return subprocess.run(command, env=daemon("nn").env(), check=False).returncode
 
 
 def main(argv: list[str] | None = None) -> int:

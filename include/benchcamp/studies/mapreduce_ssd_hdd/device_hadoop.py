@@ -24,20 +24,38 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchcamp.core.paths import repo_root
-from benchcamp.ops.lab.config import LOOPBACK, java17_options, site_xml
-from benchcamp.ops.lab.layout import LabError, java_home, lab_dir, yarn_home
-from benchcamp.ops.lab.netns import http_json_in_netns
-from benchcamp.ops.supervisor import Supervised
+from benchcamp.ops.lab import lab_dir, yarn_home
+from benchcamp.ops.toolkit import (
+    DATANODE_CLASS,
+    FIFO_SCHEDULER,
+    JOBHISTORY_CLASS,
+    LOOPBACK,
+    NAMENODE_CLASS,
+    NODEMANAGER_CLASS,
+    RESOURCEMANAGER_CLASS,
+    Daemon,
+    LabError,
+    active_nodemanagers,
+    drop_page_cache,
+    ensure_netns,
+    format_namenode,
+    http_json,
+    java17_options,
+    make_shared_dirs,
+    namenode_state,
+    site_xml,
+    stop_daemons,
+    wait_healthy,
+    write_conf,
+)
 
 NETNS = "benchcamp-device"
-IN_NETNS = ("ip", "netns", "exec", NETNS)
 NAMENODE_PORT = 9000
 HTTP_PORTS = {
     "namenode": 9870,
@@ -47,11 +65,11 @@ HTTP_PORTS = {
     "jobhistory": 19888,
 }
 DAEMONS = {
-    "namenode": "org.apache.hadoop.hdfs.server.namenode.NameNode",
-    "datanode": "org.apache.hadoop.hdfs.server.datanode.DataNode",
-    "resourcemanager": "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager",
-    "nodemanager": "org.apache.hadoop.yarn.server.nodemanager.NodeManager",
-    "jobhistory": "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer",
+    "namenode": NAMENODE_CLASS,
+    "datanode": DATANODE_CLASS,
+    "resourcemanager": RESOURCEMANAGER_CLASS,
+    "nodemanager": NODEMANAGER_CLASS,
+    "jobhistory": JOBHISTORY_CLASS,
 }
 DATA_ROOT = "/benchcamp"  # the study's lab environments' data_root, made world-writable
 # Room for the application master, six parallel maps (the `defaults` set) and a reduce.
@@ -70,10 +88,24 @@ def current_file() -> Path:
     return install_dir() / "current"
 
 
-def supervised(name: str) -> Supervised:
-    return Supervised(
-        f"device-{name}", lab_dir() / "run" / f"device-{name}.pid", lab_dir() / "logs" / f"device-{name}.log"
+def daemon(name: str) -> Daemon:
+    """One of the install's five daemons, in the loopback-only namespace, run/device-<name>.pid."""
+    return Daemon(
+        f"device-{name}",
+        DAEMONS[name],
+        [install_dir() / "conf", yarn_home() / "lib" / "*"],
+        install_dir() / "conf",
+        yarn_home(),
+        lab_dir() / "run",
+        lab_dir() / "logs",
+        heap_mb=384 if name == "namenode" else 256,
+        options=java17_options(),
+        namespace=NETNS,
     )
+
+
+def daemons() -> list[Daemon]:
+    return [daemon(name) for name in DAEMONS]
 
 
 def site_files(storage: Path) -> dict[str, str]:
@@ -103,9 +135,7 @@ def site_files(storage: Path) -> dict[str, str]:
         "yarn.resourcemanager.hostname": LOOPBACK,
         "yarn.resourcemanager.webapp.address": f"{LOOPBACK}:{HTTP_PORTS['resourcemanager']}",
         "yarn.resourcemanager.recovery.enabled": False,
-        "yarn.resourcemanager.scheduler.class": (
-            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
-        ),
+        "yarn.resourcemanager.scheduler.class": FIFO_SCHEDULER,
         "yarn.nodemanager.hostname": LOOPBACK,
         "yarn.nodemanager.address": f"{LOOPBACK}:8041",
         "yarn.nodemanager.webapp.address": f"{LOOPBACK}:{HTTP_PORTS['nodemanager']}",
@@ -245,107 +275,46 @@ def check_storage(path: Path, fstype: str | None = None, not_fstype: str | None 
     return facts
 
 
-def _netns() -> None:
-    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
-    if NETNS not in listed.split():
-        subprocess.run(["ip", "netns", "add", NETNS], capture_output=True, text=True, check=True)
-    subprocess.run([*IN_NETNS, "ip", "link", "set", "lo", "up"], capture_output=True, text=True, check=True)
-
-
-def _java(main_class: str, *args: str) -> list[str]:
-    return [
-        str(java_home() / "bin" / "java"),
-        "-Xmx384m" if main_class == DAEMONS["namenode"] else "-Xmx256m",
-        *java17_options(),
-        f"-Dhadoop.home.dir={yarn_home()}",
-        f"-Dhadoop.log.dir={lab_dir() / 'logs'}",
-        "-cp",
-        f"{install_dir() / 'conf'}:{yarn_home() / 'lib' / '*'}",
-        main_class,
-        *args,
-    ]
-
-
-def _environment() -> dict[str, str]:
-    return {**os.environ, "JAVA_HOME": str(java_home()), "HADOOP_CONF_DIR": str(install_dir() / "conf")}
-
-
 def stop() -> None:
     """Stop every daemon of the running install (JobHistory first, NameNode last)."""
     current_file().unlink(missing_ok=True)
-    for name in reversed(DAEMONS):
-        supervised(name).stop(15.0)
+    stop_daemons(daemons())
 
 
-def _http_json(url: str, method: str = "GET", timeout_s: float = 5.0) -> dict[str, object]:
-    return http_json_in_netns(NETNS, url, method, timeout_s)
+def _url(name: str, path: str) -> str:
+    return f"http://{LOOPBACK}:{HTTP_PORTS[name]}{path}"
 
 
 def _health() -> dict[str, str]:
     """What is not up yet, per daemon ({} once all five are)."""
-    problems: dict[str, str] = {}
-
-    def ask(name: str, path: str) -> dict[str, object] | None:
-        try:
-            return _http_json(f"http://{LOOPBACK}:{HTTP_PORTS[name]}{path}")
-        except (LabError, ValueError, subprocess.TimeoutExpired) as exc:
-            problems[name] = str(exc)
-            return None
-
-    for name in DAEMONS:
-        if supervised(name).pid() is None:
-            problems[name] = "not running (exited; see its log)"
-    beans = ask("namenode", "/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState")
-    if beans is not None:
-        state = (beans.get("beans") or [{}])[0]  # type: ignore[index]
-        live = int(state.get("NumLiveDataNodes", 0))
-        if live < 1 or state.get("FSState") != "Operational":
-            problems["namenode"] = f"{live} live DataNode(s), state {state.get('FSState')}"
-    metrics = ask("resourcemanager", "/ws/v1/cluster/metrics")
-    if metrics is not None and int(metrics["clusterMetrics"].get("activeNodes", 0)) < 1:  # type: ignore[attr-defined]
-        problems["nodemanager"] = "not registered with the ResourceManager yet"
+    problems = {name: "not running (exited; see its log)" for name in DAEMONS if daemon(name).pid() is None}
+    try:
+        state = namenode_state(_url("namenode", ""), NETNS)
+        if state.live_datanodes < 1 or state.fs_state != "Operational":
+            problems["namenode"] = f"{state.live_datanodes} live DataNode(s), state {state.fs_state}"
+    except LabError as exc:
+        problems["namenode"] = str(exc)
+    try:
+        if active_nodemanagers(_url("resourcemanager", ""), NETNS) < 1:
+            problems["nodemanager"] = "not registered with the ResourceManager yet"
+    except (LabError, KeyError) as exc:
+        problems["resourcemanager"] = str(exc)
     if "jobhistory" not in problems:
-        ask("jobhistory", "/ws/v1/history/info")
+        try:
+            http_json(_url("jobhistory", "/ws/v1/history/info"), NETNS)
+        except LabError as exc:
+            problems["jobhistory"] = str(exc)
     return problems
 
 
-def _safemode_off() -> bool:
+def _safemode_problem() -> dict[str, str]:
     """The NameNode out of safe mode, asked over HTTP (JMX) rather than by a `dfsadmin` JVM."""
     try:
-        info = _http_json(
-            f"http://{LOOPBACK}:{HTTP_PORTS['namenode']}/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo"
-        )
-    except (LabError, ValueError, subprocess.TimeoutExpired):
-        return False
-    bean = (info.get("beans") or [{}])[0]  # type: ignore[index]
-    return bool(bean) and bean.get("Safemode") == ""
-
-
-def _make_shared_dirs(*paths: str) -> None:
-    """mkdir -p and mode 1777 through WebHDFS (as `hadoop fs -mkdir`/`-chmod`, without two JVMs)."""
-    base = f"http://{LOOPBACK}:{HTTP_PORTS['namenode']}/webhdfs/v1"
-    deadline = time.monotonic() + START_TIMEOUT_S
-    for path in paths:
-        for op in ("MKDIRS&permission=1777", "SETPERMISSION&permission=1777"):
-            while True:  # a NameNode just out of safe mode, its caches dropped, may answer slowly
-                try:
-                    answer = _http_json(f"{base}{path}?op={op}&user.name=root", method="PUT", timeout_s=30)
-                    break
-                except (LabError, subprocess.TimeoutExpired) as exc:
-                    if time.monotonic() > deadline:
-                        raise LabError(f"WebHDFS {op.split('&')[0]} {path} failed: {exc}") from exc
-                    time.sleep(1)
-            if op.startswith("MKDIRS") and answer.get("boolean") is not True:
-                raise LabError(f"WebHDFS MKDIRS {path} answered {answer}")
-
-
-def drop_page_cache() -> str:
-    subprocess.run(["sync"], check=False)
-    try:
-        Path("/proc/sys/vm/drop_caches").write_text("3\n")
-    except OSError:
-        return "not_permitted"
-    return "done"
+        if namenode_state(_url("namenode", ""), NETNS).safemode:
+            return {"namenode": "in safe mode"}
+    except LabError as exc:
+        return {"namenode": str(exc)}
+    return {}
 
 
 def protocol(
@@ -358,30 +327,22 @@ def protocol(
     for sub in ("hdfs", "tmp", "yarn"):
         shutil.rmtree(storage / sub, ignore_errors=True)
     dropped = drop_page_cache()
-    conf = install_dir() / "conf"
-    conf.mkdir(parents=True, exist_ok=True)
-    for name, text in site_files(storage).items():
-        (conf / name).write_text(text)
-    # the lab's logging: clients print to stderr, so a command's stdout is only its answer
-    shutil.copyfile(repo_root() / "lab" / "hadoop" / "log4j.properties", conf / "log4j.properties")
+    write_conf(
+        install_dir() / "conf", site_files(storage), repo_root() / "lab" / "hadoop" / "log4j.properties"
+    )
     for sub in ("yarn/nm-local", "yarn/nm-logs", "tmp/mapred-local"):
         (storage / sub).mkdir(parents=True, exist_ok=True)
-    log = lab_dir() / "logs" / "device-format.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("wb") as handle:
-        formatted = subprocess.run(
-            _java(DAEMONS["namenode"], "-format", "-nonInteractive", "-clusterId", "benchcamp-device"),
-            env=_environment(), stdout=handle, stderr=subprocess.STDOUT, check=False,
-        )  # fmt: skip
-    if formatted.returncode != 0:
-        raise LabError(f"formatting HDFS on {storage} failed (exit {formatted.returncode}); see {log}")
-    _netns()
+    try:
+        format_namenode(daemon("namenode"), "benchcamp-device", "device-format")
+    except LabError as exc:
+        raise LabError(f"formatting HDFS on {storage} failed: {exc}") from exc
+    ensure_netns(NETNS)
     for name in ("namenode", "datanode", "resourcemanager", "nodemanager"):
-        _start(name)
-    _wait(lambda: _safemode_off(), "HDFS did not leave safe mode")
-    _make_shared_dirs(DATA_ROOT, "/tmp")
-    _start("jobhistory")
-    _wait(lambda: not _health(), "the device install is not healthy")
+        daemon(name).start()
+    wait_healthy(_safemode_problem, daemons()[:4], "HDFS did not leave safe mode", START_TIMEOUT_S, stop)
+    make_shared_dirs(_url("namenode", ""), [DATA_ROOT, "/tmp"], NETNS, START_TIMEOUT_S)
+    daemon("jobhistory").start()
+    wait_healthy(_health, daemons(), "the device install is not healthy", START_TIMEOUT_S, stop)
     current_file().write_text(device + "\n")
     storage_file().write_text(f"{storage}\n")
     return [
@@ -405,27 +366,6 @@ def facts(device: str) -> list[str]:
     if running != device or not storage_file().exists():
         raise LabError(f"the '{device}' install is not running (running: {running})")
     return [f"device={device}", *storage_facts(Path(storage_file().read_text().strip())).lines()]
-
-
-def _start(name: str) -> None:
-    workdir = lab_dir() / "run" / f"device-{name}"
-    workdir.mkdir(parents=True, exist_ok=True)
-    supervised(name).start([*IN_NETNS, *_java(DAEMONS[name])], env=_environment(), cwd=workdir)
-
-
-def _wait(ready: object, what: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while True:
-        if ready():  # type: ignore[operator]
-            return
-        dead = [name for name in DAEMONS if supervised(name).stale]
-        if dead or time.monotonic() > deadline:
-            problems = _health()
-            detail = "; ".join(f"{name}: {problem}" for name, problem in problems.items())
-            logs = ", ".join(str(supervised(name).log_file) for name in problems or DAEMONS)
-            stop()
-            raise LabError(f"{what} ({detail or 'timed out'}); logs: {logs}")
-        time.sleep(0.5)
 
 
 def main(argv: list[str] | None = None) -> int:

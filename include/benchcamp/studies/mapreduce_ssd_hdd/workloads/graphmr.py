@@ -29,9 +29,9 @@ from typing import Any
 
 from benchcamp.core.paths import repo_root
 from benchcamp.core.records import ResultRecord
+from benchcamp.platforms.jobhistory import parse_job_history
 from benchcamp.studies.mapreduce_ssd_hdd import graphs
 from benchcamp.workloads import register
-from benchcamp.workloads._jobhistory import parse_job_history
 from benchcamp.workloads.base import (
     ArchivedStep,
     Command,

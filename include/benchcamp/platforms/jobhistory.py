@@ -22,7 +22,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from benchcamp.workloads.base import ParseError
+from benchcamp.core.records import ParseError
 
 JOB_ID = re.compile(r"job_\d+_\d+")
 HISTORY_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:\d+)?/?")
