@@ -232,6 +232,10 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
     if getattr(args, "stores", False):
         os.environ["BENCHCAMP_LAB_STORES"] = "1"
+    if args.action == "cluster":
+        return cmd_lab_cluster(args.cluster_action or "status")
+    if args.cluster_action:
+        raise SystemExit(f"benchcamp lab {args.action}: unexpected '{args.cluster_action}'")
     if args.action == "up":
         print(lab.lab_up().format())
     elif args.action == "down":
@@ -239,6 +243,28 @@ def cmd_lab(args: argparse.Namespace) -> int:
         print("lab stopped")
     else:
         print(lab.lab_status().format())
+    return ExitCode.OK
+
+
+def cmd_lab_cluster(action: str) -> int:
+    """`lab cluster up|status|down`: the five-host cluster in network namespaces (ops/lab/cluster.py).
+    Exit 1 when it cannot start (the message names the host, the daemon and its log) or, for
+    `status`, when a daemon is not healthy."""
+    from benchcamp.ops.lab import LabError, cluster
+
+    try:
+        if action == "up":
+            print(cluster.cluster_up().format())
+        elif action == "down":
+            cluster.cluster_down()
+            print("lab cluster stopped")
+        else:
+            status = cluster.cluster_status()
+            print(status.format())
+            return ExitCode.OK if status.healthy else ExitCode.INTERNAL_ERROR
+    except LabError as exc:
+        print(f"benchcamp lab cluster {action}: {exc}", file=sys.stderr)
+        return ExitCode.INTERNAL_ERROR
     return ExitCode.OK
 
 
@@ -625,8 +651,13 @@ def build_parser() -> argparse.ArgumentParser:
     checker.add_argument("files", nargs="*", metavar="FILE", help="spec files (default: the bundled studies)")
     checker.set_defaults(handler=cmd_spec_check)
 
-    lab_parser = sub.add_parser("lab", help="the local lab on 127.0.0.1")
-    lab_parser.add_argument("action", choices=["up", "down", "status"])
+    lab_parser = sub.add_parser(
+        "lab", help="the local lab on 127.0.0.1; `lab cluster up|status|down`: the five-host lab cluster"
+    )
+    lab_parser.add_argument("action", choices=["up", "down", "status", "cluster"])
+    lab_parser.add_argument(
+        "cluster_action", nargs="?", choices=["up", "down", "status"], metavar="up|status|down"
+    )
     lab_parser.add_argument(
         "--stores", action="store_true", help="also the YCSB stores (Cassandra, HBase): ~1 GB, ~20 s more"
     )

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,7 +55,7 @@ RESOURCEMANAGER_CLASS = "org.apache.hadoop.yarn.server.resourcemanager.ResourceM
 NODEMANAGER_CLASS = "org.apache.hadoop.yarn.server.nodemanager.NodeManager"
 JOBHISTORY_CLASS = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer"
 FIFO_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
-SiteValue = str | int | bool
+SiteValue = str | int | float | bool
 
 
 class LabError(RuntimeError):
@@ -219,6 +220,14 @@ def http_json(
     """One HTTP request, from inside `namespace` when given (a Python process there, not a Hadoop
     JVM: the daemons bind addresses only it reaches); its JSON answer ({} for an empty body, e.g.
     WebHDFS SETPERMISSION); LabError with the last error line otherwise."""
+    if namespace is None:
+        try:
+            request = urllib.request.Request(url, method=method)
+            with urllib.request.urlopen(request, timeout=timeout_s) as answer:  # noqa: S310 (our URLs)
+                body = answer.read().decode()
+        except (OSError, ValueError) as exc:
+            raise LabError(f"{url}: {exc}") from exc
+        return dict(json.loads(body)) if body.strip() else {}
     command = [*in_netns(namespace), sys.executable, "-S", "-c", _REQUEST, url, method, str(timeout_s)]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s + 15, check=False)

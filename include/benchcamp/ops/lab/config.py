@@ -466,12 +466,20 @@ def target_shell_env() -> dict[str, str]:
     }
 
 
-def sshd_config_text(directory: Path, port_number: int, env: dict[str, str]) -> str:
+def sshd_config_text(
+    directory: Path,
+    port_number: int,
+    env: dict[str, str],
+    listen: str = LOOPBACK,
+    pid_file: Path | None = None,
+) -> str:
+    """An sshd of the lab's own: its host key and authorized keys in `directory`/ssh, only the
+    lab's client key, `env` set for every session."""
     set_env = " ".join(f'"{name}={value}"' for name, value in env.items())
     return "\n".join(
         [
             f"Port {port_number}",
-            f"ListenAddress {LOOPBACK}",
+            f"ListenAddress {listen}",
             f"HostKey {directory / 'ssh' / 'host_ed25519'}",
             f"AuthorizedKeysFile {directory / 'ssh' / 'authorized_keys'}",
             "PubkeyAuthentication yes",
@@ -480,7 +488,7 @@ def sshd_config_text(directory: Path, port_number: int, env: dict[str, str]) -> 
             "UsePAM no",
             "PermitRootLogin prohibit-password",
             "StrictModes no",
-            f"PidFile {directory / 'run' / 'sshd.pid'}",
+            f"PidFile {pid_file or directory / 'run' / 'sshd.pid'}",
             "Subsystem sftp internal-sftp",
             "PrintMotd no",
             f"SetEnv {set_env}",

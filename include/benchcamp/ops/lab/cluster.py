@@ -1,0 +1,500 @@
+"""The lab cluster: five hosts as network namespaces on one bridge, a Hadoop cluster as a user has.
+
+`benchcamp lab cluster up|status|down`. Hosts (addresses in 10.232.0.0/24, each its own
+namespace joined by a veth pair to a bridge, with a leg for this machine at 10.232.0.254):
+
+- `master` (10.232.0.10): HDFS NameNode, YARN ResourceManager, MapReduce JobHistory server;
+- `worker1..3` (.11-.13): a DataNode and a NodeManager each (HDFS replication 3; maps and
+  reduces run in containers on the workers);
+- `gateway` (.20): the edge host campaigns log in to, with the cluster's client configuration
+  and no daemon of its own.
+
+Every host runs its own sshd on port 22 with its own host key, so a study reaches the cluster
+only as it would reach a real one: SSH to the gateway (host key pinned), the NameNode's WebHDFS
+and the JobHistory server at the master's address. Every daemon binds its host's address, never
+127.0.0.1 and never another host's, so HDFS blocks, shuffles and RPCs cross the bridge. Built on
+the Hadoop-install toolkit (`benchcamp.ops.toolkit`); its jars are the lab's YARN install's.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchcamp.core.paths import repo_root
+from benchcamp.ops.lab.config import CLIENT_JVM_OPTS, sshd_config_text
+from benchcamp.ops.lab.install import ensure_installed
+from benchcamp.ops.lab.layout import lab_dir, yarn_home
+from benchcamp.ops.lab.services import ensure_ssh_keys
+from benchcamp.ops.supervisor import Supervised, rss_mb
+from benchcamp.ops.toolkit import (
+    DATANODE_CLASS,
+    JOBHISTORY_CLASS,
+    NAMENODE_CLASS,
+    NODEMANAGER_CLASS,
+    RESOURCEMANAGER_CLASS,
+    BridgeNetwork,
+    Daemon,
+    LabError,
+    SiteValue,
+    active_nodemanagers,
+    format_namenode,
+    http_json,
+    java17_options,
+    java_home,
+    make_shared_dirs,
+    namenode_state,
+    site_xml,
+    stop_daemons,
+    wait_healthy,
+    write_conf,
+)
+
+PREFIX = "benchcamp-cl"
+HUB = f"{PREFIX}-hub"
+ADDRESSES = {
+    "master": "10.232.0.10",
+    "worker1": "10.232.0.11",
+    "worker2": "10.232.0.12",
+    "worker3": "10.232.0.13",
+    "gateway": "10.232.0.20",
+}
+WORKERS = ("worker1", "worker2", "worker3")
+HOST_LINK = PREFIX
+HOST_ADDRESS = "10.232.0.254"
+REPLICATION = 3
+SSH_PORT = 22
+PORTS = {
+    "namenode": 8020,
+    "namenode_http": 9870,
+    "resourcemanager_http": 8088,
+    "jobhistory": 10020,
+    "jobhistory_http": 19888,
+    "datanode": 9866,
+    "datanode_http": 9864,
+    "datanode_ipc": 9867,
+    "nodemanager": 8041,
+    "nodemanager_localizer": 8040,
+    "nodemanager_http": 8042,
+}
+# Each NodeManager offers 2 GB: an application master and four 384 MB tasks per worker.
+NODE_MEMORY_MB = 2048
+TASK_MEMORY_MB = 384
+# Measured with `lab cluster status` after `up` (idle) and under a WordCount: see README.
+MEMORY_BUDGET_MB = 3072
+START_TIMEOUT_S = 180.0
+DATA_ROOT = "/benchcamp"
+DAEMONS: dict[str, tuple[str, ...]] = {
+    "master": ("namenode", "resourcemanager", "jobhistory"),
+    **{worker: ("datanode", "nodemanager") for worker in WORKERS},
+    "gateway": (),
+}
+MAIN_CLASSES = {
+    "namenode": NAMENODE_CLASS,
+    "datanode": DATANODE_CLASS,
+    "resourcemanager": RESOURCEMANAGER_CLASS,
+    "nodemanager": NODEMANAGER_CLASS,
+    "jobhistory": JOBHISTORY_CLASS,
+}
+CAPACITY_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+HEAP_MB = {"namenode": 384, "resourcemanager": 384, "jobhistory": 256, "datanode": 160, "nodemanager": 256}
+
+
+def netns(host: str) -> str:
+    return f"{PREFIX}-{host}"
+
+
+def cluster_dir() -> Path:
+    return lab_dir() / "cluster"
+
+
+def host_dir(host: str) -> Path:
+    """A host's own folder: its configuration, HDFS and YARN data, work folder and SSH host key."""
+    return cluster_dir() / host
+
+
+def conf_dir(host: str) -> Path:
+    return host_dir(host) / "conf"
+
+
+def network() -> BridgeNetwork:
+    return BridgeNetwork(
+        HUB,
+        {netns(host): address for host, address in ADDRESSES.items()},
+        host_link=HOST_LINK,
+        host_address=HOST_ADDRESS,
+    )
+
+
+def url(port_name: str, path: str = "", host: str = "master") -> str:
+    return f"http://{ADDRESSES[host]}:{PORTS[port_name]}{path}"
+
+
+# -- configuration -------------------------------------------------------------------------
+
+
+def site_files(host: str) -> dict[str, str]:
+    """core/hdfs/yarn/mapred-site.xml of one host: the master's addresses for the services, the
+    host's own for what it runs itself; its data under its own folder."""
+    master, own, data = ADDRESSES["master"], ADDRESSES[host], host_dir(host) / "data"
+    classpath = f"{conf_dir(host)},{yarn_home() / 'lib' / '*'}"
+    task_opts = " ".join([CLIENT_JVM_OPTS, *java17_options()])
+    core: dict[str, SiteValue] = {
+        "fs.defaultFS": f"hdfs://{master}:{PORTS['namenode']}",
+        "hadoop.tmp.dir": str(data / "tmp"),
+    }
+    hdfs: dict[str, SiteValue] = {
+        "dfs.namenode.name.dir": str(data / "name"),
+        "dfs.datanode.data.dir": str(data / "blocks"),
+        "dfs.replication": REPLICATION,
+        "dfs.permissions.enabled": False,
+        "dfs.namenode.safemode.extension": 0,
+        "dfs.namenode.rpc-address": f"{master}:{PORTS['namenode']}",
+        "dfs.namenode.http-address": f"{master}:{PORTS['namenode_http']}",
+        "dfs.namenode.secondary.http-address": f"{own}:0",
+        "dfs.datanode.address": f"{own}:{PORTS['datanode']}",
+        "dfs.datanode.http.address": f"{own}:{PORTS['datanode_http']}",
+        "dfs.datanode.ipc.address": f"{own}:{PORTS['datanode_ipc']}",
+        "dfs.datanode.hostname": own,
+        # the hosts share this machine's name (a network namespace is not a UTS namespace):
+        # DataNodes register by address
+        "dfs.namenode.datanode.registration.ip-hostname-check": False,
+        "dfs.heartbeat.interval": 1,
+        "dfs.namenode.heartbeat.recheck-interval": 30_000,  # a lost DataNode is dead after ~40 s
+        "dfs.http.policy": "HTTP_ONLY",
+    }
+    yarn: dict[str, SiteValue] = {
+        "yarn.resourcemanager.hostname": master,
+        "yarn.resourcemanager.webapp.address": f"{master}:{PORTS['resourcemanager_http']}",
+        "yarn.resourcemanager.recovery.enabled": False,
+        "yarn.resourcemanager.scheduler.class": CAPACITY_SCHEDULER,
+        "yarn.nodemanager.hostname": own,
+        "yarn.nodemanager.address": f"{own}:{PORTS['nodemanager']}",
+        "yarn.nodemanager.localizer.address": f"{own}:{PORTS['nodemanager_localizer']}",
+        "yarn.nodemanager.webapp.address": f"{own}:{PORTS['nodemanager_http']}",
+        "yarn.nodemanager.aux-services": "mapreduce_shuffle",
+        "yarn.nodemanager.aux-services.mapreduce_shuffle.class": "org.apache.hadoop.mapred.ShuffleHandler",
+        "yarn.nodemanager.local-dirs": str(data / "nm-local"),
+        "yarn.nodemanager.log-dirs": str(data / "nm-logs"),
+        "yarn.nodemanager.resource.memory-mb": NODE_MEMORY_MB,
+        "yarn.nodemanager.resource.cpu-vcores": 4,
+        "yarn.nodemanager.vmem-check-enabled": False,
+        "yarn.nodemanager.pmem-check-enabled": False,
+        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "100.0",
+        "yarn.nodemanager.delete.debug-delay-sec": 0,
+        "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms": 250,
+        "yarn.scheduler.minimum-allocation-mb": 128,
+        "yarn.scheduler.maximum-allocation-mb": NODE_MEMORY_MB,
+        "yarn.log-aggregation-enable": False,
+        "yarn.timeline-service.enabled": False,
+        "yarn.application.classpath": classpath,
+    }
+    mapred: dict[str, SiteValue] = {
+        "mapreduce.framework.name": "yarn",
+        "mapreduce.application.classpath": classpath,
+        "mapreduce.jobhistory.address": f"{master}:{PORTS['jobhistory']}",
+        "mapreduce.jobhistory.webapp.address": f"{master}:{PORTS['jobhistory_http']}",
+        "yarn.app.mapreduce.am.resource.mb": TASK_MEMORY_MB,
+        "yarn.app.mapreduce.am.command-opts": f"-Xmx256m {task_opts}",
+        "mapreduce.map.memory.mb": TASK_MEMORY_MB,
+        "mapreduce.reduce.memory.mb": TASK_MEMORY_MB,
+        "mapreduce.map.java.opts": f"-Xmx256m {task_opts}",
+        "mapreduce.reduce.java.opts": f"-Xmx256m {task_opts}",
+        "mapreduce.task.io.sort.mb": 64,
+        "mapreduce.client.progressmonitor.pollinterval": 200,
+        "mapreduce.client.completion.pollinterval": 200,
+        "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms": 250,
+    }
+    # Hadoop's default scheduler with one queue; one container per node heartbeat, so a job's
+    # tasks spread over the workers as on a busy cluster instead of filling the first to ask
+    capacity: dict[str, SiteValue] = {
+        "yarn.scheduler.capacity.root.queues": "default",
+        "yarn.scheduler.capacity.root.default.capacity": 100,
+        "yarn.scheduler.capacity.root.default.maximum-capacity": 100,
+        "yarn.scheduler.capacity.maximum-am-resource-percent": 0.5,
+        "yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled": False,
+    }
+    comment = f"benchcamp lab cluster: host {host} ({own})"
+    return {
+        "capacity-scheduler.xml": site_xml(capacity, comment),
+        "core-site.xml": site_xml(core, comment),
+        "hdfs-site.xml": site_xml(hdfs, comment),
+        "yarn-site.xml": site_xml(yarn, comment),
+        "mapred-site.xml": site_xml(mapred, comment),
+    }
+
+
+def shell_env(host: str) -> dict[str, str]:
+    """What an SSH session on a host sees: the cluster's client configuration, `hadoop` on PATH."""
+    java = java_home()
+    return {
+        "PATH": f"{repo_root() / 'lab' / 'bin'}:{java / 'bin'}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+        "JAVA_HOME": str(java),
+        "HADOOP_HOME": str(yarn_home()),
+        "HADOOP_CONF_DIR": str(conf_dir(host)),
+        "HADOOP_CLIENT_OPTS": CLIENT_JVM_OPTS,
+        "BENCHCAMP_WORK_DIR": str(host_dir(host) / "work"),
+        "BENCHCAMP_WEBHDFS_URL": url("namenode_http"),
+    }
+
+
+# -- hosts and daemons ---------------------------------------------------------------------
+
+
+def daemon(host: str, name: str) -> Daemon:
+    return Daemon(
+        f"cluster-{host}-{name}",
+        MAIN_CLASSES[name],
+        [conf_dir(host), yarn_home() / "lib" / "*"],
+        conf_dir(host),
+        yarn_home(),
+        lab_dir() / "run",
+        lab_dir() / "logs",
+        heap_mb=HEAP_MB[name],
+        options=java17_options(),
+        namespace=netns(host),
+    )
+
+
+def daemons() -> list[Daemon]:
+    """Every daemon, in the order they start: HDFS, then YARN, then JobHistory."""
+    order = ("namenode", "datanode", "resourcemanager", "nodemanager", "jobhistory")
+    return [daemon(host, name) for name in order for host, names in DAEMONS.items() if name in names]
+
+
+def sshd(host: str) -> Supervised:
+    """A host's sshd (it daemonises and writes its own PID file)."""
+    name = f"cluster-{host}-sshd"
+    return Supervised(name, lab_dir() / "run" / f"{name}.pid", lab_dir() / "logs" / f"{name}.log")
+
+
+def known_hosts() -> Path:
+    """Every host's key at its address: what a connection to the cluster pins."""
+    return cluster_dir() / "ssh" / "known_hosts"
+
+
+def client_key() -> Path:
+    return cluster_dir() / "ssh" / "client_ed25519"
+
+
+def host_key(host: str) -> str:
+    """`ssh-ed25519 AAAA...` of a host (an Airflow SSH connection's `host_key`)."""
+    return " ".join((host_dir(host) / "ssh" / "host_ed25519.pub").read_text().split()[:2])
+
+
+def _start_sshd(host: str) -> None:
+    if sshd(host).pid() is not None:
+        return
+    directory = host_dir(host)
+    (directory / "work").mkdir(parents=True, exist_ok=True)
+    ensure_ssh_keys(directory / "ssh")
+    authorized = directory / "ssh" / "authorized_keys"
+    authorized.write_text(client_key().with_suffix(".pub").read_text())
+    authorized.chmod(0o600)
+    config = directory / "sshd_config"
+    text = sshd_config_text(directory, SSH_PORT, shell_env(host), ADDRESSES[host], sshd(host).pid_file)
+    config.write_text(text)
+    Path("/run/sshd").mkdir(parents=True, exist_ok=True)
+    sshd(host).pid_file.unlink(missing_ok=True)
+    sshd(host).log_file.parent.mkdir(parents=True, exist_ok=True)
+    command = [
+        "ip",
+        "netns",
+        "exec",
+        netns(host),
+        "/usr/sbin/sshd",
+        "-f",
+        str(config),
+        "-E",
+        str(sshd(host).log_file),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise LabError(f"sshd on {host} did not start: {result.stderr.strip()}; see {sshd(host).log_file}")
+
+
+def _port_open(address: str, number: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex((address, number)) == 0
+
+
+# -- status --------------------------------------------------------------------------------
+
+
+@dataclass
+class DaemonStatus:
+    host: str
+    name: str
+    pid: int | None
+    healthy: bool
+    rss_mb: float
+    detail: str
+
+
+@dataclass
+class ClusterStatus:
+    daemons: list[DaemonStatus] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def healthy(self) -> bool:
+        return bool(self.daemons) and all(each.healthy for each in self.daemons)
+
+    @property
+    def total_rss_mb(self) -> float:
+        return sum(each.rss_mb for each in self.daemons)
+
+    def problems(self) -> dict[str, str]:
+        return {f"{each.host} {each.name}": each.detail for each in self.daemons if not each.healthy}
+
+    def format(self) -> str:
+        lines = [
+            f"lab cluster: {cluster_dir()} (bridge {HUB}, this machine at {HOST_ADDRESS})",
+            f"{'host':<8} {'address':<12} {'daemon':<16} {'pid':>8} {'state':<9} {'rss MB':>7}  detail",
+        ]
+        for each in self.daemons:
+            state = "healthy" if each.healthy else ("unhealthy" if each.pid else "stopped")
+            pid = str(each.pid) if each.pid else "-"
+            lines.append(
+                f"{each.host:<8} {ADDRESSES[each.host]:<12} {each.name:<16} {pid:>8} {state:<9} "
+                f"{each.rss_mb:>7.0f}  {each.detail}"
+            )
+        if self.note:
+            lines.append(self.note)
+        lines.append(f"total RSS: {self.total_rss_mb:.0f} MB (budget {MEMORY_BUDGET_MB} MB)")
+        return "\n".join(lines)
+
+
+def _checks() -> dict[str, tuple[bool, str]]:
+    """(healthy, detail) per daemon kind, each asked once over the host leg."""
+    checks: dict[str, tuple[bool, str]] = {"namenode": _checks_namenode()}
+    try:
+        active = active_nodemanagers(url("resourcemanager_http"))
+        checks["resourcemanager"] = (active >= len(WORKERS), f"{active} active NodeManager(s)")
+    except (LabError, KeyError) as exc:
+        checks["resourcemanager"] = (False, str(exc))
+    try:
+        info = http_json(url("jobhistory_http", "/ws/v1/history/info"))["historyInfo"]
+        version = info.get("hadoopVersion") if isinstance(info, dict) else None
+        checks["jobhistory"] = (True, f"Hadoop {version}, REST ok")
+    except (LabError, KeyError) as exc:
+        checks["jobhistory"] = (False, str(exc))
+    return checks
+
+
+def _worker_check(host: str, name: str) -> tuple[bool, str]:
+    port = PORTS["datanode_http" if name == "datanode" else "nodemanager_http"]
+    path = "/jmx?qry=Hadoop:service=DataNode,name=DataNodeInfo" if name == "datanode" else "/ws/v1/node/info"
+    try:
+        answer = http_json(f"http://{ADDRESSES[host]}:{port}{path}")
+    except LabError as exc:
+        return False, str(exc)
+    if name == "datanode":
+        return True, "answers"
+    info = answer.get("nodeInfo")
+    healthy = isinstance(info, dict) and bool(info.get("nodeHealthy"))
+    return healthy, "healthy" if healthy else f"unhealthy: {info}"
+
+
+def cluster_status() -> ClusterStatus:
+    if not network().built():
+        return ClusterStatus(note="the cluster is down (no bridge): benchcamp lab cluster up")
+    checks = _checks()
+    found: list[DaemonStatus] = []
+    for host in ADDRESSES:
+        pid = sshd(host).pid()
+        open_ = pid is not None and _port_open(ADDRESSES[host], SSH_PORT)
+        detail = "port 22 open" if open_ else ("port 22 closed" if pid else "not running")
+        found.append(DaemonStatus(host, "sshd", pid, open_, rss_mb(pid), detail))
+        for name in DAEMONS[host]:
+            each = daemon(host, name)
+            pid = each.pid()
+            if pid is None:
+                why = f"crashed; see {each.supervised.log_file}" if each.crashed else "not running"
+                found.append(DaemonStatus(host, name, None, False, 0.0, why))
+                continue
+            ok, detail = checks[name] if name in checks else _worker_check(host, name)
+            found.append(DaemonStatus(host, name, pid, ok, rss_mb(pid), detail))
+    return ClusterStatus(found)
+
+
+# -- up and down ---------------------------------------------------------------------------
+
+
+def namespace_problem() -> str | None:
+    """Why this machine cannot have the cluster (None: it can)."""
+    if os.geteuid() != 0:
+        return "network namespaces need root (run as root, or point the studies at a real cluster)"
+    if subprocess.run(["ip", "netns", "list"], capture_output=True, check=False).returncode != 0:
+        return "`ip netns` does not work here (iproute2 missing?)"
+    return None
+
+
+def cluster_up() -> ClusterStatus:
+    """Build the hosts and start every daemon not running; wait until all are healthy. HDFS is
+    formatted on first use only (its data stays across `down` and `up`)."""
+    problem = namespace_problem()
+    if problem:
+        raise LabError(f"the lab cluster cannot start: {problem}")
+    ensure_installed()
+    started = time.monotonic()
+    if not network().built():
+        network().remove()  # a half-built one (an interrupted up)
+        network().build()
+    ensure_ssh_keys(cluster_dir() / "ssh")
+    for host in ADDRESSES:
+        _prepare(host)
+    known_hosts().write_text("".join(f"{address} {host_key(host)}\n" for host, address in ADDRESSES.items()))
+    for host in ADDRESSES:
+        _start_sshd(host)
+    namenode = daemon("master", "namenode")
+    if not (host_dir("master") / "data" / "name" / "current" / "VERSION").exists():
+        format_namenode(namenode, "benchcamp-cluster", "cluster-format")
+    hdfs = [each for each in daemons() if each.main_class in (NAMENODE_CLASS, DATANODE_CLASS)]
+    for each in hdfs:
+        each.start()
+
+    def hdfs_problems() -> dict[str, str]:
+        ok, detail = _checks_namenode()
+        return {} if ok else {"master namenode": detail}
+
+    wait_healthy(hdfs_problems, hdfs, "HDFS did not come up with 3 DataNodes", START_TIMEOUT_S)
+    make_shared_dirs(url("namenode_http"), ["/tmp", "/user", DATA_ROOT], timeout_s=START_TIMEOUT_S)
+    for each in daemons():
+        each.start()
+    wait_healthy(
+        lambda: cluster_status().problems(), daemons(), "the lab cluster is not healthy", START_TIMEOUT_S
+    )
+    status = cluster_status()
+    status.note = f"up in {time.monotonic() - started:.0f} s"
+    return status
+
+
+def _prepare(host: str) -> None:
+    """A host's folders, configuration and SSH host key."""
+    for sub in ("data", "work", "ssh"):
+        (host_dir(host) / sub).mkdir(parents=True, exist_ok=True)
+    write_conf(conf_dir(host), site_files(host), repo_root() / "lab" / "hadoop" / "log4j.properties")
+    ensure_ssh_keys(host_dir(host) / "ssh")
+
+
+def _checks_namenode() -> tuple[bool, str]:
+    try:
+        state = namenode_state(url("namenode_http"))
+    except LabError as exc:
+        return False, str(exc)
+    detail = f"{state.live_datanodes} live DataNode(s), safe mode {'ON' if state.safemode else 'off'}"
+    return state.ready(len(WORKERS)), f"{detail}, {state.fs_state}, {state.free_gib:.1f} GiB free"
+
+
+def cluster_down() -> None:
+    """Stop every daemon (JobHistory and YARN first, HDFS last), every sshd, remove the hosts."""
+    stop_daemons(daemons())
+    for host in ADDRESSES:
+        sshd(host).stop(10.0)
+    network().remove()

@@ -1,0 +1,75 @@
+"""The lab cluster's configuration (ops/lab/cluster.py): what each host's daemons bind and reach.
+
+The cluster itself runs in tests/integration/test_lab_cluster.py; here, the files it is made of."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+import pytest
+
+from benchcamp.ops.lab import cluster
+
+
+def _properties(xml: str) -> dict[str, str]:
+    return dict(re.findall(r"<name>([^<]+)</name><value>([^<]*)</value>", xml))
+
+
+@pytest.mark.parametrize("host", list(cluster.ADDRESSES))
+def test_every_host_reaches_the_master_and_binds_only_its_own_address(host: str) -> None:
+    files = cluster.site_files(host)
+    master, own = cluster.ADDRESSES["master"], cluster.ADDRESSES[host]
+    hdfs, yarn = _properties(files["hdfs-site.xml"]), _properties(files["yarn-site.xml"])
+    core, mapred = _properties(files["core-site.xml"]), _properties(files["mapred-site.xml"])
+    assert core["fs.defaultFS"] == f"hdfs://{master}:8020"
+    assert hdfs["dfs.replication"] == "3"
+    assert hdfs["dfs.namenode.rpc-address"] == f"{master}:8020"
+    for key in ("dfs.datanode.address", "dfs.datanode.http.address", "dfs.datanode.ipc.address"):
+        assert hdfs[key].split(":")[0] == own
+    assert yarn["yarn.resourcemanager.hostname"] == master
+    assert yarn["yarn.nodemanager.hostname"] == own
+    assert yarn["yarn.nodemanager.address"] == f"{own}:8041"
+    assert mapred["mapreduce.framework.name"] == "yarn"
+    assert mapred["mapreduce.jobhistory.webapp.address"] == f"{master}:19888"
+    # a daemon on loopback would be reachable from its own host only: nothing binds 127.0.0.1
+    assert not any("127.0.0.1" in text or "localhost" in text for text in files.values())
+    # every folder a daemon writes is the host's own
+    assert hdfs["dfs.datanode.data.dir"].startswith(str(cluster.host_dir(host)))
+    assert yarn["yarn.nodemanager.local-dirs"].startswith(str(cluster.host_dir(host)))
+
+
+def test_the_scheduler_spreads_a_job_over_the_workers() -> None:
+    """One container per node heartbeat: a job's maps land on several workers (the FIFO scheduler
+    put all three maps of a WordCount on the first worker to ask)."""
+    capacity = _properties(cluster.site_files("master")["capacity-scheduler.xml"])
+    assert capacity["yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled"] == "false"
+    assert capacity["yarn.scheduler.capacity.root.queues"] == "default"
+    yarn = _properties(cluster.site_files("master")["yarn-site.xml"])
+    assert yarn["yarn.resourcemanager.scheduler.class"].endswith("CapacityScheduler")
+
+
+def test_the_hosts_share_one_subnet_with_this_machine_s_leg() -> None:
+    network = cluster.network()
+    subnet = ipaddress.ip_network(f"{cluster.HOST_ADDRESS}/24", strict=False)
+    addresses = [*network.addresses.values(), cluster.HOST_ADDRESS]
+    assert len(set(addresses)) == len(addresses) == 6
+    assert all(ipaddress.ip_address(address) in subnet for address in addresses)
+    ports = [network.port(namespace) for namespace in network.addresses]
+    assert len(set(ports)) == len(ports) and all(len(port) <= 15 for port in ports)  # Linux's IFNAMSIZ
+    assert cluster.DAEMONS["gateway"] == () and all(
+        cluster.DAEMONS[worker] == ("datanode", "nodemanager") for worker in cluster.WORKERS
+    )
+
+
+def test_status_names_every_daemon_and_the_budget() -> None:
+    status = cluster.ClusterStatus(
+        [
+            cluster.DaemonStatus("master", "namenode", 11, True, 210.0, "3 live DataNode(s)"),
+            cluster.DaemonStatus("worker2", "datanode", None, False, 0.0, "crashed; see x.log"),
+        ]
+    )
+    text = status.format()
+    assert "worker2  10.232.0.12  datanode" in text and "stopped" in text and "crashed; see x.log" in text
+    assert f"total RSS: 210 MB (budget {cluster.MEMORY_BUDGET_MB} MB)" in text
+    assert not status.healthy and status.problems() == {"worker2 datanode": "crashed; see x.log"}
