@@ -9,6 +9,7 @@ from the gateway whose maps JobHistory shows on several workers, its input with 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -104,7 +105,8 @@ def test_a_wordcount_from_the_gateway_runs_on_several_workers_with_three_replica
     assert len(files) == 3 and all("replication=3" in line for line in files), files
     blocks = [line for line in output.splitlines() if " len=" in line]
     assert blocks and all("Live_repl=3" in line for line in blocks), blocks
-    assert all(len({part.split(":")[0] for part in line.split("[")[1:]}) == 3 for line in blocks), blocks
+    holders = [set(re.findall(r"DatanodeInfoWithStorage\[([\d.]+):", line)) for line in blocks]
+    assert all(len(each) == 3 for each in holders), blocks  # three replicas on three DataNodes
     job = next(word for word in output.split() if word.startswith("job_"))
     history = f"{cluster.url('jobhistory_http')}/ws/v1/history/mapreduce/jobs/{job}"
     assert _json(history)["job"]["state"] == "SUCCEEDED"  # type: ignore[index]
