@@ -1,0 +1,139 @@
+"""The documentation: the README's commands exist, and the site's generated reference pages say
+what the code and the dbt project say (benchcamp.ops.docs_site). The site itself is built with
+`mkdocs build --strict` by `make docs` and by tests/run-suite's unit lane, so a broken link fails
+there; these tests pin the generated content without a build."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from benchcamp.core.outcomes import table
+from benchcamp.core.records import ResultRecord
+from benchcamp.core.spec import Environment, StudySpec
+from benchcamp.ops import docs_site
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+# the documents a user copies `make` commands from
+DOCUMENTS = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def makefile_targets() -> set[str]:
+    """The targets the Makefile defines (rule lines, not variable assignments)."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return {
+        name
+        for line in text.splitlines()
+        if (match := re.match(r"^([a-z][\w-]*)\s*:(?!=)", line))
+        for name in [match.group(1)]
+    }
+
+
+def make_commands(text: str) -> set[str]:
+    """Every `make X` a document names: in code spans and at the start of a code block's line."""
+    spans = re.findall(r"`make ([a-z][\w-]*)", text)
+    lines = re.findall(r"^\s*(?:\$ )?make ([a-z][\w-]*)", text, flags=re.MULTILINE)
+    return set(spans) | set(lines)
+
+
+def test_the_makefile_targets_are_read_from_its_rules() -> None:
+    targets = makefile_targets()
+    assert {"run", "test", "docs", "up", "down", "status", "lab-up", "benchmark", "manifest"} <= targets
+    assert "VENV" not in targets and "LADDER" not in targets  # assignments are no targets
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_every_make_command_a_document_names_is_a_makefile_target(document: Path) -> None:
+    named = make_commands(document.read_text(encoding="utf-8"))
+    assert named - makefile_targets() == set(), f"{document.name} names make targets the Makefile lacks"
+
+
+def test_the_readme_names_its_two_commands_first_and_fits_a_few_screens() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert lines[3].startswith("make run ") and lines[4].startswith("make test ")
+    assert make_commands(README.read_text(encoding="utf-8")) >= {"run", "test", "up", "docs"}
+    assert len(lines) <= 250, "the README is the short tour: details go to a page under docs/"
+
+
+def test_the_nav_names_only_pages_that_exist_or_are_generated() -> None:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+
+    def pages(items: list[object]) -> list[str]:
+        out: list[str] = []
+        for item in items:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            out += pages(value) if isinstance(value, list) else [str(value)]
+        return out
+
+    named = pages(config["nav"])
+    generated = set(docs_site.reference_pages(ROOT))
+    assert generated <= set(named)
+    assert [page for page in named if page not in generated and not (ROOT / "docs" / page).is_file()] == []
+    assert config["hooks"] == ["include/benchcamp/ops/docs_site.py"]
+
+
+def test_the_spec_page_lists_every_key_with_its_model_s_type_default_and_meaning() -> None:
+    page = docs_site.spec_page()
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    keys = [row.split("|")[1].strip().strip("`") for row in rows]
+    assert set(StudySpec.model_fields) <= set(keys)
+    flat = {key for model in Environment.option_parts().values() for key in model.spec_keys()}
+    assert flat <= set(keys)  # an environment's options as a spec writes them, flat
+    assert (
+        "| `hadoop_command` | str | `hadoop` | not empty | hadoop | e.g. hadoop, yarn, dse hadoop |" in rows
+    )
+    assert (
+        "| `repetitions` | int | `3` | ≥ 1; ≤ 100 |  |" in rows
+        and "| `schedule` | str \\| null | `null` |  | cron; null = manual only |" in rows
+    )
+    # a nested model links to its own table, whose heading MkDocs gives that anchor
+    assert "(see [`history.change_points`](#historychange_points))" in page
+    assert "### `history.change_points`" in page
+    assert "| `max_pvalue` | float | `0.001` | > 0; < 1 |" in page
+    assert "## claims.yaml" in page
+
+
+def test_the_cli_page_has_every_command_s_help_and_the_exit_codes() -> None:
+    page = docs_site.cli_page()
+    headings = re.findall(r"^## `(.+)`$", page, flags=re.MULTILINE)
+    assert headings == [
+        "benchcamp",
+        "benchcamp import",
+        "benchcamp report",
+        "benchcamp spec",
+        "benchcamp spec check",
+        "benchcamp lab",
+        "benchcamp run",
+        "benchcamp up",
+        "benchcamp down",
+        "benchcamp status",
+        "benchcamp airflow-init",
+        "benchcamp airflow-env",
+    ]
+    assert "usage: benchcamp report [-h] [--campaign CAMPAIGN]" in page
+    helps = re.findall(r"^```\n(.*?)^```$", page, flags=re.MULTILINE | re.DOTALL)
+    assert len(helps) == len(headings)
+    assert max(len(line) for text in helps for line in text.splitlines()) <= docs_site.HELP_WIDTH
+    assert table() in page
+
+
+def test_the_record_page_lists_the_record_s_fields_in_order() -> None:
+    page = docs_site.record_page()
+    fields = re.findall(r"^\| `(\w+)` \|", page, flags=re.MULTILINE)
+    assert fields == list(ResultRecord.model_fields)
+    assert "| `repetition` | int | required | ≥ -99; ≤ 1000000 |" in page
+    assert "`status` is one of `ok`, `failed`, `warmup`, `warmup_failed`." in page
+
+
+def test_the_marts_page_has_every_mart_and_its_columns_from_the_dbt_yaml() -> None:
+    page = docs_site.marts_page(ROOT)
+    files = docs_site.mart_files(ROOT)
+    assert ROOT / "dbt_project/models/marts/scaling.yml" in files
+    assert any("/marts/" in path.as_posix() and "studies" in path.parts for path in files)
+    models = [model["name"] for path in files for model in yaml.safe_load(path.read_text())["models"]]
+    assert re.findall(r"^## `(\w+)`$", page, flags=re.MULTILINE) == models
+    assert "| `data_size_gb` | total input size in GiB (what the studies call GB). |" in page
+    assert "| `stddev_s` | σ (s), the sample standard deviation (n − 1) of the durations. |" in page
