@@ -13,7 +13,7 @@ import yaml
 from benchcamp.core.outcomes import table
 from benchcamp.core.records import ResultRecord
 from benchcamp.core.spec import Environment, StudySpec
-from benchcamp.ops import docs_site
+from benchcamp.ops import cli, docs_site
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -32,11 +32,30 @@ def makefile_targets() -> set[str]:
     }
 
 
+def code_blocks(text: str) -> str:
+    """The text of a document's fenced code blocks."""
+    return "\n".join(re.findall(r"^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", text, flags=re.MULTILINE | re.DOTALL))
+
+
 def make_commands(text: str) -> set[str]:
     """Every `make X` a document names: in code spans and at the start of a code block's line."""
     spans = re.findall(r"`make ([a-z][\w-]*)", text)
-    lines = re.findall(r"^\s*(?:\$ )?make ([a-z][\w-]*)", text, flags=re.MULTILINE)
+    lines = re.findall(r"^\s*(?:\$ )?make ([a-z][\w-]*)", code_blocks(text), flags=re.MULTILINE)
     return set(spans) | set(lines)
+
+
+def benchcamp_commands(text: str) -> set[str]:
+    """Every `benchcamp X` a document names: in code spans and at the start of a code block's line."""
+    spans = re.findall(r"`(?:\.venv/bin/)?benchcamp ([a-z][\w-]*)", text)
+    lines = re.findall(
+        r"^\s*(?:\$ )?(?:\.venv/bin/)?benchcamp ([a-z][\w-]*)", code_blocks(text), flags=re.MULTILINE
+    )
+    return set(spans) | set(lines)
+
+
+def cli_commands() -> set[str]:
+    """The `benchcamp` CLI's subcommands, from its parser."""
+    return {prog.split()[1] for prog, _ in docs_site._parsers(cli.build_parser()) if " " in prog}
 
 
 def test_the_makefile_targets_are_read_from_its_rules() -> None:
@@ -49,6 +68,22 @@ def test_the_makefile_targets_are_read_from_its_rules() -> None:
 def test_every_make_command_a_document_names_is_a_makefile_target(document: Path) -> None:
     named = make_commands(document.read_text(encoding="utf-8"))
     assert named - makefile_targets() == set(), f"{document.name} names make targets the Makefile lacks"
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_every_benchcamp_command_a_document_names_is_a_cli_command(document: Path) -> None:
+    named = benchcamp_commands(document.read_text(encoding="utf-8"))
+    assert named - cli_commands() == set(), f"{document.name} names benchcamp commands the CLI lacks"
+
+
+def test_the_commands_are_read_from_code_not_prose() -> None:
+    text = "benchcamp turns studies into campaigns: `benchcamp run x`\n```sh\n$ .venv/bin/benchcamp report y\n```\n"
+    assert benchcamp_commands(text) == {"run", "report"}
+    assert make_commands("make sure of it; `make docs`\n```\nmake test-unit PYTEST_ARGS=-x\n```") == {
+        "docs",
+        "test-unit",
+    }
+    assert {"run", "import", "report", "spec", "lab", "airflow-env"} <= cli_commands()
 
 
 def test_the_readme_names_its_two_commands_first_and_fits_a_few_screens() -> None:
