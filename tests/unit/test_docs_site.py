@@ -12,7 +12,7 @@ import pytest
 import yaml
 from benchcamp.core.outcomes import table
 from benchcamp.core.records import ResultRecord
-from benchcamp.core.spec import Environment, StudySpec
+from benchcamp.core.spec import Environment, StudySpec, load_spec, study_names
 from benchcamp.ops import cli, docs_site
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,3 +172,28 @@ def test_the_marts_page_has_every_mart_and_its_columns_from_the_dbt_yaml() -> No
     assert re.findall(r"^## `(\w+)`$", page, flags=re.MULTILINE) == models
     assert "| `data_size_gb` | total input size in GiB (what the studies call GB). |" in page
     assert "| `stddev_s` | σ (s), the sample standard deviation (n − 1) of the durations. |" in page
+
+
+def test_each_study_has_a_page_whose_spec_tables_come_from_its_spec() -> None:
+    for study in study_names():
+        page = (ROOT / "docs" / "studies" / f"{study}.md").read_text(encoding="utf-8")
+        assert f"<!-- spec tables: {study} -->" in page, study
+        filled = docs_site.with_spec_tables(page)
+        spec = load_spec(study)
+        assert all(f"| `{axis}` |" in filled for axis in spec.axes), study
+        assert all(f"| `{env.name}`" in filled for env in spec.environments), study
+        assert "<!-- spec tables" not in filled
+
+
+def test_the_spec_tables_say_what_the_spec_says() -> None:
+    tables = docs_site.spec_tables("hibench_dse").splitlines()
+    assert (
+        "| `data_size_gb` | GiB | `tiny`: 0.012, 0.017, 0.022; `small`: 0.024, 0.034, 0.044; "
+        "`paper`: 240, 340, 440 | smallest | total input size across the cluster |"
+    ) in tables
+    assert "| `maps` |  | 3, 4, 6, 12 | 4 | map tasks per node (HiBench NUM_MAPS) |" in tables
+    assert (
+        "| `dse_cluster` | `dse_gateway_ssh` | a DataStax Enterprise cluster reached through its gateway node |"
+        in tables
+    )
+    assert tables[0] == "| axis | unit | values | baseline | meaning |"

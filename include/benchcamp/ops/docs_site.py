@@ -2,8 +2,9 @@
 
 `mkdocs build` loads this module as a hook (mkdocs.yml `hooks:`): `on_files` adds the pages that
 `reference_pages` writes, so the spec keys, the CLI's help, the result record and the marts'
-columns are always what the code and the dbt project say, never a copy that drifts. The pages
-exist only in the built site; `make docs` builds it.
+columns are always what the code and the dbt project say, never a copy that drifts; and
+`on_page_markdown` fills a study page's `<!-- spec tables: <study> -->` line with the axes and
+environments its spec declares. The pages exist only in the built site; `make docs` builds it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import inspect
+import re
 import types
 import typing
 from collections.abc import Iterator
@@ -270,6 +272,40 @@ def marts_page(root: Path) -> str:
     return "\n".join(lines)
 
 
+SPEC_TABLES = re.compile(r"^<!-- spec tables: ([a-z][a-z0-9_]*) -->$", flags=re.MULTILINE)
+
+
+def _values(values: list[Any]) -> str:
+    return ", ".join(f"{value:g}" if isinstance(value, float) else str(value) for value in values)
+
+
+def spec_tables(study: str) -> str:
+    """A study's axes and environments as its spec declares them, for its page."""
+    loaded = spec.load_spec(study)
+    lines = ["| axis | unit | values | baseline | meaning |", "|---|---|---|---|---|"]
+    for name, axis in loaded.axes.items():
+        if axis.ladder is not None:
+            values = "; ".join(
+                f"`{size}`: {_values(axis.ladder[size])}" for size in spec.LADDERS if size in axis.ladder
+            )
+        else:
+            values = _values(axis.values or [])
+        baseline = "" if axis.baseline is None else str(axis.baseline)
+        cells = [f"`{name}`", axis.unit, values, baseline, axis.description]
+        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+    lines += ["", "| environment | connection | meaning |", "|---|---|---|"]
+    for environment in loaded.environments:
+        name = f"`{environment.name}`" + (" (baseline)" if environment.baseline else "")
+        cells = [name, f"`{environment.transport.connection}`", environment.description]
+        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+    return "\n".join(lines)
+
+
+def with_spec_tables(markdown: str) -> str:
+    """A page with each `<!-- spec tables: <study> -->` line replaced by that study's tables."""
+    return SPEC_TABLES.sub(lambda match: spec_tables(match.group(1)), markdown)
+
+
 def reference_pages(root: Path | None = None) -> dict[str, str]:
     """The generated pages by their path under docs/."""
     root = root or repo_root()
@@ -288,3 +324,8 @@ def on_files(files: Any, config: Any) -> Any:
     for uri, content in reference_pages().items():
         files.append(File.generated(config, uri, content=content))
     return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """MkDocs hook: fill a study page's spec tables from its spec."""
+    return with_spec_tables(markdown)
