@@ -93,6 +93,14 @@ def test_the_readme_names_its_two_commands_first_and_fits_a_few_screens() -> Non
     assert len(lines) <= 250, "the README is the short tour: details go to a page under docs/"
 
 
+@pytest.mark.parametrize("document", [README, ROOT / "CONTRIBUTING.md"], ids=lambda path: path.name)
+def test_the_repository_documents_link_only_to_files_that_exist(document: Path) -> None:
+    """GitHub shows these as they are: a link to a generated reference page would be broken."""
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", document.read_text(encoding="utf-8"))
+    assert targets
+    assert [target for target in targets if "://" not in target and not (ROOT / target).exists()] == []
+
+
 def test_the_nav_names_only_pages_that_exist_or_are_generated() -> None:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
 
