@@ -20,11 +20,11 @@ RUN mvn -q -B package -DskipTests
 # The uv that wrote uv.lock reads it; the Airflow image's own uv may be older.
 FROM ghcr.io/astral-sh/uv:0.13.9 AS uv
 
-# uv.lock exported as a plain requirements file (no project, no dev tools, no hashes).
+# uv.lock exported as a plain requirements file (no project, no dev or docs tools, no hashes).
 FROM apache/airflow:3.3.2-python3.11 AS requirements
 COPY --from=uv /uv /tmp/uv
 COPY pyproject.toml uv.lock /tmp/benchcamp/
-RUN /tmp/uv export --project /tmp/benchcamp --frozen --no-dev --no-hashes --no-emit-project \
+RUN /tmp/uv export --project /tmp/benchcamp --frozen --no-dev --no-group docs --no-hashes --no-emit-project \
         --no-header --quiet --output-file /tmp/requirements.txt
 
 FROM apache/airflow:3.3.2-python3.11

@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # Let Python cache bytecode in .venv: without it every process recompiles Airflow, GX and dbt.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup browser run test test-unit test-integration lint up down status lab-up lab-down lab-status benchmark manifest clean
+.PHONY: help setup browser run test test-unit test-integration lint docs up down status lab-up lab-down lab-status benchmark manifest clean
 
 help:
 	@echo "make run      the $(STUDY) campaign ($(LADDER) ladder), then a quick YCSB one, through Airflow on the local lab"
@@ -19,6 +19,7 @@ help:
 	@echo "make up | down | status    Airflow (UI on 127.0.0.1:8080, login required) and the lab"
 	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
 	@echo "make benchmark    measure the HiveBench generator, the harness and the import (benchmarks/)"
+	@echo "make docs    the documentation site into site/ (open site/index.html)"
 
 $(VENV)/.synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null || python3 -m pip install --quiet uv
@@ -85,6 +86,12 @@ lint: $(VENV)/.synced
 	$(VENV)/bin/ruff format --check include dags plugins tests benchmarks
 	$(VENV)/bin/mypy include
 
+# The documentation site (mkdocs.yml, docs/): --strict, so a broken link, a page missing from the
+# nav or an unknown anchor fails; the reference pages are generated from the code as it builds.
+# NO_MKDOCS_2_WARNING quiets Material's banner about MkDocs 2, which says nothing of this site.
+docs: $(VENV)/.synced
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 up: setup
 	$(BENCHCAMP) up
 down: $(VENV)/.synced
@@ -110,4 +117,4 @@ manifest: $(VENV)/.synced
 	$(PY) -c "from benchcamp.pipeline.transform import generate_manifest; generate_manifest()"
 
 clean:
-	rm -rf results warehouse .airflow dbt_project/target dbt_project/logs
+	rm -rf results warehouse .airflow dbt_project/target dbt_project/logs site
