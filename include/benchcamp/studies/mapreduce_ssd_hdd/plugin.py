@@ -43,7 +43,10 @@ def phase_time_blocks(tables: Tables) -> list[Block]:
     for (environment, workload, graph), group in _grouped(rows, "environment", "workload", "graph").items():
         body = []
         for row in sorted(group, key=lambda r: (r["config_set"], r["job"])):
-            n = f"{row['n']}" + (f" ({row['n_failed']} failed)" if row["n_failed"] else "")
+            # a published import may give phase times without the chain's duration_s: no n then
+            n = ("-" if row["n"] is None else f"{row['n']}") + (
+                f" ({row['n_failed']} failed)" if row["n_failed"] else ""
+            )
             cells = (
                 Cell(row["config_set"]), Cell(row["job"]), num(n, row["n"]),
                 *(_with_spread(row[f"{phase}_s"], row[f"{phase}_stddev_s"]) for phase in PHASES),
