@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from benchcamp.core.spec import StudySpec, load_spec
 from benchcamp.core.steps import ArchivedStep, RunContext
@@ -344,3 +345,31 @@ def recorded_records(campaign: str = "recorded") -> list[Any]:
             )
             records += get_workload(cell["workload"]).parse(ctx, step)
     return records
+
+
+def test_the_dag_s_load_copies_the_spec_s_set_comparisons(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The load task (run_load) writes the campaign and the pairs graph_config_deltas compares."""
+    from benchcamp.core.records import cell_key
+    from benchcamp.pipeline import archive
+    from benchcamp.pipeline.campaign import run_load
+
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    records = recorded_records("c1")
+    groups: dict[tuple[str, int], list[Any]] = {}
+    for record in records:
+        groups.setdefault((cell_key(record.workload, record.params), record.repetition), []).append(record)
+    for (key, repetition), group in groups.items():
+        archive.save_records(archive.repetition_dir(SPEC.study, "c1", key, repetition), group)
+    warehouse = tmp_path / "wh.duckdb"
+    assert run_load(SPEC.study, "c1", warehouse).records == len(records)
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        pairs = con.execute("select axis, value, against from raw.axis_comparisons order by all").fetchall()
+    assert pairs == [
+        ("config_set", "buffer_size", "containers"),
+        ("config_set", "containers", "defaults"),
+        ("config_set", "custom", "containers"),
+        ("config_set", "custom", "defaults"),
+        ("config_set", "sort_factor", "containers"),
+    ]
