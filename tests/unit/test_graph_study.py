@@ -373,3 +373,39 @@ def test_the_dag_s_load_copies_the_spec_s_set_comparisons(
         ("config_set", "custom", "defaults"),
         ("config_set", "sort_factor", "containers"),
     ]
+
+
+def test_set_comparisons_print_a_phase_per_row_and_a_storage_per_column() -> None:
+    """Tables 9 to 14's shape, for any pair the spec names; drive against drive keeps its own."""
+    from benchcamp.studies.mapreduce_ssd_hdd.plugin import delta_blocks
+
+    def row(
+        comparison: str, env: str, base_env: str, config_set: str, against: str, phase: str, pct: float
+    ) -> dict[str, Any]:
+        return {
+            "comparison": comparison, "environment": env, "baseline_environment": base_env,
+            "workload": "triangle_counting", "graph": "youtube", "config_set": config_set,
+            "baseline_config_set": against, "job": "1-wedges", "phase": phase, "delta_pct": pct,
+            "baseline_campaign": "c0",
+        }  # fmt: skip
+
+    rows = [
+        row("config_set", "hdd", "hdd", "sort_factor", "containers", "merge", -12.5),
+        row("config_set", "ssd_a", "ssd_a", "sort_factor", "containers", "merge", -4.0),
+        row("config_set", "ssd_a", "ssd_a", "sort_factor", "containers", "map", 1.0),
+        row("config_set", "hdd", "hdd", "buffer_size", "containers", "shuffle", 3.0),
+        row("storage", "ssd_a", "hdd", "containers", "containers", "map", -20.0),
+    ]
+    blocks = delta_blocks({"graph_config_deltas": rows})
+    assert [(block.title, block.headers) for block in blocks] == [
+        ("triangle_counting on youtube: buffer_size vs containers, % difference per phase and storage",
+         ("Job", "Phase", "hdd Δ%")),
+        ("triangle_counting on youtube: sort_factor vs containers, % difference per phase and storage",
+         ("Job", "Phase", "hdd Δ%", "ssd_a Δ%")),
+        ("triangle_counting on youtube, containers: ssd_a vs hdd (its latest campaign, c0), % difference per phase",
+         ("Job", "map Δ%", "shuffle Δ%", "merge Δ%", "reduce Δ%", "job elapsed Δ%")),
+    ]  # fmt: skip
+    assert [row.texts for row in blocks[1].rows] == [
+        ["1-wedges", "map", "-", "1.00"],
+        ["1-wedges", "merge", "-12.50", "-4.00"],
+    ]
