@@ -18,8 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
-from benchcamp.core.spec import load_spec
+from benchcamp.core.spec import StudySpec, load_spec
 from benchcamp.core.steps import ArchivedStep, RunContext
 from benchcamp.ops.lab.layout import LabError
 from benchcamp.studies.mapreduce_ssd_hdd import device_hadoop
@@ -178,26 +179,65 @@ def test_a_failed_chain_is_one_failed_record(tmp_path: Path) -> None:
     assert [(record.metric, record.status) for record in records] == [("duration_s", "failed")]
 
 
-def test_job_settings_per_configuration_set() -> None:
-    defaults = graphmr.job_settings(context("mutual_friends", "defaults"))
-    containers = graphmr.job_settings(context("mutual_friends", "containers"))
-    custom = graphmr.job_settings(context("mutual_friends", "custom"))
+def test_job_settings_per_configuration_set_build_on_each_other_as_the_paper_s() -> None:
+    """containers = defaults with 3 maps; custom = containers plus the four settings; each
+    single-setting step = just containers plus its one setting (the buffer per Tables 11, 12)."""
+    sets = {
+        name: graphmr.job_settings(context("mutual_friends", name))
+        for name in SPEC.axes["config_set"].all_values()
+    }
     common = {
         "mapreduce.map.speculative": "false",
         "mapreduce.reduce.speculative": "false",
         "mapreduce.job.reduce.slowstart.completedmaps": "1.0",
         "dfs.replication": "1",
     }
-    assert defaults == {**common, "mapreduce.job.running.map.limit": "6"}
-    assert containers == {**common, "mapreduce.job.running.map.limit": "3"}
-    assert custom == {
-        **common,
-        "mapreduce.job.running.map.limit": "6",
-        "mapreduce.reduce.shuffle.parallel.copies": "50",
-        "mapreduce.task.io.sort.factor": "100",
-        "mapreduce.map.sort.spill.percent": "0.9",
-        "io.file.buffer.size": "65536",
+    containers = {**common, "mapreduce.job.running.map.limit": "3"}
+    assert sets == {
+        "defaults": {**common, "mapreduce.job.running.map.limit": "6"},
+        "containers": containers,
+        "custom": {
+            **containers,
+            "mapreduce.reduce.shuffle.parallel.copies": "50",
+            "mapreduce.task.io.sort.factor": "100",
+            "mapreduce.map.sort.spill.percent": "0.9",
+            "io.file.buffer.size": "65536",
+        },
+        "sort_factor": {**containers, "mapreduce.task.io.sort.factor": "100"},
+        "buffer_size": {**containers, "io.file.buffer.size": "131072"},
     }
+
+
+def with_settings(changes: dict[str, Any]) -> StudySpec:
+    settings = {workload: {**values, **changes} for workload, values in SPEC.settings.items()}
+    return SPEC.model_copy(update={"settings": settings})
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"custom.extends": "tuned"},
+            "configuration set 'custom' of triangle_counting extends 'tuned', which is not a configuration "
+            "set (settings.triangle_counting['custom.extends']): name one of buffer_size, containers, custom, "
+            "defaults, sort_factor",
+        ),
+        (
+            {"containers.extends": "custom"},
+            "configuration sets of triangle_counting extend each other in a circle "
+            "(custom -> containers -> custom): break it",
+        ),
+    ],
+)
+def test_a_set_extending_an_unknown_set_or_itself_is_refused_before_anything_runs(
+    changes: dict[str, Any], message: str
+) -> None:
+    spec = with_settings(changes)
+    params: dict[str, Any] = {"graph": "karate", "config_set": "custom"}
+    ctx = RunContext(spec, spec.environment("lab_ram"), "c1", "triangle_counting", params, 1, "tiny")
+    with pytest.raises(ValueError) as error:
+        get_workload("triangle_counting").check_cell(ctx)
+    assert str(error.value) == message
 
 
 def test_cells_are_checked_before_anything_runs() -> None:
@@ -281,6 +321,14 @@ def test_the_environments_own_facts_join_the_fingerprint_when_named_hardware() -
     assert len({env_facts.fingerprint(base), on_vda, on_vdb}) == 3
 
 
+def recorded_spec(cell: dict[str, Any]) -> StudySpec:
+    """The spec a recording ran under: today's, with the settings its cell.json says it ran with
+    then (`settings_then`: a recording from before a set's definition changed)."""
+    then = cell.get("settings_then", {})
+    settings = {workload: {**values, **then} for workload, values in SPEC.settings.items()}
+    return SPEC.model_copy(update={"settings": settings})
+
+
 def recorded_records(campaign: str = "recorded") -> list[Any]:
     """Every recorded chain parsed as two repetitions of one campaign on lab_disk (the study
     contract's recorded warehouse shows them)."""
@@ -291,8 +339,73 @@ def recorded_records(campaign: str = "recorded") -> list[Any]:
             started = datetime(2026, 11, 25, 6, repetition, tzinfo=UTC)
             step = ArchivedStep(cell_file.parent, 0, started, started)
             params: dict[str, Any] = {"graph": cell["graph"], "config_set": cell["config_set"]}
+            spec = recorded_spec(cell)
             ctx = RunContext(
-                SPEC, SPEC.environment("lab_disk"), campaign, cell["workload"], params, repetition, "tiny"
+                spec, spec.environment("lab_disk"), campaign, cell["workload"], params, repetition, "tiny"
             )
             records += get_workload(cell["workload"]).parse(ctx, step)
     return records
+
+
+def test_the_dag_s_load_copies_the_spec_s_set_comparisons(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The load task (run_load) writes the campaign and the pairs graph_config_deltas compares."""
+    from benchcamp.core.records import cell_key
+    from benchcamp.pipeline import archive
+    from benchcamp.pipeline.campaign import run_load
+
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    records = recorded_records("c1")
+    groups: dict[tuple[str, int], list[Any]] = {}
+    for record in records:
+        groups.setdefault((cell_key(record.workload, record.params), record.repetition), []).append(record)
+    for (key, repetition), group in groups.items():
+        archive.save_records(archive.repetition_dir(SPEC.study, "c1", key, repetition), group)
+    warehouse = tmp_path / "wh.duckdb"
+    assert run_load(SPEC.study, "c1", warehouse).records == len(records)
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        pairs = con.execute("select axis, value, against from raw.axis_comparisons order by all").fetchall()
+    assert pairs == [
+        ("config_set", "buffer_size", "containers"),
+        ("config_set", "containers", "defaults"),
+        ("config_set", "custom", "containers"),
+        ("config_set", "custom", "defaults"),
+        ("config_set", "sort_factor", "containers"),
+    ]
+
+
+def test_set_comparisons_print_a_phase_per_row_and_a_storage_per_column() -> None:
+    """Tables 9 to 14's shape, for any pair the spec names; drive against drive keeps its own."""
+    from benchcamp.studies.mapreduce_ssd_hdd.plugin import delta_blocks
+
+    def row(
+        comparison: str, env: str, base_env: str, config_set: str, against: str, phase: str, pct: float
+    ) -> dict[str, Any]:
+        return {
+            "comparison": comparison, "environment": env, "baseline_environment": base_env,
+            "workload": "triangle_counting", "graph": "youtube", "config_set": config_set,
+            "baseline_config_set": against, "job": "1-wedges", "phase": phase, "delta_pct": pct,
+            "baseline_campaign": "c0",
+        }  # fmt: skip
+
+    rows = [
+        row("config_set", "hdd", "hdd", "sort_factor", "containers", "merge", -12.5),
+        row("config_set", "ssd_a", "ssd_a", "sort_factor", "containers", "merge", -4.0),
+        row("config_set", "ssd_a", "ssd_a", "sort_factor", "containers", "map", 1.0),
+        row("config_set", "hdd", "hdd", "buffer_size", "containers", "shuffle", 3.0),
+        row("storage", "ssd_a", "hdd", "containers", "containers", "map", -20.0),
+    ]
+    blocks = delta_blocks({"graph_config_deltas": rows})
+    assert [(block.title, block.headers) for block in blocks] == [
+        ("triangle_counting on youtube: buffer_size vs containers, % difference per phase and storage",
+         ("Job", "Phase", "hdd Δ%")),
+        ("triangle_counting on youtube: sort_factor vs containers, % difference per phase and storage",
+         ("Job", "Phase", "hdd Δ%", "ssd_a Δ%")),
+        ("triangle_counting on youtube, containers: ssd_a vs hdd (its latest campaign, c0), % difference per phase",
+         ("Job", "map Δ%", "shuffle Δ%", "merge Δ%", "reduce Δ%", "job elapsed Δ%")),
+    ]  # fmt: skip
+    assert [row.texts for row in blocks[1].rows] == [
+        ["1-wedges", "map", "-", "1.00"],
+        ["1-wedges", "merge", "-12.50", "-4.00"],
+    ]

@@ -141,15 +141,35 @@ def test_ycsb_has_the_published_132_tests_plus_the_offered_load_sweep() -> None:
 def test_ssd_hdd_matrix_and_protocol() -> None:
     spec = load_spec("mapreduce_ssd_hdd")
     paper = spec.cells("paper")
-    assert len(paper) == 3 * 10 * 3  # algorithms × graphs × configuration sets
+    # algorithms × graphs × configuration sets, and the single-setting steps on YouTube (issue 31)
+    assert len(paper) == 3 * 10 * 3 + 2 * 2
     graphs = spec.axes["graph"].values_at("paper")
     assert len(graphs) == 10 and (graphs[0], graphs[-1]) == ("brightkite", "orkut")
-    assert {c.params["config_set"] for c in paper} == {"defaults", "containers", "custom"}
+    steps = {
+        (c.workload, c.params["graph"], c.params["config_set"])
+        for c in paper
+        if c.series == "single_settings"
+    }
+    assert steps == {
+        (workload, "youtube", config_set)
+        for workload in ("mutual_friends", "triangle_counting")
+        for config_set in ("sort_factor", "buffer_size")
+    }  # their "just containers" on YouTube is a cell of the algorithms series
+    assert not any(c.series == "single_settings" for c in spec.cells("tiny") + spec.cells("small"))
+    assert [(item.value, item.against) for item in spec.axes["config_set"].comparisons] == [
+        ("containers", "defaults"),
+        ("custom", "defaults"),
+        ("custom", "containers"),  # the paper's Tables 13 and 14
+        ("sort_factor", "containers"),
+        ("buffer_size", "containers"),
+    ]
     assert spec.reformat_storage and spec.drop_caches
     assert [(e.name, e.baseline) for e in spec.environments][:3] == [
         ("hdd", True), ("ssd_a", False), ("ssd_b", False)
     ]  # fmt: skip
     custom = {
+        "containers.extends": "defaults",
+        "custom.extends": "containers",
         "custom.mapreduce.reduce.shuffle.parallel.copies": 50,
         "custom.mapreduce.task.io.sort.factor": 100,
         "custom.mapreduce.map.sort.spill.percent": 0.90,
@@ -240,6 +260,11 @@ BAD_SPECS = [
     ("hibench_dse", "    baseline: smallest\n    ladder:", "    baseline: 0.024\n    ladder:", "axes.data_size_gb.baseline: 0.024 is not on the ladder's tiny and paper levels: list it on every level, or write 'smallest'", None),
     ("mapreduce_ssd_hdd", "    baseline: smallest  ", "    baseline: brightkite  ", "axes.graph.baseline: 'brightkite' is not on the ladder's tiny level: list it on every level, or write 'smallest'", None),
     ("hibench_dse", "    baseline: 4", "    baseline: 5", "axes.maps.baseline: 5 is not one of the values [3, 4, 6, 12]", None),
+    # an axis's comparisons name two different values it takes, each pair once
+    ("mapreduce_ssd_hdd", "      - {value: custom, against: containers}", "      - {value: custom, against: contaners}", "axes.config_set.comparisons[2].against: 'contaners' is not one of the axis's values ['defaults', 'containers', 'custom', 'sort_factor', 'buffer_size']: name one of them, or add it to the values", None),
+    ("mapreduce_ssd_hdd", "      - {value: sort_factor, against: containers}", "      - {value: sort_factors, against: containers}", "axes.config_set.comparisons[3].value: 'sort_factors' is not one of the axis's values", None),
+    ("mapreduce_ssd_hdd", "      - {value: custom, against: containers}", "      - {value: custom, against: custom}", "axes.config_set.comparisons[2].against: compares 'custom' with itself: name another value", None),
+    ("mapreduce_ssd_hdd", "      - {value: custom, against: containers}", "      - {value: custom, against: defaults}  # again", "axes.config_set.comparisons[2]: ('custom', 'defaults') is listed twice (first at [1]): remove one", "defaults}  # again"),
 ]  # fmt: skip
 
 

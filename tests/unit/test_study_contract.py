@@ -120,6 +120,7 @@ def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         EXAMPLE_ID,
     ):
         wh.upsert_study_thresholds(target, study, load_spec(study).thresholds.max_stddev_pct)
+        wh.upsert_axis_comparisons(target, study, load_spec(study).axes)  # as the load step does
     source = tmp / "published.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))
     assert main(["import", str(source), "--warehouse", str(target)]) == ExitCode.OK  # and the dbt build

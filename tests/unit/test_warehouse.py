@@ -73,6 +73,7 @@ def test_connect_creates_the_folder_and_the_raw_schema(path: Path) -> None:
         "environments",
         "study_thresholds",
         "study_history_metrics",
+        "axis_comparisons",
         "regression_alerts",
         "study_claims",
         "campaign_runs",
@@ -288,6 +289,27 @@ def test_study_thresholds_are_upserted(path: Path) -> None:
     assert rows(path, "select * from raw.study_thresholds") == [("hibench_dse", 5.5)]
     with pytest.raises(ValueError):
         wh.upsert_study_thresholds(path, "hibench_dse", 0)
+
+
+def test_axis_comparisons_become_exactly_the_spec_s(path: Path) -> None:
+    """Every load writes the study's rows anew: a comparison dropped from the spec goes."""
+    from benchcamp.core.spec import load_spec
+
+    spec = load_spec("mapreduce_ssd_hdd")
+    wh.upsert_axis_comparisons(path, "other", {})
+    wh.upsert_axis_comparisons(path, "mapreduce_ssd_hdd", spec.axes)
+    assert rows(path, "select * from raw.axis_comparisons where against = 'containers' order by value") == [
+        ("mapreduce_ssd_hdd", "config_set", "buffer_size", "containers"),
+        ("mapreduce_ssd_hdd", "config_set", "custom", "containers"),
+        ("mapreduce_ssd_hdd", "config_set", "sort_factor", "containers"),
+    ]
+    fewer = spec.axes["config_set"].model_copy(
+        update={"comparisons": spec.axes["config_set"].comparisons[:1]}
+    )
+    wh.upsert_axis_comparisons(path, "mapreduce_ssd_hdd", {"config_set": fewer})
+    assert rows(path, "select * from raw.axis_comparisons") == [
+        ("mapreduce_ssd_hdd", "config_set", "containers", "defaults")
+    ]
 
 
 def test_writers_release_the_file(path: Path) -> None:

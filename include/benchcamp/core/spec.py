@@ -439,6 +439,13 @@ class Environment(_Strict):
         return Environment.model_validate({**self.flat_keys(), **keys})
 
 
+class Comparison(_Strict):
+    """Two values of one axis a study compares: `value` against `against` (its baseline there)."""
+
+    value: AxisValue
+    against: AxisValue
+
+
 class Axis(_Checked):
     """One dimension of the matrix: fixed values, or values per ladder size."""
 
@@ -449,11 +456,18 @@ class Axis(_Checked):
     ladder: dict[Ladder, list[AxisValue]] | None = None
     baseline: AxisValue | Literal["smallest"] | None = None
     positive: bool = True
+    comparisons: list[Comparison] = Field(
+        default_factory=list,
+        description="pairs of this axis's values a study's marts compare (value against against), "
+        "for studies whose published comparisons are not all against the baseline; copied into "
+        "raw.axis_comparisons by every load and import",
+    )
 
     def problems(self) -> Iterator[Problem]:
         if (self.values is None) == (self.ladder is None):
             yield Problem((), "give exactly one of 'values' or 'ladder'")
             return
+        yield from self._comparison_problems()
         lists: list[tuple[tuple[str | int, ...], list[AxisValue]]] = []
         if self.values is not None:
             lists.append((("values",), self.values))
@@ -483,6 +497,30 @@ class Axis(_Checked):
                     f"{self.baseline!r} is not on the ladder's {' and '.join(lacking)} "
                     f"level{'s' if len(lacking) > 1 else ''}: list it on every level, or write 'smallest'",
                 )
+
+    def _comparison_problems(self) -> Iterator[Problem]:
+        """Each comparison names two different values the axis takes, and is listed once."""
+        ladder = self.ladder or {}
+        known = (
+            self.values
+            if self.values is not None
+            else list(dict.fromkeys(v for size in LADDERS for v in ladder.get(size, [])))
+        )
+        for index, item in enumerate(self.comparisons):
+            for key in ("value", "against"):
+                named = getattr(item, key)
+                if named not in known:
+                    yield Problem(
+                        ("comparisons", index, key),
+                        f"{named!r} is not one of the axis's values {known}: name one of them, "
+                        "or add it to the values",
+                    )
+            if item.value == item.against:
+                yield Problem(
+                    ("comparisons", index, "against"),
+                    f"compares {item.value!r} with itself: name another value",
+                )
+        yield from _repeats(("comparisons",), [(item.value, item.against) for item in self.comparisons])
 
     def all_values(self) -> list[AxisValue]:
         if self.values is not None:

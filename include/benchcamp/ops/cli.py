@@ -108,8 +108,8 @@ def _import(args: argparse.Namespace) -> int:
         # The suite (Python) runs on the other core while DuckDB inserts the records.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-validate") as pool:
             validating = pool.submit(importer.validate, cells, thresholds, min_ok)
-            histories = {study: load_spec(study).history for study in thresholds}
-            loads = importer.load(con, target, loads, validating.result, thresholds, histories)
+            specs = {study: load_spec(study) for study in thresholds}
+            loads = importer.load(con, target, loads, validating.result, thresholds, specs)
             failures = validating.result()
     dbt.join()
     for item in loads:

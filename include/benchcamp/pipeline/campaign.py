@@ -1370,6 +1370,7 @@ def run_load(
     wh.upsert_study_claims(path, study, load_claims(study))  # what the scorecard mart scores
     wh.replace_adaptive_stops(path, study, campaign, adaptive.stops(study, campaign))
     wh.upsert_study_history(path, study, spec.history)
+    wh.upsert_axis_comparisons(path, study, spec.axes)
     if run is not None and records:  # a run that measured nothing (target unreachable) is no campaign
         wh.record_campaign_run(
             path, study, campaign, run.run_id, run.run_type, run.logical_date,

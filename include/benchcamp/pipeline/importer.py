@@ -42,6 +42,7 @@ from benchcamp.pipeline.warehouse import (
     RESULT_KEY,
     SCHEMA,
     wait_for_warehouse,
+    write_axis_comparisons,
     write_study_claims,
     write_study_history,
     write_study_threshold,
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
-    from benchcamp.core.spec import History
+    from benchcamp.core.spec import StudySpec
 
 REQUIRED = RECORD_FIELDS[:10]
 # A comma before a closing bracket (yyjson allows it, Python's json does not), a byte-order mark
@@ -667,10 +668,11 @@ def load(
     loads: list[CampaignLoad],
     failures: Callable[[], list[ValidationFailure]],
     thresholds: dict[str, float],
-    histories: dict[str, History | None] | None = None,
+    specs: dict[str, StudySpec] | None = None,
 ) -> list[CampaignLoad]:
     """Insert-or-replace `incoming`, the campaigns' validation failures, the study thresholds and
-    (when given) the studies' tracked history metrics, all in one transaction on the warehouse. `incoming` holds each key once (`check_repeats`);
+    (when `specs` are given) the studies' tracked history metrics and axis comparisons, all in one
+    transaction on the warehouse. `incoming` holds each key once (`check_repeats`);
     a key still repeated fails the insert, and the transaction loads nothing.
 
     `failures` is asked for only after the records are inserted, so the suite (Python, on the
@@ -732,8 +734,9 @@ def load(
             for study, threshold in thresholds.items():
                 write_study_threshold(con, study, threshold)
                 write_study_claims(con, study, load_claims(study))  # what the scorecard scores
-            for study, history in (histories or {}).items():
-                write_study_history(con, study, history)
+            for study, spec in (specs or {}).items():
+                write_study_history(con, study, spec.history)
+                write_axis_comparisons(con, study, spec.axes)
             con.execute("commit")
         except BaseException:
             con.execute("rollback")

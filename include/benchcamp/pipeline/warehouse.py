@@ -12,7 +12,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from benchcamp.core.claims import Claim
-    from benchcamp.core.spec import History
+    from benchcamp.core.spec import Axis, History
 
 __all__ = [
     "DEFAULT_MAX_STDDEV_PCT",
@@ -51,6 +51,8 @@ __all__ = [
     "upsert_study_thresholds",
     "upsert_study_history",
     "write_study_history",
+    "upsert_axis_comparisons",
+    "write_axis_comparisons",
 ]
 
 DEFAULT_MAX_STDDEV_PCT = 10.0  # the marts' fallback when a study has no row in raw.study_thresholds
@@ -112,6 +114,13 @@ create table if not exists raw.study_history_metrics (
     max_pvalue double not null,
     window_campaigns bigint not null,
     primary key (study, metric)
+);
+create table if not exists raw.axis_comparisons (
+    study varchar not null,
+    axis varchar not null,
+    value varchar not null,
+    against varchar not null,
+    primary key (study, axis, value, against)
 );
 create table if not exists raw.regression_alerts (
     study varchar not null,
@@ -605,6 +614,27 @@ def write_study_history(con: duckdb.DuckDBPyConnection, study: str, history: His
             for settings in [history.change_points]
         ],
     )
+
+
+def upsert_axis_comparisons(path: Path | None, study: str, axes: Mapping[str, Axis]) -> None:
+    """Record the spec's axis `comparisons`, which a study's marts read (which value against which)."""
+    with connect(path) as con:
+        write_axis_comparisons(con, study, axes)
+
+
+def write_axis_comparisons(con: duckdb.DuckDBPyConnection, study: str, axes: Mapping[str, Axis]) -> None:
+    """`upsert_axis_comparisons` on an open connection: the study's rows become exactly its spec's
+    comparisons, so one dropped from the spec stops being computed."""
+    con.execute("delete from raw.axis_comparisons where study = ?", [study])
+    rows = [
+        [study, name, str(item.value), str(item.against)]
+        for name, axis in axes.items()
+        for item in axis.comparisons
+    ]
+    if rows:
+        con.executemany(
+            "insert into raw.axis_comparisons (study, axis, value, against) values (?, ?, ?, ?)", rows
+        )
 
 
 def record_campaign_run(

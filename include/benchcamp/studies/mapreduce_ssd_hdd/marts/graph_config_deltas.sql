@@ -1,13 +1,12 @@
 -- The study's % differences per phase, (this − baseline) / baseline × 100 (negative: faster):
---   comparison = 'config_set': each configuration set against `defaults` (the spec's baseline
---     set), same campaign, storage, algorithm, job and graph;
+--   comparison = 'config_set': each pair of configuration sets the spec names in
+--     axes.config_set.comparisons (stg_axis_comparisons: e.g. custom against containers, the
+--     paper's Tables 13 and 14), same campaign, storage, algorithm, job and graph;
 --   comparison = 'storage': each storage (environment) against every other one, same
 --     configuration set, algorithm, job and graph, each storage's latest campaign (a campaign
 --     runs one environment, so drives are compared across campaigns).
 -- Phases: map, shuffle, merge, reduce (graph_phase_times' means) and the job's elapsed time.
 {{ config(materialized='table') }}
-
-{% set baseline_config_set = 'defaults' %}
 
 with phases as (
     unpivot {{ ref('graph_phase_times') }}
@@ -30,6 +29,12 @@ long as (
     from phases
 ),
 
+comparisons as (
+    select study, value as config_set, against as baseline_config_set
+    from {{ ref('stg_axis_comparisons') }}
+    where axis = 'config_set'
+),
+
 latest as (
     select *
     from long
@@ -49,10 +54,12 @@ config_set_deltas as (
         t.seconds,
         b.seconds as baseline_seconds
     from long as t
+    inner join comparisons as c
+        on t.study = c.study and t.config_set = c.config_set
     inner join long as b
         on t.study = b.study and t.campaign = b.campaign and t.environment = b.environment
         and t.workload = b.workload and t.graph = b.graph and t.job = b.job and t.phase = b.phase
-    where b.config_set = '{{ baseline_config_set }}' and t.config_set <> b.config_set
+        and b.config_set = c.baseline_config_set
 ),
 
 storage_deltas as (

@@ -64,6 +64,7 @@ PHASES = ("map", "shuffle", "merge", "reduce")
 # The study's knob per configuration set: how many maps run at once (a job setting since Hadoop 2.7).
 PARALLEL_MAPS = "parallel_maps"
 RUNNING_MAP_LIMIT = "mapreduce.job.running.map.limit"
+EXTENDS = "extends"  # `<set>.extends: <other set>`: the set starts from the other's settings
 HISTORY_WAIT_S = 120
 
 # Runs on the target (any python3), where the JobHistory server is reachable: every job of the
@@ -148,24 +149,45 @@ def graph_file(name: str) -> Path:
 
 def job_settings(ctx: RunContext) -> dict[str, str]:
     """The Hadoop properties of the cell's configuration set (the spec's settings: plain names for
-    every set, `<set>.<name>` for one set), `parallel_maps` as the running-map limit."""
+    every set, `<set>.<name>` for one set, `<set>.extends` to start from another set's, as the
+    paper built its sets incrementally), `parallel_maps` as the running-map limit."""
     config_set = str(ctx.param("config_set"))
     axis = ctx.spec.axes.get("config_set")
-    known_sets = {str(value) for value in axis.values or []} if axis else set()
-    settings: dict[str, str] = {}
-    scoped: dict[str, str] = {}
+    known_sets = {str(value) for value in axis.all_values()} if axis else set()
+    common: dict[str, str] = {}
+    own: dict[str, dict[str, str]] = {}
     for name, value in ctx.spec.settings.get(ctx.workload, {}).items():
         text = str(value).lower() if isinstance(value, bool) else str(value)
         prefix, _, rest = name.partition(".")
         if rest and prefix in known_sets:
-            if prefix == config_set:
-                scoped[rest] = text
+            own.setdefault(prefix, {})[rest] = text
         else:
-            settings[name] = text
-    settings.update(scoped)  # a set's own value wins over the common one
+            common[name] = text
+    settings = {**common, **_set_settings(config_set, own, sorted(known_sets), ctx.workload, ())}
     if PARALLEL_MAPS in settings:
         settings[RUNNING_MAP_LIMIT] = settings.pop(PARALLEL_MAPS)
     return settings
+
+
+def _set_settings(
+    config_set: str, own: dict[str, dict[str, str]], known: list[str], workload: str, seen: tuple[str, ...]
+) -> dict[str, str]:
+    """One set's own values over those of the set it extends (and so on up the chain)."""
+    if config_set in seen:
+        chain = " -> ".join((*seen, config_set))
+        raise ValueError(
+            f"configuration sets of {workload} extend each other in a circle ({chain}): break it"
+        )
+    values = dict(own.get(config_set, {}))
+    parent = values.pop(EXTENDS, None)
+    if parent is None:
+        return values
+    if parent not in known:
+        raise ValueError(
+            f"configuration set '{config_set}' of {workload} extends '{parent}', which is not a "
+            f"configuration set (settings.{workload}['{config_set}.{EXTENDS}']): name one of {', '.join(known)}"
+        )
+    return {**_set_settings(parent, own, known, workload, (*seen, config_set)), **values}
 
 
 class GraphChain(Workload):
