@@ -43,6 +43,7 @@ _FIELDS = {
     "IO rate std deviation": ("io_rate_stddev_mb_s", "MB/s"),
     "Test exec time sec": ("test_exec_time_s", "s"),
 }
+UNITS = dict(_FIELDS.values())  # metric → unit of the summary's figures
 # not a figure, but it tells the two copies come from the same run (and an appended log's runs apart)
 DATE_LABEL = "Date & time"
 _DATE = DATE_LABEL
@@ -226,3 +227,6 @@ class DFSIORead(_TestDFSIO):
 
     def generate(self, ctx: RunContext) -> list[Command]:
         return [self._command(ctx, "write", result_file=False)]
+
+
+MODE_WORKLOADS = {cls.mode: cls.name for cls in (DFSIOWrite, DFSIORead)}  # -write → dfsio_write
