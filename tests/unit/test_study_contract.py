@@ -10,7 +10,6 @@ a warehouse of recorded results (the golden HiBench and YCSB records, the exampl
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import shutil
 import socket
