@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from benchcamp.core.records import ParamValue, ResultRecord, Status, cell_key, coerce_param, read_text
+from benchcamp.core.records import (
+    ParamValue,
+    RecordError,
+    ResultRecord,
+    Status,
+    cell_key,
+    coerce_param,
+    read_text,
+)
 from benchcamp.core.spec import SpecError, load_spec
 from benchcamp.core.study import study_plugin
 from benchcamp.workloads.base import ParseError
@@ -379,7 +387,7 @@ def read_native(native_format: str | None, paths: Iterable[Path], options: Nativ
     for path in native_files(paths):
         try:
             text = read_text(path)
-        except Exception as exc:  # the record reader's message names the file and why
+        except RecordError as exc:  # names the file, and the line of a byte that is not UTF-8
             raise NativeError(str(exc)) from None
         kind = native_format or detect(path, text)
         if kind == HIBENCH:
