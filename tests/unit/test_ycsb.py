@@ -27,6 +27,7 @@ from benchcamp.workloads.ycsb import (
     cross_check,
     parse_ycsb_json,
     parse_ycsb_text,
+    summary_metrics,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb" / "basicdb"
@@ -671,3 +672,18 @@ def test_the_workload_property_files_hold_the_specs_settings() -> None:
         assert set(written) == set(settings), letter
         for name, value in settings.items():
             assert written[name] == str(value) or float(written[name]) == value, (letter, name)
+
+
+def test_a_sub_millisecond_percentile_of_ycsb_0_1_is_a_bound_not_zero() -> None:
+    """YCSB Client 0.1 on BasicDB (PerfKitBenchmarker's recorded run, tests/data/native/README.md):
+    '95thPercentileLatency(ms), 0' beside an average of 65.98 µs means under 1 ms."""
+    path = Path(__file__).resolve().parents[1] / "data" / "native" / "ycsb_pkb" / "ycsb-test-run.dat"
+    summary = parse_ycsb_text(path.read_text(), str(path))
+    update = summary.operations["UPDATE"]
+    assert update.latencies_us == {"avg": 65.9774011299435, "min": 42, "max": 345}
+    assert update.bounds_us == {"p95": 1000, "p99": 1000} and update.returns == {"OK": 531}
+    metrics = {metric: (value, unit) for metric, value, unit in summary_metrics(summary)}
+    assert metrics["update_p95_latency_below_us"] == (1000, "us") and "update_p95_latency_us" not in metrics
+    # a whole-millisecond percentile above 0 is a latency (the HBase run's 4 ms)
+    hbase = parse_ycsb_text((path.parent / "ycsb-test-run-2.dat").read_text(), "run-2")
+    assert hbase.operations["READ"].latencies_us["p95"] == 4000 and hbase.operations["READ"].bounds_us == {}
