@@ -27,6 +27,7 @@ from benchcamp.workloads.ycsb import (
     cross_check,
     parse_ycsb_json,
     parse_ycsb_text,
+    summary_metrics,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb" / "basicdb"
@@ -288,7 +289,15 @@ def test_millisecond_percentiles_and_numeric_return_codes_of_old_ycsb() -> None:
     """old_format is run_a_histogram relabelled as YCSB before its Status class printed it (derived)."""
     old = parse_ycsb_text((MEASUREMENTS / "old_format" / "stdout.log").read_text(), "old.log")
     new = parse_ycsb_text((MEASUREMENTS / "run_a_histogram" / "stdout.log").read_text(), "new.log")
-    assert old == new  # ms → µs, Return=0 → OK: the same figures as the same run printed by 0.17
+    # ms → µs, Return=0 → OK: the same figures as the same run printed by 0.17, except that a
+    # whole-millisecond percentile of 0 (CLEANUP's) says "under 1 ms": a bound, not a latency of 0
+    assert new.operations["CLEANUP"].latencies_us["p95"] == 0
+    cleanup = old.operations["CLEANUP"]
+    assert cleanup.bounds_us == {"p95": 1000, "p99": 1000} and "p95" not in cleanup.latencies_us
+    assert {k: v for k, v in old.operations.items() if k != "CLEANUP"} == {
+        k: v for k, v in new.operations.items() if k != "CLEANUP"
+    }
+    assert (old.runtime_ms, old.throughput_ops_s) == (new.runtime_ms, new.throughput_ops_s)
     assert old.operations["READ"].latencies_us["p95"] == 3000 and old.operations["READ"].returns == {
         "OK": 501
     }
@@ -663,3 +672,18 @@ def test_the_workload_property_files_hold_the_specs_settings() -> None:
         assert set(written) == set(settings), letter
         for name, value in settings.items():
             assert written[name] == str(value) or float(written[name]) == value, (letter, name)
+
+
+def test_a_sub_millisecond_percentile_of_ycsb_0_1_is_a_bound_not_zero() -> None:
+    """YCSB Client 0.1 on BasicDB (PerfKitBenchmarker's recorded run, tests/data/native/README.md):
+    '95thPercentileLatency(ms), 0' beside an average of 65.98 µs means under 1 ms."""
+    path = Path(__file__).resolve().parents[1] / "data" / "native" / "ycsb_pkb" / "ycsb-test-run.dat"
+    summary = parse_ycsb_text(path.read_text(), str(path))
+    update = summary.operations["UPDATE"]
+    assert update.latencies_us == {"avg": 65.9774011299435, "min": 42, "max": 345}
+    assert update.bounds_us == {"p95": 1000, "p99": 1000} and update.returns == {"OK": 531}
+    metrics = {metric: (value, unit) for metric, value, unit in summary_metrics(summary)}
+    assert metrics["update_p95_latency_below_us"] == (1000, "us") and "update_p95_latency_us" not in metrics
+    # a whole-millisecond percentile above 0 is a latency (the HBase run's 4 ms)
+    hbase = parse_ycsb_text((path.parent / "ycsb-test-run-2.dat").read_text(), "run-2")
+    assert hbase.operations["READ"].latencies_us["p95"] == 4000 and hbase.operations["READ"].bounds_us == {}

@@ -6,7 +6,10 @@
 -- cleanup (once per client thread at the end) and <op>_failed (latencies of not-ok calls, which
 -- only failed repetitions have, and no statistic includes) are left out. A cell without any
 -- operation figures (every repetition failed before YCSB printed a summary) keeps one row with
--- a NULL op_type, so its failures stay visible.
+-- a NULL op_type, so its failures stay visible. A percentile YCSB printed only as a bound (before
+-- HdrHistogram, `95thPercentileLatency(ms), 0`: under 1 ms; metric <op>_p95_latency_below_us) is
+-- no latency: it is kept apart as p95_latency_below_us (the bound) and p95_below_n (its repetitions),
+-- so the p95 mean is over measured values only and a cell with bounds alone has a NULL p95.
 with cells as (
     select * from {{ ref('int_cells_summarised') }}
     where starts_with(workload, 'ycsb_')
@@ -36,8 +39,8 @@ per_cell as (
 op_metrics as (
     select
         *,
-        regexp_extract(metric, '^(.+)_(operations|avg_latency_us|p95_latency_us|p99_latency_us)$', 1) as op_type,
-        regexp_extract(metric, '^(.+)_(operations|avg_latency_us|p95_latency_us|p99_latency_us)$', 2) as measure
+        regexp_extract(metric, '^(.+)_(operations|avg_latency_us|p95_latency_us|p99_latency_us|p95_latency_below_us|p99_latency_below_us)$', 1) as op_type,
+        regexp_extract(metric, '^(.+)_(operations|avg_latency_us|p95_latency_us|p99_latency_us|p95_latency_below_us|p99_latency_below_us)$', 2) as measure
     from cells
 ),
 
@@ -55,7 +58,11 @@ per_op as (
         {{ metric_value('p95_latency_us', key='measure') }} as p95_latency_us,
         {{ metric_value('p95_latency_us', 'stddev', key='measure') }} as p95_latency_stddev_us,
         {{ metric_value('p99_latency_us', key='measure') }} as p99_latency_us,
-        {{ metric_value('p99_latency_us', 'stddev', key='measure') }} as p99_latency_stddev_us
+        {{ metric_value('p99_latency_us', 'stddev', key='measure') }} as p99_latency_stddev_us,
+        {{ metric_value('p95_latency_below_us', key='measure') }} as p95_latency_below_us,
+        {{ metric_value('p95_latency_below_us', 'n', key='measure') }} as p95_below_n,
+        {{ metric_value('p99_latency_below_us', key='measure') }} as p99_latency_below_us,
+        {{ metric_value('p99_latency_below_us', 'n', key='measure') }} as p99_below_n
     from op_metrics
     where op_type <> '' and op_type <> 'cleanup' and not ends_with(op_type, '_failed')
     group by study, campaign, environment, cell_key, op_type
@@ -96,6 +103,10 @@ select
     o.p95_latency_stddev_us,
     o.p99_latency_us,
     o.p99_latency_stddev_us,
+    o.p95_latency_below_us,
+    o.p95_below_n,
+    o.p99_latency_below_us,
+    o.p99_below_n,
     c.passed_validation
 from per_cell as c
 left join per_op as o

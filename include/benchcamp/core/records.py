@@ -182,7 +182,8 @@ def read_jsonl(text: str, source: str = "<input>") -> list[ResultRecord]:
     return [record for _, record in read_jsonl_numbered(text, source)]
 
 
-def _coerce_param(raw: str) -> ParamValue:
+def coerce_param(raw: str) -> ParamValue:
+    """An axis value written as text (a CSV cell, `--param axis=value`): int, else float, else the text."""
     for kind in (int, float):
         try:
             return kind(raw)
@@ -266,7 +267,7 @@ def read_csv_numbered(text: str, source: str = "<input>") -> list[tuple[int, Res
             )
         fields = dict(zip(header, row, strict=True))
         params = {
-            name.removeprefix(PARAM_COLUMN_PREFIX): _coerce_param(raw)
+            name.removeprefix(PARAM_COLUMN_PREFIX): coerce_param(raw)
             for name, raw in fields.items()
             if name.startswith(PARAM_COLUMN_PREFIX) and raw != ""
         }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,6 +86,9 @@ class Study:
     `lab_connections` gives the `AIRFLOW_CONN_*` variables of lab environments the study runs
     itself (e.g. a second lab target), merged into the lab's own connections, and `lab_teardown`
     stops them when the lab stops (their environments' `controller_setup` starts them).
+    `native_names` maps, per native format of `benchcamp import --from` (`hibench-report`), the
+    tool's own workload names (a HiBench report's Type) to the study's workloads: which of the
+    tool's runs measure which workload is the study's call, so a name not listed is refused.
     """
 
     id: str
@@ -98,6 +101,7 @@ class Study:
     build_dags: Callable[[str], list[Any]] | None = None  # airflow DAGs; None: the factory's one
     lab_connections: Callable[[], dict[str, str]] | None = None  # AIRFLOW_CONN_* name → JSON
     lab_teardown: Callable[[], None] | None = None  # stops what those lab targets run; `lab down` calls it
+    native_names: dict[str, dict[str, str]] = field(default_factory=dict)  # format → tool's name → workload
 
 
 def study_lab_connections() -> dict[str, str]:

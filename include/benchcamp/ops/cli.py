@@ -61,7 +61,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     from benchcamp.pipeline.warehouse import WarehouseBusy
 
     try:
-        return _import(args)
+        if args.source_format or args.study or args.campaign or args.environment:
+            return _import_native(args)
+        if len(args.files) != 1:
+            print("error: one record file at a time (several files only with --from)", file=sys.stderr)
+            return ExitCode.BAD_INPUT
+        path = Path(args.files[0])
+        return _import(args, path, f"benchcamp import {path.name}")
     except WarehouseBusy as exc:
         print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
         return ExitCode.BUSY
@@ -75,13 +81,57 @@ def cmd_import(args: argparse.Namespace) -> int:
         return ExitCode.ANALYSIS_FAILED
 
 
-def _import(args: argparse.Namespace) -> int:
+def _pairs(values: list[str], option: str) -> dict[str, str]:
+    """`NAME=VALUE` options as a dict; ValueError names the malformed one."""
+    pairs: dict[str, str] = {}
+    for value in values:
+        name, equals, setting = value.partition("=")
+        if not equals or not name or not setting:
+            raise ValueError(f"{option} {value!r}: write NAME=VALUE")
+        pairs[name] = setting
+    return pairs
+
+
+def _import_native(args: argparse.Namespace) -> int:
+    """`--from` HiBench, TestDFSIO or YCSB files: read into records of one campaign (docs/importing-native.md),
+    then imported as a record file is."""
+    import tempfile
+
+    from benchcamp.core.records import coerce_param, write_jsonl
+    from benchcamp.pipeline.native import NativeError, NativeImport, read_native
+
+    missing = [f"--{name}" for name in ("study", "campaign", "environment") if not getattr(args, name)]
+    try:
+        if missing:
+            raise ValueError(f"native files need {', '.join(missing)} (the campaign their runs become)")
+        options = NativeImport(
+            study=args.study,
+            campaign=args.campaign,
+            environment=args.environment,
+            params={name: coerce_param(value) for name, value in _pairs(args.param, "--param").items()},
+            names=_pairs(args.name, "--name"),
+            skip=frozenset(args.skip),
+            timezone=args.timezone,
+        )
+        read = read_native(args.source_format, [Path(file) for file in args.files], options)
+    except (ValueError, NativeError) as exc:
+        print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    left_out = "".join(f"; left out (--skip): {count} {name}" for name, count in read.skipped.items())
+    print(f"{len(args.files)} file(s): {read.runs} runs, {len(read.records)} records{left_out}")
+    with tempfile.TemporaryDirectory(prefix="benchcamp-native-") as folder:
+        path = Path(folder) / f"{args.campaign}.jsonl"
+        path.write_text(write_jsonl(read.records), encoding="utf-8")
+        origin = f"benchcamp import --from {args.source_format or 'detected'} {Path(args.files[0]).name}"
+        return _import(args, path, origin)
+
+
+def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
     from benchcamp.core.records import RecordError
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline import importer
     from benchcamp.pipeline.transform import parse_ahead
 
-    path = Path(args.file)
     target = _warehouse(args)
     with importer.staging() as con:
         try:
@@ -129,7 +179,7 @@ def _import(args: argparse.Namespace) -> int:
         target,
         unit_tests=False,
         campaigns=[(item.study, item.campaign) for item in loads],
-        origin=f"benchcamp import {path.name}",
+        origin=origin,
     )
     export_snapshot(target)
     order = {(item.study, item.campaign): index for index, item in enumerate(loads)}
@@ -622,8 +672,43 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchcamp", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    importer = sub.add_parser("import", help="load result records (JSONL or CSV), validate, build the marts")
-    importer.add_argument("file")
+    importer = sub.add_parser(
+        "import",
+        help="load result records (JSONL or CSV), or HiBench / TestDFSIO / YCSB files, validate, build the marts",
+    )
+    importer.add_argument(
+        "files", nargs="+", metavar="FILE", help="a record file, or native files/directories"
+    )
+    native = importer.add_argument_group("native files (docs/importing-native.md)")
+    native.add_argument(
+        "--from",
+        dest="source_format",
+        choices=["hibench-report", "testdfsio-log", "ycsb-output"],
+        help="the files' format (default: told by their content)",
+    )
+    native.add_argument("--study", help="the study the runs belong to")
+    native.add_argument("--campaign", help="the campaign they become")
+    native.add_argument("--environment", help="the environment they ran on (one of the spec's)")
+    native.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="AXIS=VALUE",
+        help="an axis value the files do not say",
+    )
+    native.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="NAME=WORKLOAD",
+        help="map a tool's run name to a workload",
+    )
+    native.add_argument(
+        "--skip", action="append", default=[], metavar="NAME", help="leave a tool's run name out"
+    )
+    native.add_argument(
+        "--timezone", help="IANA zone of times printed without one (HiBench; TestDFSIO's CET, EDT, ...)"
+    )
     importer.add_argument("--warehouse", help="DuckDB file (default $BENCHCAMP_WAREHOUSE or ./warehouse/)")
     importer.add_argument(
         "--strict-environment", action="store_true", help="require environments declared in the study spec"

@@ -43,7 +43,10 @@ _FIELDS = {
     "IO rate std deviation": ("io_rate_stddev_mb_s", "MB/s"),
     "Test exec time sec": ("test_exec_time_s", "s"),
 }
-_DATE = "Date & time"  # not a figure, but it tells the two copies come from the same run
+UNITS = dict(_FIELDS.values())  # metric → unit of the summary's figures
+# not a figure, but it tells the two copies come from the same run (and an appended log's runs apart)
+DATE_LABEL = "Date & time"
+_DATE = DATE_LABEL
 _REQUIRED = ("throughput_mb_s", "total_mb", "files")
 # What Java's DecimalFormat prints for a rate it cannot compute (a map timed at 0 ms): '?' or
 # U+FFFD for NaN depending on the JVM's charset, and ∞ for a division by zero.
@@ -69,6 +72,11 @@ class DFSIOSummary:
     complete: bool
 
     @property
+    def date(self) -> str | None:
+        """The block's `Date & time` as printed (Java's Date.toString: `Mon Jun 20 14:11:51 AEST 2016`)."""
+        return self.printed.get(_DATE)
+
+    @property
     def missing(self) -> list[str]:
         """The lines TestDFSIO always prints that this block lacks (a whitespace-only last line
         of a file cut inside a line's indentation looks like the closing empty line)."""
@@ -87,26 +95,45 @@ class DFSIOSummary:
         return figures
 
 
-def parse_testdfsio_summary(text: str, expected_mode: str) -> DFSIOSummary | None:
-    """The last TestDFSIO summary block of `expected_mode` (write/read) in a log or result file."""
-    last: DFSIOSummary | None = None
-    printed: dict[str, str] | None = None  # the open block of expected_mode
-    for line in text.splitlines():
+@dataclass(frozen=True)
+class DFSIOBlock:
+    """One summary block of a results log, where it starts (its header's 1-based line) and its mode."""
+
+    mode: str
+    line: int
+    summary: DFSIOSummary
+
+
+def parse_testdfsio_blocks(text: str) -> list[DFSIOBlock]:
+    """Every TestDFSIO summary block of a log or result file, in file order.
+
+    TestDFSIO appends one block per run to its results file (`-resFile`, by default
+    TestDFSIO_results.log), so one file may hold many; a block another header interrupts, or
+    the file's end, is incomplete (no closing empty line)."""
+    blocks: list[DFSIOBlock] = []
+    open_block: tuple[str, int, dict[str, str]] | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
         body = _LOG_PREFIX.sub("", line, count=1)
         if match := _MODE.match(body.strip()):
-            if printed is not None:  # a new block before the open one was closed
-                last = DFSIOSummary(printed, complete=False)
-            printed = {} if match.group("mode") == expected_mode else None
-        elif printed is None:
+            if open_block is not None:  # a new block before the open one was closed
+                blocks.append(DFSIOBlock(open_block[0], open_block[1], DFSIOSummary(open_block[2], False)))
+            open_block = (match.group("mode"), number, {})
+        elif open_block is None:
             continue
         elif not body.strip():  # TestDFSIO closes its block with an empty line
-            last = DFSIOSummary(printed, complete=True)
-            printed = None
+            blocks.append(DFSIOBlock(open_block[0], open_block[1], DFSIOSummary(open_block[2], True)))
+            open_block = None
         elif (match := _FIELD_LINE.match(body)) and match.group("label") in (*_FIELDS, _DATE):
-            printed[match.group("label")] = match.group("value")
-    if printed is not None:
-        last = DFSIOSummary(printed, complete=False)
-    return last
+            open_block[2][match.group("label")] = match.group("value")
+    if open_block is not None:
+        blocks.append(DFSIOBlock(open_block[0], open_block[1], DFSIOSummary(open_block[2], False)))
+    return blocks
+
+
+def parse_testdfsio_summary(text: str, expected_mode: str) -> DFSIOSummary | None:
+    """The last TestDFSIO summary block of `expected_mode` (write/read) in a log or result file."""
+    found = [block.summary for block in parse_testdfsio_blocks(text) if block.mode == expected_mode]
+    return found[-1] if found else None
 
 
 def cross_check(result: DFSIOSummary, log: DFSIOSummary, result_source: str, log_source: str) -> None:
@@ -200,3 +227,6 @@ class DFSIORead(_TestDFSIO):
 
     def generate(self, ctx: RunContext) -> list[Command]:
         return [self._command(ctx, "write", result_file=False)]
+
+
+MODE_WORKLOADS = {cls.mode: cls.name for cls in (DFSIOWrite, DFSIORead)}  # -write → dfsio_write

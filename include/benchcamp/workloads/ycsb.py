@@ -21,6 +21,7 @@ import dataclasses
 import json
 import math
 import re
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,10 @@ _LATENCY = re.compile(r"^(?P<what>.+?)Latency\((?P<unit>[^)]*)\)$")
 _STATISTICS = {"Average": "avg", "Min": "min", "Max": "max"}
 _PERCENTILE = re.compile(r"^(?P<p>\d+(?:\.\d+)?)(?:st|nd|rd|th)?Percentile$")
 _MICROSECONDS_PER = {"us": 1.0, "ms": 1000.0}
+# Before HdrHistogram, YCSB's histogram printed a percentile as the whole millisecond bucket it
+# fell in: `95thPercentileLatency(ms), 0` says "under 1 ms", not 0 µs. Such a figure is kept as an
+# upper bound (`<op>_<p>_latency_below_us`), never as a latency of 0.
+_LEGACY_RESOLUTION_US = 1000.0
 # YCSB before its Status class (added late 2015) printed the binding's int code (`Return=0`): its DB
 # interface defined 0 as success and anything else as an error. Later releases print `Return=OK`.
 _NUMERIC_RETURN = re.compile(r"-?\d+")
@@ -104,6 +109,8 @@ class OperationStats:
     operations: int
     latencies_us: dict[str, float]
     returns: dict[str, int] = field(default_factory=dict)
+    # latencies the output gives only as an exclusive upper bound (µs): a legacy ms percentile of 0
+    bounds_us: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -200,14 +207,19 @@ def _summarise(entries: Iterable[tuple[str, str, float]], source: str) -> YcsbSu
         if section.startswith("TOTAL_GC") or "Operations" not in measurements:
             continue
         latencies: dict[str, float] = {}
+        bounds: dict[str, float] = {}
         returns: dict[str, int] = {}
         for measurement, value in measurements.items():
             where = f"[{section}], {measurement}"
             if match := _LATENCY.match(measurement):
                 name = _latency_name(match.group("what"), source, where)
                 scale = _latency_scale(match.group("unit"), source, where)
-                if name in latencies:
+                if name in latencies or name in bounds:
                     raise ParseError(f"{source}: {where} repeats the {name} latency in another unit")
+                if value == 0 and scale == _LEGACY_RESOLUTION_US and name not in _STATISTICS.values():
+                    bounds[name] = _LEGACY_RESOLUTION_US
+                    percentiles_seen.add(name)
+                    continue
                 latencies[name] = value * scale
                 if name not in _STATISTICS.values():
                     percentiles_seen.add(name)
@@ -219,9 +231,9 @@ def _summarise(entries: Iterable[tuple[str, str, float]], source: str) -> YcsbSu
         lacking = [name for name in _STATISTICS.values() if name not in latencies]
         if lacking:
             raise ParseError(f"{source}: [{section}] has no {lacking[0]} latency: YCSB output cut short")
-        operations[section] = OperationStats(int(measurements["Operations"]), latencies, returns)
+        operations[section] = OperationStats(int(measurements["Operations"]), latencies, returns, bounds)
     for section, stats in operations.items():
-        lacking = sorted(percentiles_seen - set(stats.latencies_us))
+        lacking = sorted(percentiles_seen - set(stats.latencies_us) - set(stats.bounds_us))
         if lacking:
             raise ParseError(f"{source}: [{section}] has no {lacking[0]} latency: YCSB output cut short")
         if section in DB_OPERATIONS and sum(stats.returns.values()) < stats.operations:
@@ -315,6 +327,8 @@ def cross_check(text: YcsbSummary, exported: YcsbSummary, text_source: str, json
             raise differ(f"[{name}] Operations", ours.operations, theirs.operations)
         if ours.returns != theirs.returns:
             raise differ(f"[{name}] returns", ours.returns, theirs.returns)
+        if ours.bounds_us != theirs.bounds_us:
+            raise differ(f"[{name}] latency bounds", ours.bounds_us, theirs.bounds_us)
         for latency in sorted(set(ours.latencies_us) | set(theirs.latencies_us)):
             mine, exported_value = ours.latencies_us.get(latency), theirs.latencies_us.get(latency)
             if not _same(mine, exported_value):
@@ -340,6 +354,99 @@ def read_step_summary(step: ArchivedStep) -> tuple[YcsbSummary, Path]:
     )
 
 
+@dataclass(frozen=True)
+class YcsbCommandLine:
+    """The arguments YCSB's Client echoes at the top of its output (`Command line: -db ... -t`)."""
+
+    line: int
+    db: str | None
+    workload_files: tuple[str, ...]
+    properties: dict[str, str]
+
+
+# The Client's switches that set a property (the rest, -s and -t / -load, set none)
+_SWITCH_PROPERTIES = {"-threads": "threadcount", "-target": "target", "-db": "db", "-l": "label"}
+# Store bindings by their class's simple name: YCSB's own (0.1's com.yahoo.ycsb.db.HBaseClient,
+# CassandraClient10, later site.ycsb.db.HBaseClient2, CassandraCQLClient) and the lab's (BINDINGS)
+_STORE_CLASSES = (("HBaseClient", "hbase"), ("Cassandra", "cassandra"))
+
+
+def parse_command_line(text: str, source: str) -> YcsbCommandLine | None:
+    """The echoed `Command line:` of a YCSB output, or None when it has none (ParseError if two)."""
+    found: YcsbCommandLine | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith("Command line:"):
+            continue
+        if found is not None:
+            raise ParseError(f"{source}: line {number}: a second YCSB command line (two runs in one file?)")
+        try:
+            words = shlex.split(line.removeprefix("Command line:"))
+        except ValueError as exc:
+            raise ParseError(
+                f"{source}: line {number}: the YCSB command line cannot be read ({exc})"
+            ) from None
+        properties: dict[str, str] = {}
+        files: list[str] = []
+        position = 0
+        while position < len(words):
+            word = words[position]
+            value = words[position + 1] if position + 1 < len(words) else None
+            if word in (*_SWITCH_PROPERTIES, "-P", "-p") and value is None:
+                raise ParseError(f"{source}: line {number}: YCSB's {word} has no value")
+            if word in _SWITCH_PROPERTIES and value is not None:
+                properties[_SWITCH_PROPERTIES[word]] = value
+                position += 2
+            elif word == "-P" and value is not None:
+                files.append(value)
+                position += 2
+            elif word == "-p" and value is not None:
+                name, equals, setting = value.partition("=")
+                if not equals:
+                    raise ParseError(f"{source}: line {number}: YCSB's -p {value!r} is not name=value")
+                properties[name] = setting
+                position += 2
+            else:
+                position += 1
+        found = YcsbCommandLine(number, properties.get("db"), tuple(files), properties)
+    return found
+
+
+def store_of_class(db_class: str) -> str | None:
+    """The store a YCSB binding class drives (`com.yahoo.ycsb.db.HBaseClient` → hbase), or None."""
+    simple = db_class.rsplit(".", 1)[-1]
+    return next((store for prefix, store in _STORE_CLASSES if simple.startswith(prefix)), None)
+
+
+def command_line_axes(command: YcsbCommandLine) -> dict[str, str]:
+    """What the echoed command line says of this module's axes and of YCSB properties (by name):
+    store from -db, threads from -threads (YCSB's default: 1), target_ops from -target, and every
+    -p property (operationcount, recordcount, ...)."""
+    axes = {
+        name: value
+        for name, value in command.properties.items()
+        if name not in ("db", "threadcount", "target")
+    }
+    axes["threads"] = command.properties.get("threadcount", "1")
+    if "target" in command.properties:
+        axes["target_ops"] = command.properties["target"]
+    store = store_of_class(command.db) if command.db else None
+    if store is not None:
+        axes["store"] = store
+    return axes
+
+
+def workload_of_file(path: str) -> str | None:
+    """The core workload a `-P` file names by YCSB's file names (`workloads/workloada` → ycsb_a)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return next((cls.name for cls in _CORE_WORKLOADS if cls.workload_file == name), None)
+
+
+def run_status(summary: YcsbSummary, requested: int | None) -> str:
+    """`ok`, or `failed` on any error return, client error or fewer ok operations than requested."""
+    short = requested is not None and summary.ok_operations < requested
+    return "failed" if summary.error_returns or summary.client_errors or short else "ok"
+
+
 def metric_prefix(operation: str) -> str:
     """`READ-MODIFY-WRITE` → `read_modify_write`: the operation's part of metric names."""
     return re.sub(r"[^a-z0-9]+", "_", operation.lower()).strip("_")
@@ -362,6 +469,8 @@ def summary_metrics(summary: YcsbSummary) -> list[tuple[str, float, str]]:
         out.append((f"{prefix}_operations", float(stats.operations), "operations"))
         for latency, value in stats.latencies_us.items():
             out.append((f"{prefix}_{latency}_latency_us", value, "us"))
+        for latency, bound in stats.bounds_us.items():
+            out.append((f"{prefix}_{latency}_latency_below_us", bound, "us"))
         for status, count in stats.returns.items():
             out.append((f"{prefix}_return_{metric_prefix(status)}", float(count), "operations"))
     return [(metric, value, unit) for metric, value, unit in out if math.isfinite(value)]
@@ -501,6 +610,7 @@ def check_ycsb_cell(ctx: RunContext) -> None:
 
 class _CoreWorkload(Workload):
     family = "ycsb"
+    workload_file = ""  # YCSB's workload file of this mix (workloads/workloada ...)
     axes = ("store", "operationcount", "threads", "target_ops")
     stddev_metric = "throughput_ops_s"
     uses_data_fs = False
@@ -569,8 +679,8 @@ def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> l
     load, load_artifact = check_load(ctx, step)
     summary, artifact = read_step_summary(step)
     requested = requested_operations(ctx)
-    ok = summary.error_returns == 0 and summary.ok_operations >= requested and not summary.client_errors
-    status = "ok" if ok else "failed"
+    status = run_status(summary, requested)
+    ok = status == "ok"
     records = [
         workload.duration_record(ctx, step, ok=ok),
         workload.record(ctx, step, "operations_requested", float(requested), "operations", status, artifact),
@@ -588,34 +698,43 @@ def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> l
 @register
 class YcsbA(_CoreWorkload):
     name = "ycsb_a"
+    workload_file = "workloada"
     description = "YCSB core workload A: update heavy, 50% reads / 50% updates"
 
 
 @register
 class YcsbB(_CoreWorkload):
     name = "ycsb_b"
+    workload_file = "workloadb"
     description = "YCSB core workload B: read mostly, 95% reads / 5% updates"
 
 
 @register
 class YcsbC(_CoreWorkload):
     name = "ycsb_c"
+    workload_file = "workloadc"
     description = "YCSB core workload C: read only"
 
 
 @register
 class YcsbD(_CoreWorkload):
     name = "ycsb_d"
+    workload_file = "workloadd"
     description = "YCSB core workload D: read latest, 95% reads / 5% inserts"
 
 
 @register
 class YcsbE(_CoreWorkload):
     name = "ycsb_e"
+    workload_file = "workloade"
     description = "YCSB core workload E: short ranges, 95% scans / 5% inserts"
 
 
 @register
 class YcsbF(_CoreWorkload):
     name = "ycsb_f"
+    workload_file = "workloadf"
     description = "YCSB core workload F: read-modify-write, 50% reads / 50% read-modify-writes"
+
+
+_CORE_WORKLOADS = (YcsbA, YcsbB, YcsbC, YcsbD, YcsbE, YcsbF)

@@ -84,6 +84,17 @@ def comparison_section(rows: list[dict[str, Any]]) -> list[str]:
     return lines_of(comparison_blocks(rows))
 
 
+def percentile_cell(cell: dict[str, Any], percentile: str) -> Cell:
+    """A percentile's mean, or `< bound` when every repetition gave it only as a bound (old YCSB's
+    `95thPercentileLatency(ms), 0`: under 1,000 µs), with how many did when some did."""
+    value, bound = cell[f"{percentile}_latency_us"], cell.get(f"{percentile}_latency_below_us")
+    if bound is None:
+        return num(number(value), value)
+    if value is None:  # a bound is no value to compare campaigns by
+        return num(f"< {bound:g}", None)
+    return num(f"{number(value)} ({cell[f'{percentile}_below_n']} < {bound:g})", value)
+
+
 def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """Per workload, as the YCSB study tabulates it: each store and test condition's throughput,
     then per operation type the average, 95th and 99th percentile latency (means over the
@@ -121,8 +132,8 @@ def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
                 num(number(cell["throughput_ops_s"]), cell["throughput_ops_s"]),
                 num(number(cell["throughput_stddev_pct"]), cell["throughput_stddev_pct"]),
                 num(number(cell["avg_latency_us"]), cell["avg_latency_us"]),
-                num(number(cell["p95_latency_us"]), cell["p95_latency_us"]),
-                num(number(cell["p99_latency_us"]), cell["p99_latency_us"]),
+                percentile_cell(cell, "p95"),
+                percentile_cell(cell, "p99"),
                 Cell("yes" if cell["passed_validation"] else "no"),
             ]  # fmt: skip
             condition = (cell["store"], condition_text)

@@ -1,0 +1,406 @@
+"""`benchcamp import --from`: real HiBench reports, TestDFSIO results logs and YCSB outputs from
+public repositories (tests/data/native/README.md names each), every figure checked against the
+file's own text; then one warehouse, imported through the CLI and built once, for the marts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import statistics
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from benchcamp.core.outcomes import ExitCode
+from benchcamp.core.records import ResultRecord
+from benchcamp.ops.cli import main
+from benchcamp.pipeline.native import NativeError, NativeImport, NativeRead, read_native
+from benchcamp.presentation import report
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "native"
+HIWALKER = DATA / "hibench" / "hiswalker_my-hibench.report"
+ISIRATC = DATA / "hibench" / "isiratc_HiBench-GCP.report"
+SERRANOBLE = DATA / "testdfsio" / "serranoble_mxor_hadoop_0.20.log"
+WHALE = DATA / "testdfsio" / "rabbitKnow_whale.log"
+ANDROID = DATA / "testdfsio" / "dustinmcafee_Hadoop_On_Android.log"
+PKB = DATA / "ycsb_pkb"
+WORDCOUNT_AXES = {"maps": 4, "reduces": 2}
+
+
+def hibench(**options: Any) -> NativeImport:
+    return NativeImport("hibench_dse", "native", "dse_cluster", **options)
+
+
+def ycsb(**options: Any) -> NativeImport:
+    return NativeImport("ycsb_hbase_cassandra", "native", "single_node", **options)
+
+
+def runs(read: NativeRead) -> list[tuple[str, dict[str, Any], int, str, str, dict[str, float]]]:
+    """(workload, params, repetition, status, artifact, {metric: value}) per run, in file order."""
+    grouped: dict[str, list[ResultRecord]] = {}
+    for record in read.records:
+        grouped.setdefault(record.artifact or "", []).append(record)
+    out = []
+    for artifact, records in grouped.items():
+        first = records[0]
+        assert all(
+            (r.workload, r.params, r.repetition, r.status)
+            == (first.workload, first.params, first.repetition, first.status)
+            for r in records
+        )
+        out.append(
+            (
+                first.workload,
+                first.params,
+                first.repetition,
+                first.status,
+                artifact,
+                {r.metric: r.value for r in records},
+            )
+        )
+    return out
+
+
+def refusal(paths: list[Path], options: NativeImport, native_format: str | None = None) -> str:
+    with pytest.raises(NativeError) as caught:
+        read_native(native_format, paths, options)
+    return str(caught.value)
+
+
+# -- HiBench ------------------------------------------------------------------------------------
+
+
+def test_hibench_report_lines_become_wordcount_repetitions() -> None:
+    """HiBench 7's HadoopWordcount at four sizes; its HadoopPrepareWordcount lines left out by name."""
+    read = read_native(
+        "hibench-report",
+        [HIWALKER],
+        hibench(params=WORDCOUNT_AXES, skip=frozenset({"HadoopPrepareWordcount"}), timezone="Asia/Shanghai"),
+    )
+    assert read.skipped == {"HadoopPrepareWordcount": 6} and read.runs == 5
+    # Input_data_size in GiB to three significant digits: 37045 B, 328498494 B, ... (lines 3 to 12)
+    expected = [
+        (3, 3.45e-05, 37.229, 37045, 995, 331),
+        (5, 0.306, 58.245, 328498494, 5639943, 1879981),
+        (7, 3.06, 177.766, 3284937410, 18478997, 6159665),
+        (10, 30.6, 811.455, 32849109972, 40481739, 13493913),
+        (12, 306.0, 7923.550, 328491529716, 41457620, 13819206),
+    ]
+    assert runs(read) == [
+        ("wordcount", {"data_size_gb": size, **WORDCOUNT_AXES}, 1, "ok", f"{HIWALKER}:{line}", {
+            "duration_s": seconds, "input_bytes": size_bytes, "throughput_bytes_s": rate,
+            "throughput_per_node_bytes_s": per_node,
+        })
+        for line, size, seconds, size_bytes, rate, per_node in expected
+    ]  # fmt: skip
+    first = read.records[0]
+    shanghai = ZoneInfo("Asia/Shanghai")
+    assert first.finished_at == datetime(2018, 12, 27, 10, 54, 37, tzinfo=shanghai)
+    assert first.started_at == datetime(2018, 12, 27, 10, 54, 37, tzinfo=shanghai) - timedelta(seconds=37.229)
+    assert {r.unit for r in read.records if r.metric.startswith("throughput")} == {"B/s"}
+
+
+def test_a_spark_run_counts_as_a_workload_only_when_mapped_by_name() -> None:
+    """Seven ScalaSparkWordcount runs of 37988 B, then two of 3258300507 B (no final line feed)."""
+    refused = refusal([ISIRATC], hibench(params=WORDCOUNT_AXES, timezone="Asia/Kolkata"))
+    assert refused.startswith(
+        f"{ISIRATC}:2: HiBench type 'ScalaSparkWordcount' is no workload of study 'hibench_dse'"
+    )
+    assert refused.endswith(
+        "map it with --name ScalaSparkWordcount=WORKLOAD or leave it out with --skip ScalaSparkWordcount"
+    )
+    options = hibench(
+        params=WORDCOUNT_AXES, names={"ScalaSparkWordcount": "wordcount"}, timezone="Asia/Kolkata"
+    )
+    read = read_native(None, [ISIRATC], options)
+    small = [
+        (58.145, 653),
+        (51.614, 736),
+        (52.952, 717),
+        (52.062, 729),
+        (53.381, 711),
+        (54.083, 702),
+        (60.578, 627),
+    ]
+    large = [(180.330, 18068543), (169.809, 19188031)]
+    expected = [(3.54e-05, rep, 37988, seconds, rate) for rep, (seconds, rate) in enumerate(small, start=1)]
+    expected += [(3.03, rep, 3258300507, seconds, rate) for rep, (seconds, rate) in enumerate(large, start=1)]
+    assert runs(read) == [
+        ("wordcount", {"data_size_gb": size, **WORDCOUNT_AXES}, rep, "ok", f"{ISIRATC}:{line}", {
+            "duration_s": seconds, "input_bytes": size_bytes, "throughput_bytes_s": rate,
+            "throughput_per_node_bytes_s": rate,
+        })
+        for line, (size, rep, size_bytes, seconds, rate) in enumerate(expected, start=2)
+    ]  # fmt: skip
+    assert read.records[-1].finished_at == datetime(2024, 3, 16, 14, 3, 14, tzinfo=ZoneInfo("Asia/Kolkata"))
+
+
+def test_hibench_refusals_name_the_line_and_the_fix() -> None:
+    skip = frozenset({"HadoopPrepareWordcount"})
+    assert refusal([HIWALKER], hibench(params=WORDCOUNT_AXES, skip=skip)) == (
+        f"{HIWALKER}:3: HiBench prints local times without a zone: give --timezone (an IANA zone such as "
+        "UTC or Europe/Berlin)"
+    )
+    assert refusal([HIWALKER], hibench(skip=skip, timezone="UTC")) == (
+        f"{HIWALKER}:3: the file does not say the maps, reduces of this run ('wordcount', series "
+        "'wordcount_tuning'): give --param maps=VALUE --param reduces=VALUE"
+    )
+    conflict = hibench(params={**WORDCOUNT_AXES, "data_size_gb": 240}, skip=skip, timezone="UTC")
+    assert (
+        refusal([HIWALKER], conflict)
+        == f"{HIWALKER}:3: data_size_gb is 3.45e-05 in the file, --param says 240"
+    )
+    assert (
+        refusal([HIWALKER], hibench(params={"nodes": 8}))
+        == "--param nodes: study 'hibench_dse' has no axis 'nodes'"
+    )
+    assert refusal([HIWALKER], NativeImport("hibench_dse", "c", "moon")).startswith(
+        "study 'hibench_dse' has no environment 'moon'"
+    )
+
+
+# -- TestDFSIO ----------------------------------------------------------------------------------
+
+
+def test_every_block_of_an_appended_testdfsio_log_is_a_repetition_with_its_date() -> None:
+    """Nine -write runs appended by Hadoop 0.20's TestDFSIO: one of 1 MB, eight of 10 MB."""
+    refused = refusal([SERRANOBLE], hibench())
+    assert refused == (
+        f"{SERRANOBLE}:1: TestDFSIO printed the zone 'AEST', which names no single offset: give "
+        "--timezone (an IANA zone such as UTC or Europe/Berlin)"
+    )
+    read = read_native("testdfsio-log", [SERRANOBLE], hibench(timezone="Australia/Sydney"))
+    # (Total MBytes, throughput, average IO rate, IO rate σ, exec time, date) as each block prints them
+    blocks = [
+        (1, 5.376344086021505, 5.376344203948975, 1.3691206366575406e-4, 29.603, (6, 20, 14, 11, 51)),
+        (10, 10.604453870625663, 10.604454040527344, 7.825616911596112e-4, 26.639, (6, 20, 14, 24, 32)),
+        (10, 2.024701356549909, 2.0247013568878174, 4.410560062812206e-4, 47.689, (6, 22, 14, 59, 19)),
+        (10, 2.9967036260113873, 2.996703624725342, 6.129212599585644e-4, 37.429, (6, 22, 15, 16, 45)),
+        (10, 3.5410764872521248, 3.541076421737671, 6.789518594477992e-4, 28.427, (6, 24, 12, 26, 0)),
+        (10, 4.203446826397646, 4.203446865081787, 8.635792130288303e-4, 51.812, (6, 27, 3, 31, 19)),
+        (10, 4.393673110720562, 4.393672943115234, 7.6660230660858e-4, 27.222, (6, 27, 4, 26, 48)),
+        (10, 4.703668861712136, 4.70366907119751, 7.411701614711163e-4, 40.652, (6, 28, 11, 5, 4)),
+        (10, 3.5001750087504373, 3.5001749992370605, 6.679913361948279e-4, 34.165, (6, 28, 11, 42, 44)),
+    ]
+    assert runs(read) == [
+        ("dfsio_write", {"data_size_gb": total / 1024}, rep, "ok", f"{SERRANOBLE}:{1 + 9 * index}", {
+            "duration_s": seconds, "files": 1, "total_mb": total, "throughput_mb_s": throughput,
+            "avg_io_rate_mb_s": rate, "io_rate_stddev_mb_s": sigma, "test_exec_time_s": seconds,
+        })
+        for index, (rep, (total, throughput, rate, sigma, seconds, _)) in enumerate(
+            zip([1, 1, 2, 3, 4, 5, 6, 7, 8], blocks, strict=True)
+        )
+    ]  # fmt: skip
+    sydney = ZoneInfo("Australia/Sydney")
+    finished = [r.finished_at for r in read.records if r.metric == "duration_s"]
+    assert finished == [datetime(2016, *date, tzinfo=sydney) for *_, date in blocks]
+    assert finished[0] is not None and finished[0].utcoffset() == timedelta(hours=10)  # AEST
+
+
+def test_a_zone_named_utc_needs_no_timezone_and_hkt_does() -> None:
+    assert refusal([WHALE], hibench()).startswith(f"{WHALE}:1: TestDFSIO printed the zone 'HKT'")
+    read = read_native(None, [WHALE], hibench(timezone="Asia/Hong_Kong"))
+    assert [(params["data_size_gb"], rep, figures["throughput_mb_s"], figures["duration_s"]) for _, params, rep, *_, figures in runs(read)] == [
+        (10 / 1024, 1, 52.63157894736842, 35.782),
+        (1 / 1024, 1, 11.764705882352942, 31.56),
+        (1 / 1024, 2, 11.363636363636363, 32.567),
+    ]  # fmt: skip
+
+
+def test_an_appended_log_with_a_block_not_closed_is_refused_naming_it() -> None:
+    """dustinmcafee's log: block 8 (read, 8 files) runs straight into the next run's header."""
+    assert refusal([ANDROID], hibench(timezone="America/New_York")) == (
+        f"{ANDROID}: 1 of 44 TestDFSIO blocks are incomplete: block 8 at line 64 (Sat Apr 21 15:37:58 "
+        "EDT 2018, read): no closing empty line (cut short, or the next run's header follows it)"
+    )
+
+
+# -- YCSB ---------------------------------------------------------------------------------------
+
+
+def test_a_folder_of_ycsb_outputs_is_one_repetition_per_file_with_the_echoed_axes() -> None:
+    """Two YCSB 0.1 outputs (workloada): BasicDB, all under 1 ms; HBase with 6 threads, every READ -1."""
+    refused = refusal([PKB], ycsb())
+    assert refused == (
+        f"{PKB / 'ycsb-test-run-2.dat'}:2: the file does not say the operationcount of this run ('ycsb_a', "
+        "series 'operationcount_sweep'): give --param operationcount=VALUE"
+    )
+    assert refusal([PKB], ycsb(params={"operationcount": 1000})) == (
+        f"{PKB / 'ycsb-test-run.dat'}:2: the file does not say the store of this run ('ycsb_a', series "
+        "'operationcount_sweep'): give --param store=VALUE"
+    )
+    assert refusal([PKB], ycsb(params={"operationcount": 1000, "store": "cassandra"})) == (
+        f"{PKB / 'ycsb-test-run-2.dat'}:2: store is 'hbase' in the file, --param says 'cassandra'"
+    )
+    read = read_native("ycsb-output", [PKB], ycsb(params={"operationcount": 1000, "store": "hbase"}))
+    (hbase, basic) = runs(read)
+    assert hbase[:5] == (
+        "ycsb_a", {"store": "hbase", "operationcount": 1000, "threads": 6}, 1, "failed", f"{PKB / 'ycsb-test-run-2.dat'}:2"
+    )  # fmt: skip
+    assert hbase[5] == {
+        "duration_s": 1800.413, "runtime_s": 1800.413, "throughput_ops_s": 2740.503428935472,
+        "operations_ok": 2468054, "error_returns": 2465984, "operations_requested": 1000,
+        "update_operations": 2468054, "update_avg_latency_us": 2218.8513395574005,
+        "update_min_latency_us": 554, "update_max_latency_us": 352634,
+        "update_p95_latency_us": 4000, "update_p99_latency_us": 7000, "update_return_ok": 2468054,
+        "read_operations": 2465984, "read_avg_latency_us": 2148.281973443461,
+        "read_min_latency_us": 514, "read_max_latency_us": 352714,
+        "read_p95_latency_us": 4000, "read_p99_latency_us": 7000,
+        "read_return_error_code_minus_1": 2465984,
+        "cleanup_operations": 12, "cleanup_avg_latency_us": 174563.25, "cleanup_min_latency_us": 5,
+        "cleanup_max_latency_us": 385844, "cleanup_p95_latency_us": 385000, "cleanup_p99_latency_us": 385000,
+    }  # fmt: skip
+    assert basic[:5] == (
+        "ycsb_a", {"store": "hbase", "operationcount": 1000, "threads": 1}, 1, "ok", f"{PKB / 'ycsb-test-run.dat'}:2"
+    )  # fmt: skip
+    # "95thPercentileLatency(ms), 0" beside a 65.98 µs average: under 1 ms, kept as that bound
+    assert basic[5] == {
+        "duration_s": 0.08, "runtime_s": 0.08, "throughput_ops_s": 12500.0, "operations_ok": 1000,
+        "error_returns": 0, "operations_requested": 1000,
+        "update_operations": 531, "update_avg_latency_us": 65.9774011299435, "update_min_latency_us": 42,
+        "update_max_latency_us": 345, "update_p95_latency_below_us": 1000,
+        "update_p99_latency_below_us": 1000, "update_return_ok": 531,
+        "read_operations": 469, "read_avg_latency_us": 38.47761194029851, "read_min_latency_us": 34,
+        "read_max_latency_us": 102, "read_p95_latency_below_us": 1000, "read_p99_latency_below_us": 1000,
+        "read_return_ok": 469,
+        "cleanup_operations": 1, "cleanup_avg_latency_us": 1.0, "cleanup_min_latency_us": 1,
+        "cleanup_max_latency_us": 1, "cleanup_p95_latency_below_us": 1000,
+        "cleanup_p99_latency_below_us": 1000,
+    }  # fmt: skip
+    assert {r.started_at for r in read.records} == {None}  # YCSB 0.1 prints no time of day
+
+
+# -- detection and the command line -------------------------------------------------------------
+
+
+def test_unknown_and_ambiguous_content_is_refused_naming_the_file(tmp_path: Path) -> None:
+    readme = DATA / "README.md"
+    assert refusal([readme], hibench()) == (
+        f"{readme}: neither a hibench.report, a TestDFSIO results log nor a YCSB output: give its format "
+        "with --from (hibench-report, testdfsio-log, ycsb-output)"
+    )
+    both = tmp_path / "both.log"
+    both.write_text(WHALE.read_text() + (PKB / "ycsb-test-run.dat").read_text())
+    assert (
+        refusal([both], hibench())
+        == f"{both}: reads as testdfsio-log and as ycsb-output: give its format with --from"
+    )
+    assert refusal([tmp_path / "none"], hibench()) == f"{tmp_path / 'none'}: no such file or directory"
+
+
+def test_the_cli_refuses_with_exit_2_and_loads_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "w.duckdb"
+    assert (
+        main(["import", str(ANDROID), "--study", "hibench_dse", "--warehouse", str(target)])
+        == ExitCode.BAD_INPUT
+    )
+    assert "native files need --campaign, --environment" in capsys.readouterr().err
+    common = [
+        "--study",
+        "hibench_dse",
+        "--campaign",
+        "c",
+        "--environment",
+        "dse_cluster",
+        "--warehouse",
+        str(target),
+    ]
+    assert main(["import", str(ANDROID), "--timezone", "America/New_York", *common]) == ExitCode.BAD_INPUT
+    assert capsys.readouterr().err.endswith("follows it)\nnothing was loaded\n")
+    assert main(["import", str(WHALE), "--param", "maps", *common]) == ExitCode.BAD_INPUT
+    assert "--param 'maps': write NAME=VALUE" in capsys.readouterr().err
+    assert main(["import", str(WHALE), str(SERRANOBLE), "--warehouse", str(target)]) == ExitCode.BAD_INPUT
+    assert "one record file at a time" in capsys.readouterr().err
+    assert not target.exists()
+
+
+# -- one warehouse: the CLI's imports, one dbt build -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[int], str]]:
+    """Three imports through `benchcamp import`; only the last builds the marts (one dbt build)."""
+    from benchcamp.pipeline import transform
+
+    target = tmp_path_factory.mktemp("native") / "benchcamp.duckdb"
+    common = ["--warehouse", str(target)]
+    hibench_args = [
+        "import", str(ISIRATC), "--study", "hibench_dse", "--campaign", "native_hibench",
+        "--environment", "dse_cluster", "--name", "ScalaSparkWordcount=wordcount", "--timezone", "Asia/Kolkata",
+        "--param", "maps=4", "--param", "reduces=2", *common,
+    ]  # fmt: skip
+    dfsio_args = [
+        "import", str(SERRANOBLE), "--from", "testdfsio-log", "--study", "hibench_dse", "--campaign",
+        "native_dfsio", "--environment", "dse_cluster", "--timezone", "Australia/Sydney", *common,
+    ]  # fmt: skip
+    ycsb_args = [
+        "import", str(PKB), "--study", "ycsb_hbase_cassandra", "--campaign", "native_ycsb",
+        "--environment", "single_node", "--param", "store=hbase", "--param", "operationcount=1000", *common,
+    ]  # fmt: skip
+    codes = []
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.setattr(transform, "build_marts", lambda *args, **kwargs: None)
+        patch.setattr(report, "export_snapshot", lambda *args, **kwargs: None)
+        codes.append(main(hibench_args))
+        codes.append(main(dfsio_args))
+        patch.undo()
+        codes.append(main(ycsb_args))
+    tables = report.read_tables(target, "ycsb_hbase_cassandra", "native_ycsb")
+    yield target, codes, printed.getvalue() + report.render(tables, "table", "ycsb_hbase_cassandra")
+
+
+def test_imports_pass_the_same_gate_as_record_files(imported: tuple[Path, list[int], str]) -> None:
+    """The Spark WordCount runs pass the σ gate; the eight 10 MB TestDFSIO writes (their exec times'
+    σ% 25.8) and the YCSB folder (a failed repetition) are loaded and marked, as a record file's."""
+    _, codes, text = imported
+    assert codes == [ExitCode.OK, ExitCode.VALIDATION_FAILED, ExitCode.VALIDATION_FAILED]
+    times = [26.639, 47.689, 37.429, 28.427, 51.812, 27.222, 40.652, 34.165]
+    sigma_pct = statistics.stdev(times) / statistics.mean(times) * 100
+    lines = text.splitlines()
+    assert lines[:3] == [
+        "1 file(s): 9 runs, 36 records",
+        "hibench_dse / native_hibench: 36 records (36 new, 0 replaced)",
+        f"all expectations passed; warehouse: {imported[0]}",
+    ]
+    assert lines[3:9] == [
+        "1 file(s): 9 runs, 63 records",
+        "hibench_dse / native_dfsio: 63 records (63 new, 0 replaced)",
+        "FAILED stddev_within_threshold [hibench_dse/native_dfsio] dfsio_write|data_size_gb=0.009765625: "
+        f"σ% {sigma_pct:.1f} > 10 (n=8)",
+        "1 file(s): 2 runs, 52 records",
+        "ycsb_hbase_cassandra / native_ycsb: 52 records (52 new, 0 replaced)",
+        "FAILED repetitions_ok [ycsb_hbase_cassandra/native_ycsb] ycsb_a|operationcount=1000|store=hbase|"
+        "threads=6: 1 of 1 repetitions failed (repetition 1)",
+    ]
+
+
+def test_the_marts_hold_the_files_figures(imported: tuple[Path, list[int], str]) -> None:
+    target, _, _ = imported
+    scaling = report.read_tables(target, "hibench_dse", "native_hibench")["scaling"]
+    small = [58.145, 51.614, 52.952, 52.062, 53.381, 54.083, 60.578]
+    (row,) = [r for r in scaling if r["data_size_gb"] == 3.54e-05]
+    assert row["n"] == 7 and row["mean_s"] == pytest.approx(statistics.mean(small), abs=1e-9)
+    assert row["stddev_s"] == pytest.approx(statistics.stdev(small), abs=1e-9)
+    ycsb_rows = report.read_tables(target, "ycsb_hbase_cassandra", "native_ycsb")["ycsb_summary"]
+    update = [r for r in ycsb_rows if r["op_type"] == "update" and r["threads"] == 1]
+    assert [
+        (r["avg_latency_us"], r["p95_latency_us"], r["p95_latency_below_us"], r["p95_below_n"])
+        for r in update
+    ] == [(65.9774011299435, None, 1000, 1)]
+
+
+def test_the_report_shows_a_sub_millisecond_percentile_as_its_bound(
+    imported: tuple[Path, list[int], str],
+) -> None:
+    _, _, text = imported
+    # the condition (operationcount=1000, threads=1) is printed on its first row, read's
+    (read, update) = [row for row in text.splitlines() if "| read " in row or "| update " in row][:2]
+    assert "threads=1" in read and "38.48" in read and read.count("< 1000") == 2
+    assert "65.98" in update and update.count("< 1000") == 2  # p95 and p99, never 0.00
