@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # Let Python cache bytecode in .venv: without it every process recompiles Airflow, GX and dbt.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup browser run test test-unit test-integration lint docs up down status lab-up lab-down lab-status benchmark manifest clean
+.PHONY: help setup browser run test test-unit test-integration lint docs up down status lab-up lab-down lab-status cluster-up cluster-down cluster-status benchmark manifest clean
 
 help:
 	@echo "make run      the $(STUDY) campaign ($(LADDER) ladder), then a quick YCSB one, through Airflow on the local lab"
@@ -18,6 +18,7 @@ help:
 	@echo "make test-unit | test-integration    one tier of the tests"
 	@echo "make up | down | status    Airflow (UI on 127.0.0.1:8080, login required) and the lab"
 	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
+	@echo "make cluster-up | cluster-down | cluster-status    the five-host lab cluster (network namespaces, root)"
 	@echo "make benchmark    measure the HiveBench generator, the harness and the import (benchmarks/)"
 	@echo "make docs    the documentation site into site/ (open site/index.html)"
 
@@ -105,6 +106,12 @@ lab-down: $(VENV)/.synced
 	$(BENCHCAMP) lab down
 lab-status: $(VENV)/.synced
 	$(BENCHCAMP) lab status
+cluster-up: setup
+	$(BENCHCAMP) lab cluster up
+cluster-down: $(VENV)/.synced
+	$(BENCHCAMP) lab cluster down
+cluster-status: $(VENV)/.synced
+	$(BENCHCAMP) lab cluster status
 
 benchmark: setup
 	$(PY) benchmarks/hivebench_datagen.py
