@@ -475,7 +475,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         if study_plugin(spec.study).lab_services & {service.name for service in STORE_SERVICES}:
             os.environ["BENCHCAMP_LAB_STORES"] = "1"  # the study measures the lab's data stores
         started_lab = True
-        print(lab.lab_up().format())
+        used = {
+            spec.environment(target or spec.environments[0].name).transport.connection for target in targets
+        }
+        if used - {lab.CLUSTER_CONNECTION_ID}:  # the one-host lab's targets (and its stores)
+            print(lab.lab_up().format())
+        if lab.CLUSTER_CONNECTION_ID in used:  # the lab cluster's gateway
+            from benchcamp.ops.lab.cluster import cluster_up
+
+            print(cluster_up().format())
         env = airflow_environment(lab.airflow_connection_env())
         prepare_airflow(env)
         codes: list[ExitCode] = []

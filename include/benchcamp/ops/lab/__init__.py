@@ -22,6 +22,7 @@ from benchcamp.ops.lab.config import (
 )
 from benchcamp.ops.lab.install import ensure_installed
 from benchcamp.ops.lab.layout import (
+    CLUSTER_CONNECTION_ID,
     DEFAULT_PORTS,
     DEFAULT_SSH_PORT,
     HDFS_BASE_PATH,
@@ -54,6 +55,7 @@ from benchcamp.ops.lab.services import (
 
 __all__ = [
     "CLIENT_JVM_OPTS",
+    "CLUSTER_CONNECTION_ID",
     "DEFAULT_PORTS",
     "DEFAULT_SSH_PORT",
     "HDFS_BASE_PATH",

@@ -28,7 +28,7 @@ from pathlib import Path
 from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.config import CLIENT_JVM_OPTS, sshd_config_text
 from benchcamp.ops.lab.install import ensure_installed
-from benchcamp.ops.lab.layout import lab_dir, yarn_home
+from benchcamp.ops.lab.layout import CLUSTER_ADDRESSES, cluster_dir, lab_dir, yarn_home
 from benchcamp.ops.lab.services import ensure_ssh_keys
 from benchcamp.ops.supervisor import Supervised, rss_mb
 from benchcamp.ops.toolkit import (
@@ -56,13 +56,7 @@ from benchcamp.ops.toolkit import (
 
 PREFIX = "benchcamp-cl"
 HUB = f"{PREFIX}-hub"
-ADDRESSES = {
-    "master": "10.232.0.10",
-    "worker1": "10.232.0.11",
-    "worker2": "10.232.0.12",
-    "worker3": "10.232.0.13",
-    "gateway": "10.232.0.20",
-}
+ADDRESSES = CLUSTER_ADDRESSES
 WORKERS = ("worker1", "worker2", "worker3")
 HOST_LINK = PREFIX
 HOST_ADDRESS = "10.232.0.254"
@@ -106,10 +100,6 @@ HEAP_MB = {"namenode": 384, "resourcemanager": 384, "jobhistory": 256, "datanode
 
 def netns(host: str) -> str:
     return f"{PREFIX}-{host}"
-
-
-def cluster_dir() -> Path:
-    return lab_dir() / "cluster"
 
 
 def host_dir(host: str) -> Path:

@@ -14,9 +14,12 @@ from pathlib import Path
 
 from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.layout import (
+    CLUSTER_ADDRESSES,
+    CLUSTER_CONNECTION_ID,
     LAB_CONNECTION_ID,
     LAB_HIVE_CONNECTION_ID,
     cassandra_conf_dir,
+    cluster_dir,
     hadoop_conf_dir,
     hadoop_home,
     hbase_conf_dir,
@@ -513,7 +516,7 @@ def lab_ssh_connection_ids() -> frozenset[str]:
         for name, value in study_lab_connections().items()
         if json.loads(value).get("conn_type") == "ssh"
     }
-    return frozenset({LAB_CONNECTION_ID, *ssh})
+    return frozenset({LAB_CONNECTION_ID, CLUSTER_CONNECTION_ID, *ssh})
 
 
 def airflow_connection_env() -> dict[str, str]:
@@ -554,4 +557,26 @@ def airflow_connection_env() -> dict[str, str]:
         **study_lab_connections(),
         f"AIRFLOW_CONN_{LAB_CONNECTION_ID.upper()}": json.dumps(ssh_connection),
         f"AIRFLOW_CONN_{LAB_HIVE_CONNECTION_ID.upper()}": json.dumps(hive_connection),
+        f"AIRFLOW_CONN_{CLUSTER_CONNECTION_ID.upper()}": json.dumps(cluster_ssh_connection()),
+    }
+
+
+def cluster_ssh_connection() -> dict[str, object]:
+    """SSH to the lab cluster's gateway (`lab cluster up`), as to a real cluster's edge host: its
+    own address and port 22, the cluster's client key, the gateway's host key pinned."""
+    host_key_file = cluster_dir() / "gateway" / "ssh" / "host_ed25519.pub"
+    extra: dict[str, object] = {
+        "key_file": str(cluster_dir() / "ssh" / "client_ed25519"),
+        "look_for_keys": "false",
+        "conn_timeout": 10,
+        "no_host_key_check": "false",
+    }
+    if host_key_file.exists():
+        extra["host_key"] = " ".join(host_key_file.read_text().split()[:2])
+    return {
+        "conn_type": "ssh",
+        "host": CLUSTER_ADDRESSES["gateway"],
+        "port": 22,
+        "login": getpass.getuser(),
+        "extra": extra,
     }

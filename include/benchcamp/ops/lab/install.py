@@ -94,14 +94,18 @@ def ensure_installed() -> None:
     if shutil.which("ip") is None and not Path("/usr/sbin/ip").exists():
         apt_install("iproute2")  # `ip netns`: YARN runs in a loopback-only network namespace
     _copy_dependencies(hadoop_home(), HADOOP_VERSION)
-    share = hadoop_home() / "share" / "hadoop" / "mapreduce"
-    share.mkdir(parents=True, exist_ok=True)
-    for jar in _MR_JARS:
-        link = share / jar
-        if not link.exists():
-            link.unlink(missing_ok=True)
-            link.symlink_to(Path("../../../lib") / jar)
     _copy_dependencies(yarn_home(), HADOOP_VERSION + "-dfsio")
+    # where a Hadoop install keeps the MapReduce jars ($HADOOP_HOME/share/hadoop/mapreduce): the
+    # workloads find them there on the lab (lab/hadoop) and on the lab cluster (lab/yarn) as on a
+    # real cluster's gateway
+    for home in (hadoop_home(), yarn_home()):
+        share = home / "share" / "hadoop" / "mapreduce"
+        share.mkdir(parents=True, exist_ok=True)
+        for jar in _MR_JARS:
+            link = share / jar
+            if not link.exists():
+                link.unlink(missing_ok=True)
+                link.symlink_to(Path("../../../lib") / jar)
     # Hive logs through log4j2; a second SLF4J binding (reload4j, pulled in by Hadoop 3.3.6)
     # would win and silence the operation logs the Hive workloads read their timings from.
     _copy_dependencies(

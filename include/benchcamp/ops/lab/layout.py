@@ -43,6 +43,15 @@ DEFAULT_PORTS = {
     "hbase_regionserver": 16020,
 }
 YARN_NETNS = "benchcamp-yarn"
+# The lab cluster (ops/lab/cluster.py): five hosts on a bridge, this machine's leg at .254
+CLUSTER_CONNECTION_ID = "benchcamp_cluster_ssh"
+CLUSTER_ADDRESSES = {
+    "master": "10.232.0.10",
+    "worker1": "10.232.0.11",
+    "worker2": "10.232.0.12",
+    "worker3": "10.232.0.13",
+    "gateway": "10.232.0.20",
+}
 DEFAULT_SSH_PORT = DEFAULT_PORTS["ssh"]
 
 
@@ -119,3 +128,8 @@ def hadoop_conf_dir() -> Path:
 
 def hive_conf_dir() -> Path:
     return lab_dir() / "conf" / "hive"
+
+
+def cluster_dir() -> Path:
+    """The lab cluster's hosts' folders, its client key and known hosts."""
+    return lab_dir() / "cluster"
