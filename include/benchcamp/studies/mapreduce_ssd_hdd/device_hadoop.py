@@ -332,11 +332,11 @@ def protocol(
     )
     for sub in ("yarn/nm-local", "yarn/nm-logs", "tmp/mapred-local"):
         (storage / sub).mkdir(parents=True, exist_ok=True)
+    ensure_netns(NETNS)  # the format runs where the NameNode will
     try:
         format_namenode(daemon("namenode"), "benchcamp-device", "device-format")
     except LabError as exc:
         raise LabError(f"formatting HDFS on {storage} failed: {exc}") from exc
-    ensure_netns(NETNS)
     for name in ("namenode", "datanode", "resourcemanager", "nodemanager"):
         daemon(name).start()
     wait_healthy(_safemode_problem, daemons()[:4], "HDFS did not leave safe mode", START_TIMEOUT_S, stop)
