@@ -51,7 +51,10 @@ comma := ,
 WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)dfsio_read$(comma)hive_aggregation,)
 # mapreduce_ssd_hdd compares the lab's two storage devices, hdfs_interconnects its three link
 # levels, bigbench_containers bare vs container: one campaign on each
-RUN_ARGS ?= $(if $(filter mapreduce_ssd_hdd hdfs_interconnects bigbench_containers,$(STUDY)),--environment all,)
+# ENV=<environment> runs the study on that one environment of its spec (e.g. ENV=lab_cluster: the
+# five-host lab cluster, `make cluster-up`; the YCSB look is left out)
+ENV ?=
+RUN_ARGS ?= $(if $(ENV),--environment $(ENV),$(if $(filter mapreduce_ssd_hdd hdfs_interconnects bigbench_containers,$(STUDY)),--environment all,))
 YCSB_CELLS ?= ycsb_a|operationcount=1000|store=cassandra|threads=1,ycsb_a|operationcount=1000|store=hbase|threads=1,ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
 YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)'
 run: setup
@@ -59,7 +62,7 @@ run: setup
 	trap 'echo; $(BENCHCAMP) lab down; echo "make run took $$(( ($$(date +%s) - started) / 60 )) min $$(( ($$(date +%s) - started) % 60 )) s"' EXIT; \
 	rc=0; $(BENCHCAMP) run $(STUDY) --ladder $(LADDER) $(if $(REPETITIONS),--repetitions $(REPETITIONS)) \
 	  $(if $(and $(WORKLOADS),$(filter hibench_dse,$(STUDY))),--workloads $(WORKLOADS)) --keep-lab $(RUN_ARGS) || rc=$$?; \
-	if [ "$(STUDY)" = hibench_dse ] && { [ $$rc = 0 ] || [ $$rc = 3 ] || [ $$rc = 4 ]; }; then \
+	if [ "$(STUDY)" = hibench_dse ] && [ -z "$(ENV)" ] && { [ $$rc = 0 ] || [ $$rc = 3 ] || [ $$rc = 4 ]; }; then \
 	  $(BENCHCAMP) run ycsb_hbase_cassandra $(YCSB_RUN) --keep-lab || { code=$$?; [ $$rc != 0 ] || rc=$$code; }; fi; \
 	exit $$rc
 
