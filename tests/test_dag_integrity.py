@@ -89,7 +89,7 @@ def test_hibench_dag_shape(dagbag) -> None:  # type: ignore[no-untyped-def]
     # the grid: one (collapsed) group per target, task ids unprefixed;
     # each mapped repetition named by cell and repetition
     assert list(dag.task_group.children) == [
-        "plan", "target_local_lab", "target_local_lab_yarn", "target_dse_cluster",
+        "plan", "target_local_lab", "target_local_lab_yarn", "target_dse_cluster", "target_lab_cluster",
         "validate", "load", "dbt_build", "alert_regressions", "report", "publish",
     ]  # fmt: skip
     assert dag.task_dict["preflight_local_lab"].task_group.group_id == "target_local_lab"
@@ -195,7 +195,7 @@ def test_adaptive_rounds_exist_only_with_max_repetitions_in_the_spec(dagbag) -> 
     `adapt` decision then a mapped clean -> generate -> execute group, then the target's cleanup
     (validate records why the last round's cells stopped). ycsb_hbase_cassandra: no such task."""
     dag = dagbag.dags["hibench_dse"]
-    for env in ("local_lab", "local_lab_yarn", "dse_cluster"):
+    for env in ("local_lab", "local_lab_yarn", "lab_cluster", "dse_cluster"):
         assert dag.task_dict[f"adapt_{env}_1"].upstream_task_ids >= {f"repetitions_{env}.execute"}
         for k in (1, 2):
             group = f"adaptive_{env}_{k}"

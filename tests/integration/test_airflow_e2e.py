@@ -284,12 +284,12 @@ def test_a_campaign_runs_under_the_scheduler_into_the_warehouse(stack: dict[str,
     # itself) ever started a process; the scheduler skipped the rest of each group.
     others = [
         ti for ti in _task_instances(api, run["dag_run_id"])
-        if ti["task_id"].endswith(("_local_lab_yarn", "_dse_cluster"))
-        or ti["task_id"].split(".")[0].endswith(("_local_lab_yarn", "_dse_cluster"))
+        if ti["task_id"].endswith(("_local_lab_yarn", "_lab_cluster", "_dse_cluster"))
+        or ti["task_id"].split(".")[0].endswith(("_local_lab_yarn", "_lab_cluster", "_dse_cluster"))
     ]  # fmt: skip
     assert others and {ti["state"] for ti in others} == {"skipped"}, others
     started = sorted(ti["task_id"] for ti in others if ti.get("pid") or ti.get("hostname"))  # ran by a worker
-    assert started == ["units_dse_cluster", "units_local_lab_yarn"], started
+    assert started == ["units_dse_cluster", "units_lab_cluster", "units_local_lab_yarn"], started
     campaign = campaign_id(run["dag_run_id"])
     stack["campaign"] = campaign
     tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, campaign)

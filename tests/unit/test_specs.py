@@ -245,7 +245,7 @@ BAD_SPECS = [
     ("hibench_dse", "- name: dfsio_scaling", "- name: wordcount_scaling", "series[2].name: 'wordcount_scaling' is listed twice (first at [1]): remove one", "- name: wordcount_scaling\n    description: TestDFSIO"),
     ("hibench_dse", "workloads: [dfsio_write, dfsio_read]", "workloads: [dfsio_write, dfsio_read, dfsio_write]", "series[2].workloads[2]: 'dfsio_write' is listed twice (first at [0]): remove one", None),
     ("hibench_dse", "- name: local_lab_yarn", "- name: local_lab", "environments[1].name: 'local_lab' is listed twice (first at [0]): remove one", "- name: local_lab\n    description: >\n      the lab's YARN"),
-    ("hibench_dse", "    nodes: 8", "    nodes: 8\n    baseline: true", "environments[2].baseline: at most one environment is the baseline (local_lab is)", "    baseline: true\nworkloads"),
+    ("hibench_dse", "    nodes: 3", "    nodes: 3\n    baseline: true", "environments[3].baseline: at most one environment is the baseline (local_lab is)", "    baseline: true\nworkloads"),
     ("hibench_dse", "values: [3, 4, 6, 12]", "values: [3, 4, 6, 4.0]", "axes.maps.values[3]: 4.0 is listed twice (first at [1]): remove one", None),
     ("hibench_dse", "small: [0.024, 0.034, 0.044]", "small: [0.024, 0.034, 0.024]", "axes.data_size_gb.ladder.small[2]: 0.024 is listed twice (first at [0]): remove one", None),
     ("hibench_dse", "maps: [4], reduces: [2]}", "maps: [4, 4], reduces: [2]}", "series[1].axes.maps[1]: 4 is listed twice (first at [0]): remove one", None),
@@ -411,7 +411,7 @@ def test_spec_check_prints_every_problem_of_every_file_and_exits_2(
         "acceptable, out of range): give five fields (minute hour day-of-month month day-of-week, "
         "e.g. '0 1 * * 6'), an Airflow preset (@hourly, @daily, @weekly, @monthly, @quarterly, "
         "@yearly, @once) or null for manual runs only",
-        f"{bad}:58: axes.data_size_gb.baseline: 0.024 is not on the ladder's tiny and paper levels: "
+        f"{bad}:70: axes.data_size_gb.baseline: 0.024 is not on the ladder's tiny and paper levels: "
         "list it on every level, or write 'smallest'",
         f"{good}: ok (ycsb_hbase_cassandra: 96 cells at the default ladder, small)",
         f"{missing}: cannot read: [Errno 2] No such file or directory: '{missing}'",
@@ -444,4 +444,4 @@ def test_the_dag_factory_refuses_a_bad_spec_with_the_message_of_spec_check(
     with pytest.raises(SpecError) as error:
         build_study_dag("hibench_dse")
     assert str(error.value) + "\n" == checked
-    assert len(checked.splitlines()) == 2 and f"{spec_file}:53: workloads[2]: " in checked
+    assert len(checked.splitlines()) == 2 and f"{spec_file}:65: workloads[2]: " in checked
