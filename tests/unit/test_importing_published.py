@@ -1,0 +1,127 @@
+"""Each study's `published/template.csv` through the real `benchcamp import`, into a warehouse of
+its own (one import, one dbt build per study), with exact figures checked in the marts.
+
+The templates hold what the studies publish (STUDIES.md) and leave empty what they do not; the
+empty values are filled here with made-up numbers, chosen where the study states a derived figure
+(the interconnects' % improvements) so that the marts must give exactly that figure. BigBench's
+template is imported by tests/unit/test_bigbench_analysis.py and HiBench's by
+tests/unit/test_marts_golden.py (its records are the template's rows); not again here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from benchcamp.core.outcomes import ExitCode
+from benchcamp.ops.cli import main
+from benchcamp.presentation import report
+
+STUDIES = Path(__file__).resolve().parents[2] / "include" / "benchcamp" / "studies"
+YCSB = "ycsb_hbase_cassandra"
+COUNTS = [1000, 2000, 3000, 4000, 5000, 7500, 10000, 20000, 50000, 100000, 300000]
+WORKLOADS = ["ycsb_a", "ycsb_b", "ycsb_c", "ycsb_d", "ycsb_e", "ycsb_f"]
+
+
+def template_rows(study: str) -> list[dict[str, str]]:
+    text = (STUDIES / study / "published" / "template.csv").read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def filled(study: str, value_of: Callable[[dict[str, str]], float]) -> str:
+    """The study's template with every empty value given by `value_of(row)`, as CSV text."""
+    rows = template_rows(study)
+    for row in rows:
+        if not row["value"]:
+            row["value"] = repr(value_of(row))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def run_import(path: Path, warehouse: Path) -> tuple[int, str, str]:
+    """`benchcamp import` as a user runs it: exit code, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["import", str(path), "--warehouse", str(warehouse), "--strict-environment"])
+    return code, out.getvalue(), err.getvalue()
+
+
+def rows_of(warehouse: Path, sql: str) -> list[dict[str, Any]]:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        cursor = con.execute(sql)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+# -- YCSB: throughput and average latencies per store, workload and operation count, one run each
+
+
+def ycsb_throughput(store: str, workload: str, count: int) -> float:
+    """Made-up: HBase ahead of Cassandra, more ops/s at larger operation counts."""
+    return {"cassandra": 800.0, "hbase": 1200.0}[store] + 10 * WORKLOADS.index(workload) + COUNTS.index(count)
+
+
+def ycsb_latency(store: str, op: str, count: int) -> float:
+    """Made-up: latency falling as the operation count rises (the study's own caveat)."""
+    return {"cassandra": 900.0, "hbase": 700.0}[store] + len(op) - 5 * COUNTS.index(count)
+
+
+def ycsb_value(row: dict[str, str]) -> float:
+    store, workload, count = row["param.store"], row["workload"], int(row["param.operationcount"])
+    if row["metric"] == "throughput_ops_s":
+        return ycsb_throughput(store, workload, count)
+    return ycsb_latency(store, row["metric"].removesuffix("_avg_latency_us"), count)
+
+
+@pytest.fixture(scope="module")
+def ycsb_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("ycsb_published")
+    source = tmp / "published.csv"
+    source.write_text(filled(YCSB, ycsb_value), encoding="utf-8")
+    warehouse = tmp / "warehouse.duckdb"
+    code, out, err = run_import(source, warehouse)
+    assert code == ExitCode.OK, out + err
+    assert "Traceback" not in err
+    return warehouse
+
+
+def test_the_ycsb_template_is_the_studys_matrix_without_a_figure() -> None:
+    """132 tests (2 stores x 6 workloads x 11 operation counts), one run each: a throughput and
+    each operation type's average latency, every value left for the publication's figure."""
+    rows = template_rows(YCSB)
+    assert len(rows) == 132 + 2 * 11 * 11 and not any(row["value"] for row in rows)
+    tests = {(row["param.store"], row["workload"], int(row["param.operationcount"])) for row in rows}
+    assert len(tests) == 132 and {row["repetition"] for row in rows} == {"1"}
+    assert {row["param.threads"] for row in rows} == {"1"}
+
+
+def test_published_ycsb_figures_without_durations_load_and_report(ycsb_warehouse: Path) -> None:
+    """No duration_s: each test is one ok run (n 1), its figures the published ones."""
+    summary = rows_of(ycsb_warehouse, "select * from ycsb_summary where campaign = 'published_study3'")
+    assert len(summary) == 2 * 11 * 11
+    assert {(row["n"], row["n_failed"], row["n_warmup"]) for row in summary} == {(1, 0, 0)}
+    assert len({(row["store"], row["workload"], row["operationcount"]) for row in summary}) == 132
+    for row in summary:
+        assert row["throughput_ops_s"] == ycsb_throughput(row["store"], row["workload"], row["operationcount"])
+        assert row["avg_latency_us"] == ycsb_latency(row["store"], row["op_type"], row["operationcount"])
+        assert row["throughput_stddev"] is None and row["p95_latency_us"] is None
+    (pair,) = rows_of(
+        ycsb_warehouse,
+        "select * from ycsb_comparison where workload = 'ycsb_f' and op_type = 'read_modify_write' "
+        "and pair_params = 'operationcount=300000|threads=1'",
+    )
+    assert pair["throughput_ratio"] == pytest.approx(1260.0 / 860.0, abs=1e-12)
+    assert pair["avg_latency_ratio"] == pytest.approx((700.0 + 17 - 50) / (900.0 + 17 - 50), abs=1e-12)
+    assert pair["throughput_verdict"] is None  # one run a side: no test
+    text = report.render(report.read_tables(ycsb_warehouse, YCSB, "published_study3"), "table", YCSB)
+    line = next(line for line in text.splitlines() if "operationcount=1000, threads=1" in line)
+    assert line.split("|")[3:7] == [" read   ", " 1 ", "            1200.00 ", " -  "], line
