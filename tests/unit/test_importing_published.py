@@ -111,7 +111,9 @@ def test_published_ycsb_figures_without_durations_load_and_report(ycsb_warehouse
     assert {(row["n"], row["n_failed"], row["n_warmup"]) for row in summary} == {(1, 0, 0)}
     assert len({(row["store"], row["workload"], row["operationcount"]) for row in summary}) == 132
     for row in summary:
-        assert row["throughput_ops_s"] == ycsb_throughput(row["store"], row["workload"], row["operationcount"])
+        assert row["throughput_ops_s"] == ycsb_throughput(
+            row["store"], row["workload"], row["operationcount"]
+        )
         assert row["avg_latency_us"] == ycsb_latency(row["store"], row["op_type"], row["operationcount"])
         assert row["throughput_stddev"] is None and row["p95_latency_us"] is None
     (pair,) = rows_of(
@@ -124,4 +126,55 @@ def test_published_ycsb_figures_without_durations_load_and_report(ycsb_warehouse
     assert pair["throughput_verdict"] is None  # one run a side: no test
     text = report.render(report.read_tables(ycsb_warehouse, YCSB, "published_study3"), "table", YCSB)
     line = next(line for line in text.splitlines() if "operationcount=1000, threads=1" in line)
-    assert line.split("|")[3:7] == [" read   ", " 1 ", "            1200.00 ", " -  "], line
+    cells = [cell.strip() for cell in line.split("|")[1:-1]]
+    assert cells == [
+        "cassandra",
+        "operationcount=1000, threads=1",
+        "read",
+        "1",
+        "800.00",
+        "-",
+        "904.00",
+        "-",
+        "-",
+        "yes",
+    ]
+
+
+def test_an_import_whose_build_fails_is_refused_naming_the_check_and_lines_and_changes_nothing(
+    ycsb_warehouse: Path, tmp_path: Path
+) -> None:
+    """A throughput of -5 ops/s passes the record checks but fails a data test of ycsb_summary: the
+    import exits 2 naming the test and the file's lines of that cell, and the warehouse (records,
+    marts, build record) and its read snapshot stay byte for byte what they were."""
+    snapshot = report.snapshot_path(ycsb_warehouse)
+    before = (ycsb_warehouse.read_bytes(), snapshot.read_bytes())
+    bad = tmp_path / "bad.csv"
+    header = "study,campaign,environment,workload,param.store,param.operationcount,param.threads"
+    bad.write_text(
+        f"{header},repetition,metric,value,unit,status\n"
+        + "".join(
+            f"{YCSB},pub_bad,single_node,ycsb_c,{store},1000,1,1,{metric},{value},{unit},ok\n"
+            for store, metric, value, unit in [
+                ("hbase", "throughput_ops_s", -5, "ops/s"),
+                ("hbase", "read_avg_latency_us", 700, "us"),
+                ("cassandra", "throughput_ops_s", 900, "ops/s"),
+                ("cassandra", "read_avg_latency_us", 800, "us"),
+            ]
+        ),
+        encoding="utf-8",
+    )
+    code, out, err = run_import(bad, ycsb_warehouse)
+    assert code == ExitCode.BAD_INPUT, out + err
+    lines = err.strip().splitlines()
+    # the first model whose rules it breaks (the marts after it are skipped)
+    assert lines[0].startswith(f"{bad}: dbt test column_rules_int_ycsb_ops_summarised_"), err
+    assert lines[0].endswith(" failed for 1 row(s):"), err
+    assert lines[1:] == [
+        f"  {YCSB} pub_bad single_node ycsb_c|operationcount=1000|store=hbase|threads=1 "
+        "(non_negative(throughput_ops_s)): line(s) 2, 3",
+        "error: the records fail the marts' checks above; nothing was loaded",
+    ], err
+    assert "Traceback" not in err and "records (" not in out
+    assert (ycsb_warehouse.read_bytes(), snapshot.read_bytes()) == before
+    assert not list(ycsb_warehouse.parent.glob(".*.import-*"))  # the staged copy is gone
