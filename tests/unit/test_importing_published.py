@@ -178,3 +178,97 @@ def test_an_import_whose_build_fails_is_refused_naming_the_check_and_lines_and_c
     assert "Traceback" not in err and "records (" not in out
     assert (ycsb_warehouse.read_bytes(), snapshot.read_bytes()) == before
     assert not list(ycsb_warehouse.parent.glob(".*.import-*"))  # the staged copy is gone
+
+
+# -- HDFS interconnects: the study states % improvements only ("SWT up to +108 % over IPoIB,
+# +151 % over 10GigE; RRL time -64.8 % / -69.5 %"); the made-up figures give exactly those.
+HDFS = "hdfs_interconnects"
+SWT_16 = {"tengige": 208.0, "ipoib": 251.0, "rdma_ib": 522.08}  # MB/s at 16 clients: x2.51, x2.08
+RRL_64 = {"tengige": 0.352, "ipoib": 0.305, "rdma_ib": 0.10736}  # s at 64 MB: -69.5 %, -64.8 %
+
+
+def hdfs_value(row: dict[str, str]) -> float:
+    if row["workload"] == "swt" and row["param.clients"] == "16":
+        return SWT_16[row["environment"]]
+    if row["workload"] == "rrl" and row["param.file_size_mb"] == "64":
+        return RRL_64[row["environment"]]
+    return 100.0 if row["metric"] == "mb_s" else 0.5  # everywhere else the interconnects tie
+
+
+@pytest.fixture(scope="module")
+def hdfs_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("hdfs_published")
+    source = tmp / "published.csv"
+    source.write_text(filled(HDFS, hdfs_value), encoding="utf-8")
+    warehouse = tmp / "warehouse.duckdb"
+    code, out, err = run_import(source, warehouse)
+    assert code == ExitCode.OK, out + err
+    return warehouse
+
+
+def test_the_interconnects_published_improvements_come_out_of_the_marts(hdfs_warehouse: Path) -> None:
+    improvement = {
+        (row["workload"], row["environment"], row["other_environment"]): row["up_to_pct"]
+        for row in rows_of(
+            hdfs_warehouse, "select * from hdfs_micro_improvement where environment = 'rdma_ib'"
+        )
+    }
+    assert improvement[("swt", "rdma_ib", "ipoib")] == pytest.approx(108.0, abs=1e-9)
+    assert improvement[("swt", "rdma_ib", "tengige")] == pytest.approx(151.0, abs=1e-9)
+    assert improvement[("rrl", "rdma_ib", "ipoib")] == pytest.approx(64.8, abs=1e-9)
+    assert improvement[("rrl", "rdma_ib", "tengige")] == pytest.approx(69.5, abs=1e-9)
+    assert improvement[("srt", "rdma_ib", "tengige")] == 0.0
+    throughput = rows_of(
+        hdfs_warehouse, "select * from hdfs_micro_throughput where campaign = 'published_study5'"
+    )
+    assert len(throughput) == 3 * 2 * 4 and {(row["n"], row["n_failed"]) for row in throughput} == {(1, 0)}
+    latency = rows_of(hdfs_warehouse, "select * from hdfs_micro_latency where campaign = 'published_study5'")
+    assert len(latency) == 3 * 3 * 6 and {(row["n"], row["n_failed"]) for row in latency} == {(1, 0)}
+
+
+# -- MapReduce on SSD vs HDD: per-job phase times of the YouTube graph, per drive and set (Tables 13, 14)
+GRAPH = "mapreduce_ssd_hdd"
+PHASES = ["map", "shuffle", "merge", "reduce"]
+
+
+def graph_seconds(environment: str, workload: str, config_set: str, job: str, phase: str) -> float:
+    """Made-up: the SSD 20 s faster in every phase, custom 10 s faster than containers."""
+    base = 100.0 + 50 * PHASES.index(phase) + (7 if job.startswith("2-") else 0) + len(workload)
+    return base - (20 if environment == "ssd_a" else 0) - (10 if config_set == "custom" else 0)
+
+
+def graph_value(row: dict[str, str]) -> float:
+    job, _, metric = row["metric"].partition(":")
+    phase = metric.removeprefix("phase_").removesuffix("_s")
+    return graph_seconds(row["environment"], row["workload"], row["param.config_set"], job, phase)
+
+
+@pytest.fixture(scope="module")
+def graph_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("graph_published")
+    source = tmp / "published.csv"
+    source.write_text(filled(GRAPH, graph_value), encoding="utf-8")
+    warehouse = tmp / "warehouse.duckdb"
+    code, out, err = run_import(source, warehouse)
+    assert code == ExitCode.OK, out + err
+    return warehouse
+
+
+def test_published_phase_times_without_chain_times_load_with_one_run(graph_warehouse: Path) -> None:
+    rows = rows_of(graph_warehouse, "select * from graph_phase_times where campaign = 'published_study4'")
+    assert len(rows) == 2 * 2 * 2 * 2
+    for row in rows:
+        assert (row["graph"], row["n"], row["n_failed"], row["chain_s"]) == ("youtube", 1, 0, None)
+        for phase in PHASES:
+            assert row[f"{phase}_s"] == graph_seconds(
+                row["environment"], row["workload"], row["config_set"], row["job"], phase
+            )
+    deltas = rows_of(
+        graph_warehouse,
+        "select * from graph_config_deltas where comparison = 'storage' and environment = 'ssd_a' "
+        "and workload = 'triangle_counting' and config_set = 'custom' and job = '2-close' and phase = 'shuffle'",
+    )
+    (delta,) = deltas
+    hdd = graph_seconds("hdd", "triangle_counting", "custom", "2-close", "shuffle")
+    assert delta["baseline_environment"] == "hdd"
+    assert delta["delta_pct"] == pytest.approx(-20 / hdd * 100, abs=1e-9)
