@@ -62,6 +62,28 @@ def rows_of(warehouse: Path, sql: str) -> list[dict[str, Any]]:
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
+ALL_STUDIES = sorted(folder.name for folder in STUDIES.iterdir() if (folder / "spec.yaml").is_file())
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "importing-published.md"
+
+
+@pytest.mark.parametrize("study", ALL_STUDIES)
+def test_every_study_has_a_published_template_its_spec_accepts(study: str, tmp_path: Path) -> None:
+    """A template and README in published/, a section of docs/importing-published.md, and rows
+    (empty values filled) that the import's reader and spec checks accept: no dbt, milliseconds."""
+    from benchcamp.pipeline import importer
+
+    assert (STUDIES / study / "published" / "README.md").is_file()
+    assert f"(`{study}`)" in DOCS.read_text(encoding="utf-8")
+    source = tmp_path / "filled.csv"
+    source.write_text(filled(study, lambda row: 1.0), encoding="utf-8")
+    with importer.staging() as con:
+        count = importer.stage_file(con, source)
+        importer.check_spec(con, source, strict_environment=True)
+        importer.check_repeats(con, source)
+    assert count == len(template_rows(study)) > 0
+    assert {row["study"] for row in template_rows(study)} == {study}
+
+
 # -- YCSB: throughput and average latencies per store, workload and operation count, one run each
 
 

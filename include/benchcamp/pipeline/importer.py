@@ -9,7 +9,9 @@ an offset). Every other line, and there are none in files the pipeline writes, g
 through `records.parse_jsonl_line`, which accepts exactly what it accepted before and
 names the file, line and field of the first bad one. Nothing touches the warehouse until
 every line, every spec check, the repeated-key check and the expectations have passed; then
-one transaction loads the results, the campaigns' validation failures and the study thresholds.
+one transaction loads the results, the campaigns' validation failures and the study thresholds
+into a staged copy of the warehouse (`warehouse.staged_warehouse`), which replaces it only once
+the marts built there: a failed data test is traced to the file's lines (`trace_failed_tests`).
 """
 
 from __future__ import annotations
