@@ -246,6 +246,8 @@ def test_the_interconnects_published_improvements_come_out_of_the_marts(hdfs_war
     assert len(throughput) == 3 * 2 * 4 and {(row["n"], row["n_failed"]) for row in throughput} == {(1, 0)}
     latency = rows_of(hdfs_warehouse, "select * from hdfs_micro_latency where campaign = 'published_study5'")
     assert len(latency) == 3 * 3 * 6 and {(row["n"], row["n_failed"]) for row in latency} == {(1, 0)}
+    text = report.render(report.read_tables(hdfs_warehouse, HDFS, "published_study5"), "table", HDFS)
+    assert "rdma_ib" in text and "108.00" in text
 
 
 # -- MapReduce on SSD vs HDD: per-job phase times of the YouTube graph, per drive and set (Tables 13, 14)
@@ -294,3 +296,5 @@ def test_published_phase_times_without_chain_times_load_with_one_run(graph_wareh
     hdd = graph_seconds("hdd", "triangle_counting", "custom", "2-close", "shuffle")
     assert delta["baseline_environment"] == "hdd"
     assert delta["delta_pct"] == pytest.approx(-20 / hdd * 100, abs=1e-9)
+    text = report.render(report.read_tables(graph_warehouse, GRAPH, "published_study4"), "table", GRAPH)
+    assert "youtube" in text and "2-close" in text
