@@ -177,7 +177,15 @@ def _refusal(con: duckdb.DuckDBPyConnection, built: Path, path: Path, exc: DbtBu
     (exit 2: the records are refused), or the failed nodes when no failing row is the file's (7)."""
     from benchcamp.pipeline import importer
 
-    checks = importer.trace_failed_tests(con, built, exc.failed_tests)
+    try:
+        checks = importer.trace_failed_tests(con, built, exc.failed_tests)
+    except Exception as trace_error:  # the message must not become a traceback: name the nodes
+        nodes = [node for node in exc.failed_nodes if not node.startswith("(")] or [str(exc)]
+        lines = [f"error: the figures could not be built: {node}" for node in nodes]
+        return _BuildRefused(
+            [*lines, f"(failing rows not traced: {trace_error})", "nothing was loaded"],
+            ExitCode.ANALYSIS_FAILED,
+        )
     others = [
         node
         for node in exc.failed_nodes
