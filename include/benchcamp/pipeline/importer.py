@@ -487,7 +487,7 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
             ),
             counted as (
                 -- a cell's repetitions are counted by its durations; a cell without any (published
-                -- figures: a T_PT, a YCSB throughput and latencies) by the metric the workload's σ
+                -- figures: a T_PT, a throughput and latencies) by the metric the workload's σ
                 -- is gated on, else by its first metric
                 select m.study, m.campaign, m.environment, m.workload, m.cell_key,
                     case when bool_or(m.metric = '{DURATION_METRIC}') then '{DURATION_METRIC}'
