@@ -155,9 +155,13 @@ def test_an_old_campaigns_bad_rows_never_fail_a_later_build(tmp_path: Path) -> N
     build_marts(warehouse, unit_tests=False, campaigns=[("hibench_dse", "new")])
 
 
-def test_a_failed_build_is_recorded_reported_and_import_exits_7_naming_the_node(tmp_path: Path) -> None:
-    """The records stay loaded, `benchcamp import` exits 7 with one line naming the failed test
-    (no traceback, no nanobind noise), and reports date their figures to the last good build."""
+def test_a_failed_build_leaves_the_warehouse_as_it_was_and_import_exits_7_naming_the_check(
+    tmp_path: Path,
+) -> None:
+    """An import whose build fails on rows already in the warehouse (not the file's) exits 7 naming
+    the failed test and those rows (no traceback, no nanobind noise) and changes nothing: the
+    build ran on a staged copy. A failed build of the warehouse itself (a DAG's) is recorded, and
+    reports date their figures to the last good build."""
     warehouse = tmp_path / "w.duckdb"
     old = _write(tmp_path / "old.jsonl", wordcount("old"))
     assert main(["import", str(old), "--warehouse", str(warehouse)]) == 0
@@ -165,15 +169,22 @@ def test_a_failed_build_is_recorded_reported_and_import_exits_7_naming_the_node(
     assert good is not None and good.ok and good.stale_note() is None
     assert good.campaigns == ["hibench_dse/old"] and good.origin == "benchcamp import old.jsonl"
     _spoil(warehouse, "old")
+    spoiled = warehouse.read_bytes()
 
     done = benchcamp("import", str(old), "--warehouse", str(warehouse))
     assert done.returncode == ExitCode.ANALYSIS_FAILED, done.stderr
-    assert "the records are loaded, but the figures could not be built" in done.stderr
-    assert BAD_NODE in done.stderr
+    assert f": dbt test {BAD_NODE} failed for 1 row(s):" in done.stderr
+    assert (
+        "hibench_dse old local_lab wordcount|data_size_gb=1|maps=4|reduces=2 0 duration_s: rows already in "
+        in done.stderr
+    )
+    assert done.stderr.endswith("nothing was loaded\n"), done.stderr
     assert "Traceback" not in done.stderr and "leaked" not in done.stderr, done.stderr
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        assert con.execute("select count(*) from raw.results where campaign = 'old'").fetchone() == (4,)
+    assert warehouse.read_bytes() == spoiled
+    assert transform.last_build(warehouse) == good
 
+    with pytest.raises(DbtBuildError):
+        build_marts(warehouse, unit_tests=False, campaigns=[("hibench_dse", "old")])
     failed = transform.last_build(warehouse)
     assert failed is not None and not failed.ok and failed.last_ok_at == good.finished_at
     assert any(BAD_NODE in node and ": fail: " in node for node in failed.failed_nodes)

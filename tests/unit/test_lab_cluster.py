@@ -8,7 +8,6 @@ import ipaddress
 import re
 
 import pytest
-
 from benchcamp.ops.lab import cluster
 
 

@@ -39,33 +39,47 @@ TABLE_17 = [
 CAMPAIGN = "published_dse_2016"
 
 
+TEMPLATE = (
+    Path(__file__).resolve().parents[2]
+    / "include"
+    / "benchcamp"
+    / "studies"
+    / "hibench_dse"
+    / "published"
+    / "template.csv"
+)
+
+
 def published_records() -> list[dict[str, object]]:
-    rows = []
+    """The study's published/template.csv: Tables 9 and 17, each cell as m − σ, m, m + σ."""
+    from benchcamp.core.records import read_csv_numbered
+
+    records = read_csv_numbered(TEMPLATE.read_text(encoding="utf-8"), str(TEMPLATE))
+    return [
+        {name: value for name, value in record.to_json_dict().items() if value is not None}
+        for _, record in records
+    ]
+
+
+def test_the_template_is_the_published_tables() -> None:
+    """Every published cell of Tables 9 and 17 is three repetitions m − σ, m, m + σ (and Hive's processed GB)."""
+    rows = published_records()
     for workload, size, processed, mean, sigma, *_ in TABLE_9 + TABLE_17:
-        params: dict[str, object] = {"data_size_gb": size}
-        if workload == "wordcount":
-            params |= {"maps": 4, "reduces": 2}
-        for repetition, value in enumerate((mean - sigma, mean, mean + sigma), start=1):
-            base = {
-                "study": "hibench_dse",
-                "campaign": CAMPAIGN,
-                "environment": "dse_cluster",
-                "workload": workload,
-                "params": params,
-                "repetition": repetition,
-                "status": "ok",
-            }
-            rows.append({**base, "metric": "duration_s", "value": round(value, 2), "unit": "s"})
-            if processed is not None:
-                rows.append({**base, "metric": "processed_gb", "value": processed, "unit": "GB"})
-    return rows
+        cell = [row for row in rows if row["workload"] == workload and row["params"]["data_size_gb"] == size]  # type: ignore[index]
+        durations = [row["value"] for row in cell if row["metric"] == "duration_s"]
+        assert durations == [round(mean - sigma, 2), mean, round(mean + sigma, 2)]
+        assert [row["value"] for row in cell if row["metric"] == "processed_gb"] == (
+            [] if processed is None else [processed] * 3
+        )
+        expected = {"data_size_gb": size} | ({"maps": 4, "reduces": 2} if workload == "wordcount" else {})
+        assert all(row["params"] == expected and row["campaign"] == CAMPAIGN for row in cell)
+    assert len(rows) == 3 * 9 + 3 * 6
 
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("golden")
-    source = tmp / "published.jsonl"
-    source.write_text("".join(json.dumps(row) + "\n" for row in published_records()))
+    source = TEMPLATE  # the published tables as a user imports them
     target = tmp / "warehouse.duckdb"
     assert main(["import", str(source), "--warehouse", str(target)]) == ExitCode.OK
     # Importing the same file again changes nothing.

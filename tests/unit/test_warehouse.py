@@ -346,3 +346,28 @@ def test_a_large_load_is_bulk_not_row_by_row(path: Path) -> None:
     assert wh.load_records(path, records).replaced == 100_000
     assert time.perf_counter() - started < 30
     assert rows(path, "select count(*), count(distinct cell_key) from raw.results") == [(100_000, 1_000)]
+
+
+def test_a_staged_warehouse_replaces_the_file_only_when_its_block_succeeds(tmp_path: Path) -> None:
+    """`staged_warehouse`: the block writes a copy; an error discards it (the file and its bytes as
+    they were, and no file where there was none), success puts it in place; no copy is left."""
+    path = tmp_path / "w.duckdb"
+    with pytest.raises(RuntimeError), wh.staged_warehouse(path) as staged:
+        with duckdb.connect(str(staged)) as con:
+            con.execute("create table t as select 1 as x")
+        raise RuntimeError("build failed")
+    assert not path.exists() and not (tmp_path / "w.duckdb.wal").exists()
+    with wh.staged_warehouse(path) as staged:
+        assert staged.name == path.name and staged.parent.parent == tmp_path
+        with duckdb.connect(str(staged)) as con:
+            con.execute("create table t as select 1 as x")
+    before = path.read_bytes()
+    with pytest.raises(RuntimeError), wh.staged_warehouse(path) as staged:
+        with duckdb.connect(str(staged)) as con:
+            assert con.execute("select x from t").fetchall() == [(1,)]  # the copy holds what the file held
+            con.execute("insert into t values (2)")
+        raise RuntimeError("build failed")
+    assert path.read_bytes() == before
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("select x from t").fetchall() == [(1,)]
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["w.duckdb"]

@@ -8,6 +8,10 @@
 -- for every metric, and a metric with no usable repetition is a cell with no result (mean NULL,
 -- n 0, n_failed k), never a failed data test. A cell with warm-ups only (a run stopped after
 -- them) has n 0 and n_failed 0.
+-- cell_n, cell_n_failed, cell_n_warmup: the cell's repetitions, the same on each of its rows: its
+-- duration_s's n, n_failed and n_warmup, or, in a cell without any duration (published figures
+-- given as a throughput or a latency alone), its repetitions with a usable value of any metric,
+-- the other measured ones, and its warm-ups. Marts count a cell's runs by them.
 -- passed_validation: no failed expectation names this cell in this campaign and environment.
 with results as (
     select * from {{ ref('stg_results') }}
@@ -15,7 +19,12 @@ with results as (
 
 measured as (
     select study, campaign, environment, workload, cell_key,
-        count(distinct repetition) filter (where not is_warmup) as n_measured
+        count(distinct repetition) filter (where not is_warmup) as n_measured,
+        bool_or(metric = 'duration_s') as has_duration,
+        count(*) filter (where metric = 'duration_s' and is_usable) as duration_n,
+        count(*) filter (where metric = 'duration_s' and is_warmup) as duration_n_warmup,
+        count(distinct repetition) filter (where is_usable) as usable_repetitions,
+        count(distinct repetition) filter (where is_warmup) as warmup_repetitions
     from results
     group by study, campaign, environment, workload, cell_key
 ),
@@ -67,6 +76,9 @@ select
     m.n_measured - s.n as n_failed,
     s.n_warmup,
     s.n_warmup_failed,
+    m.cell_n,
+    m.n_measured - m.cell_n as cell_n_failed,
+    m.cell_n_warmup,
     s.mean,
     s.stddev,
     {{ percent_of('s.stddev', 's.mean') }} as stddev_pct,
@@ -74,7 +86,13 @@ select
     s.first_started_at,
     s.last_finished_at
 from summarised as s
-inner join measured as m
+inner join (
+    select
+        *,
+        case when has_duration then duration_n else usable_repetitions end as cell_n,
+        case when has_duration then duration_n_warmup else warmup_repetitions end as cell_n_warmup
+    from measured
+) as m
     on s.study = m.study
     and s.campaign = m.campaign
     and s.environment = m.environment

@@ -23,9 +23,10 @@ per_cell as (
         workload,
         cell_key,
         any_value(params) as params,
-        {{ metric_value('duration_s', 'n') }} as n,
-        {{ metric_value('duration_s', 'n_failed') }} as n_failed,
-        {{ metric_value('duration_s', 'n_warmup') }} as n_warmup,
+        -- the cell's runs: by duration_s, or (published figures without one) by its other metrics
+        any_value(cell_n) as n,
+        any_value(cell_n_failed) as n_failed,
+        any_value(cell_n_warmup) as n_warmup,
         {{ metric_value('operations_requested') }} as operations_requested,
         {{ metric_value('throughput_ops_s', 'n') }} as throughput_n,
         {{ metric_value('throughput_ops_s') }} as throughput_ops_s,

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchcamp.airflow.airflow_env import (
     airflow_environment,
@@ -28,6 +29,11 @@ from benchcamp.airflow.airflow_env import (
 )
 from benchcamp.core.outcomes import ExitCode, for_signal, worst
 from benchcamp.core.paths import airflow_home, default_warehouse
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from benchcamp.pipeline.transform import DbtBuildError
 
 
 def _warehouse(args: argparse.Namespace) -> Path:
@@ -52,11 +58,13 @@ def _in_background(name: str, work: Callable[[], object]) -> threading.Thread:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """Read, check, validate and load a record file; all of it or, on any bad line, nothing.
+    """Read, check, validate, load and build a record file; all of it or, on any failure, nothing.
 
-    Exits 6 (BUSY) when another process holds the warehouse for the whole wait, 7
-    (ANALYSIS_FAILED) naming the failed dbt nodes when the records are loaded but the figures
-    could not be built: one line each, never a traceback."""
+    The records are loaded and the marts built in a staged copy of the warehouse, which replaces
+    it only when the build passed. Exits 6 (BUSY) when another process holds the warehouse for
+    the whole wait; when the build fails, 2 (BAD_INPUT) if a failed data test's rows come from
+    the file's records, else 7 (ANALYSIS_FAILED), naming the failed checks and the file's lines
+    behind them: never a traceback, and the warehouse as it was."""
     from benchcamp.pipeline.transform import DbtBuildError
     from benchcamp.pipeline.warehouse import WarehouseBusy
 
@@ -71,11 +79,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     except WarehouseBusy as exc:
         print(f"error: {exc}\nnothing was loaded", file=sys.stderr)
         return ExitCode.BUSY
+    except _BuildRefused as exc:
+        print("\n".join(exc.lines), file=sys.stderr)
+        return exc.code
     except DbtBuildError as exc:
         nodes = [node for node in exc.failed_nodes if not node.startswith("(")] or [str(exc)]
         print(
-            "error: the records are loaded, but the figures could not be built (reports show the "
-            f"last successful build): {'; '.join(nodes)}",
+            f"error: the figures could not be built: {'; '.join(nodes)}\nnothing was loaded",
             file=sys.stderr,
         )
         return ExitCode.ANALYSIS_FAILED
@@ -126,11 +136,21 @@ def _import_native(args: argparse.Namespace) -> int:
         return _import(args, path, origin)
 
 
+class _BuildRefused(Exception):
+    """An import whose build failed: what to print, and the exit code."""
+
+    def __init__(self, lines: list[str], code: ExitCode) -> None:
+        super().__init__(lines[0] if lines else "")
+        self.lines = lines
+        self.code = code
+
+
 def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
     from benchcamp.core.records import RecordError
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline import importer
-    from benchcamp.pipeline.transform import parse_ahead
+    from benchcamp.pipeline.transform import DbtBuildError, build_marts, parse_ahead
+    from benchcamp.pipeline.warehouse import staged_warehouse
 
     target = _warehouse(args)
     with importer.staging() as con:
@@ -155,13 +175,25 @@ def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
         }
         min_ok = {study: load_spec(study).thresholds.min_ok_repetitions for study in thresholds}
         cells = importer.cell_statistics(con)
-        # The suite (Python) runs on the other core while DuckDB inserts the records.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-validate") as pool:
-            validating = pool.submit(importer.validate, cells, thresholds, min_ok)
-            specs = {study: load_spec(study) for study in thresholds}
-            loads = importer.load(con, target, loads, validating.result, thresholds, specs)
-            failures = validating.result()
-    dbt.join()
+        # Loaded and built in a copy: the warehouse changes only if the build passes.
+        with staged_warehouse(target) as staged:
+            # The suite (Python) runs on the other core while DuckDB inserts the records.
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-validate") as pool:
+                validating = pool.submit(importer.validate, cells, thresholds, min_ok)
+                specs = {study: load_spec(study) for study in thresholds}
+                loads = importer.load(con, staged, loads, validating.result, thresholds, specs)
+                failures = validating.result()
+            dbt.join()
+            try:
+                build_marts(
+                    staged,
+                    unit_tests=False,
+                    campaigns=[(item.study, item.campaign) for item in loads],
+                    origin=origin,
+                    folder_of=target,
+                )
+            except DbtBuildError as exc:
+                raise _refusal(con, staged, path, exc) from None
     for item in loads:
         repeated = ""
         if item.repeats:
@@ -172,15 +204,8 @@ def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
             f"{item.study} / {item.campaign}: {item.records} records "
             f"({item.inserted} new, {item.replaced} replaced{repeated})"
         )
-    from benchcamp.pipeline.transform import build_marts
     from benchcamp.presentation.report import export_snapshot
 
-    build_marts(
-        target,
-        unit_tests=False,
-        campaigns=[(item.study, item.campaign) for item in loads],
-        origin=origin,
-    )
     export_snapshot(target)
     order = {(item.study, item.campaign): index for index, item in enumerate(loads)}
     all_failures = sorted(failures, key=lambda failure: order[(failure.study, failure.campaign)])
@@ -195,6 +220,35 @@ def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
         return ExitCode.VALIDATION_FAILED
     print(f"all expectations passed; warehouse: {target}")
     return ExitCode.OK
+
+
+def _refusal(con: duckdb.DuckDBPyConnection, built: Path, path: Path, exc: DbtBuildError) -> Exception:
+    """What a failed build of an import says: the failed checks and the file's lines behind them
+    (exit 2: the records are refused), or the failed nodes when no failing row is the file's (7)."""
+    from benchcamp.pipeline import importer
+
+    try:
+        checks = importer.trace_failed_tests(con, built, exc.failed_tests)
+    except Exception as trace_error:  # the message must not become a traceback: name the nodes
+        nodes = [node for node in exc.failed_nodes if not node.startswith("(")] or [str(exc)]
+        lines = [f"error: the figures could not be built: {node}" for node in nodes]
+        return _BuildRefused(
+            [*lines, f"(failing rows not traced: {trace_error})", "nothing was loaded"],
+            ExitCode.ANALYSIS_FAILED,
+        )
+    others = [
+        node
+        for node in exc.failed_nodes
+        if not node.startswith("(") and not any(node.startswith(f"{test}:") for test, _ in exc.failed_tests)
+    ]
+    lines = importer.describe_failed_checks(checks, path)
+    lines += [f"error: the figures could not be built: {node}" for node in others]
+    if checks and not others and all(check.from_file for check in checks):
+        return _BuildRefused(
+            [*lines, "error: the records fail the marts' checks above; nothing was loaded"],
+            ExitCode.BAD_INPUT,
+        )
+    return _BuildRefused([*lines, "nothing was loaded"], ExitCode.ANALYSIS_FAILED)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

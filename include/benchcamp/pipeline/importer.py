@@ -9,7 +9,9 @@ an offset). Every other line, and there are none in files the pipeline writes, g
 through `records.parse_jsonl_line`, which accepts exactly what it accepted before and
 names the file, line and field of the first bad one. Nothing touches the warehouse until
 every line, every spec check, the repeated-key check and the expectations have passed; then
-one transaction loads the results, the campaigns' validation failures and the study thresholds.
+one transaction loads the results, the campaigns' validation failures and the study thresholds
+into a staged copy of the warehouse (`warehouse.staged_warehouse`), which replaces it only once
+the marts built there: a failed data test is traced to the file's lines (`trace_failed_tests`).
 """
 
 from __future__ import annotations
@@ -485,12 +487,15 @@ def cell_statistics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                 from measured group by all
             ),
             counted as (
-                -- a cell's repetitions are counted by its durations; a cell without any (a
-                -- published summary figure such as a T_PT) by its one metric
-                select study, campaign, environment, workload, cell_key,
-                    case when bool_or(metric = '{DURATION_METRIC}') then '{DURATION_METRIC}'
-                        else min(metric) end as counted_metric
-                from measured group by all
+                -- a cell's repetitions are counted by its durations; a cell without any (published
+                -- figures: a T_PT, a throughput and latencies) by the metric the workload's σ
+                -- is gated on, else by its first metric
+                select m.study, m.campaign, m.environment, m.workload, m.cell_key,
+                    case when bool_or(m.metric = '{DURATION_METRIC}') then '{DURATION_METRIC}'
+                        when bool_or(m.metric = g.stddev_metric) then g.stddev_metric
+                        else min(m.metric) end as counted_metric
+                from measured m join gated_metrics g on m.workload = g.workload
+                group by m.study, m.campaign, m.environment, m.workload, m.cell_key, g.stddev_metric
             ),
             durations as (
                 select study, campaign, environment, workload, cell_key,
@@ -750,3 +755,82 @@ def load(
         again = replaced.get((item.study, item.campaign), 0)
         done.append(CampaignLoad(item.study, item.campaign, item.records, total - again, again, item.repeats))
     return done
+
+
+# The columns by which a failed data test's rows are traced back to the records of an import.
+_TRACE_COLUMNS = ("study", "campaign", "environment", "cell_key", "repetition", "metric")
+_SHOWN = 5  # cells (or rows) named per failed test
+
+
+@dataclass(frozen=True)
+class FailedCheck:
+    """A data test of the import's build that failed: its name, its failing rows, and per
+    failing cell (or row) the file's lines behind it (none: rows already in the warehouse)."""
+
+    test: str
+    rows: int
+    labels: int  # distinct failing cells (or rows), of which the first few are traced
+    traced: tuple[tuple[str, tuple[int, ...]], ...]
+
+    @property
+    def from_file(self) -> bool:
+        """Whether some of the failing rows come from the imported file's records."""
+        return any(lines for _, lines in self.traced)
+
+
+def trace_failed_tests(
+    con: duckdb.DuckDBPyConnection, built: Path, tests: list[tuple[str, str]]
+) -> list[FailedCheck]:
+    """Run each failed test's SQL on the built copy (`built`) and find the records of `incoming`
+    (the import's, in the staging database) with the same key columns as its failing rows."""
+    import duckdb
+
+    imported = set(con.execute("select distinct study, campaign from incoming").fetchall())
+    found = []
+    with duckdb.connect(str(built), read_only=True) as warehouse:
+        for unique_id, sql in tests:
+            cursor = warehouse.execute(f"select * from (\n{sql}\n) as failing")
+            names = [column[0] for column in cursor.description]
+            rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+            if "study" in names and "campaign" in names:  # the build judged the imported campaigns
+                rows = [row for row in rows if (row["study"], row["campaign"]) in imported]
+            name = unique_id.split(".")[2] if unique_id.count(".") >= 2 else unique_id
+            keys = [column for column in _TRACE_COLUMNS if column in names]
+            traced: dict[str, tuple[int, ...]] = {}
+            labels: set[str] = set()
+            for row in rows:
+                label = " ".join(str(row[key]) for key in keys) if keys else json.dumps(row, default=str)
+                if keys and "broken_rule" in row:
+                    label += f" ({row['broken_rule']})"
+                labels.add(label)
+                if label in traced or len(traced) >= _SHOWN:
+                    continue
+                lines: tuple[int, ...] = ()
+                if keys:
+                    where = " and ".join(f"{key} = ?" for key in keys)
+                    lines = tuple(
+                        int(line)
+                        for (line,) in con.execute(
+                            f"select line_no from incoming where {where} order by line_no",
+                            [row[key] for key in keys],
+                        ).fetchall()
+                    )
+                traced[label] = lines
+            found.append(FailedCheck(name, len(rows), len(labels), tuple(traced.items())))
+    return found
+
+
+def describe_failed_checks(checks: list[FailedCheck], path: Path) -> list[str]:
+    """One line per failed check, then one per traced cell or row: `file: lines ...` or where it is."""
+    out = []
+    for check in checks:
+        out.append(f"{path}: dbt test {check.test} failed for {check.rows} row(s):")
+        for label, lines in check.traced:
+            if lines:
+                shown = ", ".join(str(line) for line in lines[:10]) + (" ..." if len(lines) > 10 else "")
+                out.append(f"  {label}: line(s) {shown}")
+            else:
+                out.append(f"  {label}: rows already in the warehouse, none of this file")
+        if check.labels > len(check.traced):
+            out.append(f"  ... and {check.labels - len(check.traced)} more")
+    return out

@@ -31,11 +31,18 @@ _LOCK = threading.Lock()  # dbtRunner keeps global state (flags, adapters, os.en
 
 
 class DbtBuildError(RuntimeError):
-    """dbt failed; `failed_nodes` names each failing model or test with dbt's message."""
+    """dbt failed; `failed_nodes` names each failing model or test with dbt's message, and
+    `failed_tests` gives each failed data test's name and compiled SQL (its failing rows)."""
 
-    def __init__(self, message: str, failed_nodes: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        failed_nodes: list[str] | None = None,
+        failed_tests: list[tuple[str, str]] | None = None,
+    ) -> None:
         super().__init__(message)
         self.failed_nodes = failed_nodes or []
+        self.failed_tests = failed_tests or []
 
 
 def project_dir() -> Path:
@@ -129,6 +136,42 @@ def failed_nodes(result: Any) -> list[str]:
     return failed
 
 
+# The rules of the project's column_rules test (tests/generic/column_rules.sql) as failing-row SQL.
+_COLUMN_RULES = {"not_null": "{} is null", "non_negative": "{} < 0", "positive": "{} <= 0"}
+
+
+def failed_tests(result: Any) -> list[tuple[str, str]]:
+    """(unique_id, SQL selecting its failing rows) of each data test that failed. A column_rules
+    test counts broken rules, so its rows are selected from its model by the rules themselves."""
+    found = []
+    for node in getattr(result, "results", None) or []:
+        status = str(getattr(node.status, "value", node.status))
+        test = node.node
+        unique_id = str(getattr(test, "unique_id", ""))
+        if status != "fail" or not unique_id.startswith("test."):
+            continue
+        metadata = getattr(test, "test_metadata", None)
+        models = [name for name in test.depends_on.nodes if name.startswith("model.")]
+        if metadata is not None and metadata.name == "column_rules" and len(models) == 1:
+            rules = [
+                (rule.format(f'"{column}"'), f"{kind}({column})")
+                for kind, rule in _COLUMN_RULES.items()
+                for column in metadata.kwargs.get(kind, [])
+            ]
+            broken = ", ".join(f"case when {failing} then '{name}' end" for failing, name in rules)
+            model = models[0].rsplit(".", 1)[-1]
+            found.append(
+                (
+                    unique_id,
+                    f"select *, concat_ws(', ', {broken or 'null'}) as broken_rule "
+                    f'from main."{model}" where {" or ".join(failing for failing, _ in rules) or "false"}',
+                )
+            )
+        elif getattr(test, "compiled_code", None):
+            found.append((unique_id, str(test.compiled_code)))
+    return found
+
+
 def campaign_vars(campaigns: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
     """The dbt vars that scope a build's data tests to `campaigns` ((study, campaign) pairs)."""
     return {CAMPAIGNS_VAR: [f"{study}/{campaign}" for study, campaign in campaigns]}
@@ -140,6 +183,7 @@ def build_marts(
     unit_tests: bool = True,
     campaigns: Iterable[tuple[str, str]] | None = None,
     origin: str = "benchcamp",
+    folder_of: Path | None = None,
 ) -> None:
     """`dbt build` (models, data tests, unit tests) on `warehouse`; raise DbtBuildError naming failed nodes.
 
@@ -150,6 +194,8 @@ def build_marts(
     `campaigns`, the (study, campaign) pairs just loaded, limits the data tests of models with a
     campaign column to their rows: an old campaign's bad rows never fail a later build. None
     judges every row. The outcome is recorded in raw.builds (`last_build`), named by `origin`.
+    dbt's target and log folder is `folder_of`'s (default: the warehouse's own): an import that
+    builds a staged copy uses the real warehouse's, so the logs outlive the copy.
     """
     from benchcamp.pipeline.warehouse import connect
 
@@ -162,7 +208,7 @@ def build_marts(
         args += ["--exclude-resource-type", "unit_test"]
     if loaded is not None:
         args += ["--vars", json.dumps(loaded)]
-    run_dir = _run_dir(target)
+    run_dir = _run_dir((folder_of or target).resolve())
     outcome = _invoke(args, target, run_dir, parsed_manifest(target))
     failed = [] if outcome.success else failed_nodes(outcome.result)
     if not outcome.success and not failed:
@@ -175,6 +221,7 @@ def build_marts(
         raise DbtBuildError(
             f"dbt build failed on {target} (logs in {run_dir / 'logs'}):\n{listing}",
             failed,
+            failed_tests(outcome.result),
         )
     raise DbtBuildError(f"dbt build could not run on {target}: {outcome.exception}", failed)
 

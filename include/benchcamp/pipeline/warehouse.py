@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
-from collections.abc import Callable, Mapping
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -254,6 +257,45 @@ def wait_for_warehouse(open_: Callable[[], T], path: Path) -> T:
         if _lock_conflict(exc):
             raise WarehouseBusy(path, _holder(exc), limit) from None
         raise
+
+
+@contextmanager
+def staged_warehouse(path: Path) -> Iterator[Path]:
+    """A private copy of the warehouse at `path` to load and build in: it replaces `path` when the
+    block ends without error and is deleted otherwise, so a failed import leaves the warehouse as
+    it was (its records, marts and build record; no file where there was none).
+
+    `path` stays open the whole time, so other writers wait for it as for any load, and none can
+    write there between the copy and the replace. The copy is taken after a checkpoint (nothing
+    left in the write-ahead log) and has the warehouse's file name, which dbt's relations carry.
+    """
+    import duckdb
+
+    target = path.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    existed = target.exists()
+    holder = wait_for_warehouse(lambda: duckdb.connect(str(target)), target)
+    folder = Path(tempfile.mkdtemp(prefix=f".{target.name}.import-", dir=target.parent))
+    staged = folder / target.name
+    replaced = False
+    try:
+        if existed:
+            holder.execute("checkpoint")
+            shutil.copyfile(target, staged)
+        yield staged
+        wal = staged.with_name(staged.name + ".wal")
+        if wal.exists():  # a connection left open in this process would keep it: fold it in
+            with duckdb.connect(str(staged)) as con:
+                con.execute("checkpoint")
+        os.replace(staged, target)
+        replaced = True
+    finally:
+        # closed only after the replace: no other writer reaches the file in between
+        holder.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        if not existed and not replaced:
+            target.unlink(missing_ok=True)
+            target.with_name(target.name + ".wal").unlink(missing_ok=True)
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:

@@ -19,7 +19,7 @@ throughputs as (
         try_cast(json_extract_string(any_value(params), '$.clients') as integer) as clients,
         try_cast(json_extract_string(any_value(params), '$.data_size_gb') as double) as data_size_gb,
         {{ metric_value('mb_s', 'n') }} as n,
-        {{ metric_value('duration_s', 'n_failed') }} as n_failed,
+        any_value(cell_n_failed) as n_failed,
         {{ metric_value('mb_s') }} as mb_s,
         {{ metric_value('mb_s', 'stddev') }} as mb_s_stddev,
         {{ metric_value('mb_s', 'stddev_pct') }} as mb_s_stddev_pct,

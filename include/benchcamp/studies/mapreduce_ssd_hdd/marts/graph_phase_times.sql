@@ -19,8 +19,9 @@ chains as (
         campaign,
         environment,
         cell_key,
-        {{ metric_value('duration_s', 'n') }} as n,
-        {{ metric_value('duration_s', 'n_failed') }} as n_failed,
+        -- the cell's runs: by the chain's duration_s, or (published phase times alone) by its jobs'
+        any_value(cell_n) as n,
+        any_value(cell_n_failed) as n_failed,
         {{ metric_value('duration_s') }} as chain_s,
         {{ metric_value('duration_s', 'stddev') }} as chain_stddev_s,
         {{ metric_value('iterations') }} as iterations,
