@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchcamp.airflow.airflow_env import (
     airflow_environment,
@@ -28,6 +29,9 @@ from benchcamp.airflow.airflow_env import (
 )
 from benchcamp.core.outcomes import ExitCode, for_signal, worst
 from benchcamp.core.paths import airflow_home, default_warehouse
+
+if TYPE_CHECKING:
+    from benchcamp.core.spec import StudySpec
 
 
 def _warehouse(args: argparse.Namespace) -> Path:
@@ -353,6 +357,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         missing = ", ".join(unknown) or "on the lab"
         print(f"error: no environment {missing} in {args.study} (known: {known})", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    if (args.order or spec.order) == "interleaved":  # one campaign per interleave group named
+        chosen = list(dict.fromkeys((spec.interleave_group(name) or [name])[0] for name in chosen))
     targets: list[str | None] = [*chosen] or [None]
     base = args.campaign or f"run_{_now_tag()}"
     try:  # bad input is refused before the lab starts: the name, then the whole conf
@@ -372,8 +378,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     locks: dict[str, target_lock.TargetLock] = {}  # one per connection: environments may share one
     started_lab = False
     try:
-        for target, campaign in zip(targets, campaigns, strict=True):
-            environment = target or spec.environments[0].name
+        planned = [
+            (name, campaign)
+            for target, campaign, conf in zip(targets, campaigns, confs, strict=True)
+            for name in _campaign_targets(spec, target or spec.environments[0].name, conf)
+        ]
+        for environment, campaign in planned:
             connection = spec.environment(environment).transport.connection
             if connection in locks:
                 continue
@@ -404,8 +414,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         prepare_airflow(env)
         codes: list[ExitCode] = []
         for target, conf in zip(targets, confs, strict=True):
-            connection = spec.environment(target or spec.environments[0].name).transport.connection
-            env[target_lock.TOKEN_ENV] = locks[connection].token  # its DAG run may use the target
+            connections = [
+                spec.environment(name).transport.connection
+                for name in _campaign_targets(spec, target or spec.environments[0].name, conf)
+            ]
+            # its DAG run may use the targets (an interleaved campaign's: every one of its group)
+            env[target_lock.TOKEN_ENV] = ",".join(dict.fromkeys(locks[name].token for name in connections))
             codes.append(_run_campaign(args, env, target, conf))
         return worst(codes)
     except Interrupted as stop:
@@ -421,6 +435,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("lab stopped")
         for lock in locks.values():
             lock.release()
+
+
+def _campaign_targets(spec: StudySpec, environment: str, conf: dict[str, object]) -> list[str]:
+    """The environments one campaign runs on: its own, or its whole interleave group."""
+    if (conf.get("order") or spec.order) == "interleaved":
+        return spec.interleave_group(environment) or [environment]
+    return [environment]
 
 
 def _stack_run_on(connection: str) -> str | None:
@@ -650,8 +671,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     runner.add_argument(
         "--order",
-        choices=("sequential", "randomised", "blocked"),
-        help="run order of the measured repetitions (default: the study spec's order)",
+        choices=("sequential", "randomised", "blocked", "interleaved"),
+        help="run order of the measured repetitions (default: the study spec's order); interleaved: "
+        "the environments of the target's interleave group in one campaign, in turns (ABBA)",
     )
     runner.add_argument("--order-seed", type=int, help="seed of a randomised or blocked order")
     runner.add_argument(

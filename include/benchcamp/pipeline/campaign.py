@@ -28,6 +28,7 @@ from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, Validation
 from benchcamp.core.spec import (
     LADDERS,
     MAX_WARMUP_REPETITIONS,
+    Environment,
     Ladder,
     RunOrder,
     SpecError,
@@ -269,18 +270,20 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 f"workload '{workload}' is declared by the study but not implemented yet "
                 f"(implemented: {', '.join(available)})"
             )
+    order = conf.get("order") or spec.order
+    group = [str(environment)]
+    if order == "interleaved":
+        group = spec.interleave_group(str(environment)) or []
+        if not group:
+            listed = "; ".join(", ".join(names) for names in spec.interleave) or "none declared"
+            raise CampaignConfError(
+                f"order interleaved runs the interleave group of the environment, and '{environment}' "
+                f"is in none (groups of study '{spec.study}': {listed}); choose an environment of a "
+                "group or another order"
+            )
+    for target in (spec.environment(name) for name in group):
+        _check_target(spec, target, workloads)
     target = spec.environment(str(environment))
-    for workload in workloads:
-        if get_workload(workload).uses_hive and not target.hive.connection:
-            raise CampaignConfError(
-                f"workload '{workload}' runs HiveQL but environment '{target.name}' names no "
-                "hive_connection (an Airflow HiveServer2 connection) in the study spec"
-            )
-        if get_workload(workload).uses_hive and not target.hadoop.data_root:
-            raise CampaignConfError(
-                f"workload '{workload}' needs the data path of environment '{target.name}': "
-                "set data_root (e.g. the HDFS base path) in the study spec"
-            )
     if not spec.regenerate_data:
         unable = [name for name in workloads if not get_workload(name).generates_once_per_cell]
         if unable:
@@ -289,12 +292,6 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 f"which {', '.join(unable)} cannot do: it deletes and regenerates each repetition's "
                 "data; set regenerate_data: true or run a workload that keeps its inputs"
             )
-    if spec.reformat_storage and not target.transport.reformat_command:
-        raise CampaignConfError(
-            f"study '{spec.study}' reformats the target's storage before its series "
-            f"(reformat_storage: true), but environment '{target.name}' has no reformat_command "
-            "(the command that stops, formats and restarts its storage) in the study spec"
-        )
     cells = list(conf.get("cells") or [])
     known = {cell.key for cell in spec.cells(ladder, workloads)}
     for key in cells:
@@ -334,6 +331,11 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         )
     except adaptive.AdaptiveConfError as exc:
         raise CampaignConfError(str(exc)) from exc
+    if order == "interleaved" and target_ci_pct is not None:
+        raise CampaignConfError(
+            "order interleaved keeps the environments' repetitions in balanced turns, which adaptive "
+            "repetitions (target_ci_pct) would add to one side only: leave target_ci_pct empty"
+        )
     return CampaignConf(
         target_ci_pct=target_ci_pct,
         max_repetitions=max_repetitions,
@@ -351,11 +353,42 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
     )
 
 
+def _check_target(spec: StudySpec, target: Environment, workloads: list[str]) -> None:
+    """What a target of the campaign must declare for its workloads (every environment of an
+    interleaved campaign is a target)."""
+    for workload in workloads:
+        if get_workload(workload).uses_hive and not target.hive.connection:
+            raise CampaignConfError(
+                f"workload '{workload}' runs HiveQL but environment '{target.name}' names no "
+                "hive_connection (an Airflow HiveServer2 connection) in the study spec"
+            )
+        if get_workload(workload).uses_hive and not target.hadoop.data_root:
+            raise CampaignConfError(
+                f"workload '{workload}' needs the data path of environment '{target.name}': "
+                "set data_root (e.g. the HDFS base path) in the study spec"
+            )
+    if spec.reformat_storage and not target.transport.reformat_command:
+        raise CampaignConfError(
+            f"study '{spec.study}' reformats the target's storage before its series "
+            f"(reformat_storage: true), but environment '{target.name}' has no reformat_command "
+            "(the command that stops, formats and restarts its storage) in the study spec"
+        )
+
+
 def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, list[dict[str, Any]]]:
     """Repetition units per environment, in the order they should run: warm-ups first, then the
-    measured repetitions in the conf's run order (sequential: cell by cell)."""
+    measured repetitions in the conf's run order (sequential: cell by cell).
+
+    An interleaved campaign plans every environment of the target's interleave group, all under
+    the target's key: they run in its task group and its pool, one unit at a time, each unit on
+    its own environment."""
     units: dict[str, list[dict[str, Any]]] = {env.name: [] for env in spec.environments}
-    for cell in spec.cells(conf.ladder, conf.workloads):
+    group = (spec.interleave_group(conf.environment) if conf.order == "interleaved" else None) or [
+        conf.environment
+    ]
+    for environment, cell in (
+        (environment, cell) for environment in group for cell in spec.cells(conf.ladder, conf.workloads)
+    ):
         if conf.cells and cell.key not in conf.cells:
             continue
         # warm-ups first, numbered 1 - w .. 0, then the measured repetitions 1 .. n
@@ -364,7 +397,7 @@ def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, 
                 {
                     "study": spec.study,
                     "campaign": campaign,
-                    "environment": conf.environment,
+                    "environment": environment,
                     "workload": cell.workload,
                     "params": cell.params,
                     "repetition": repetition,
@@ -396,6 +429,14 @@ def expected_cells(units: dict[str, list[dict[str, Any]]]) -> list[tuple[str, st
             key = (unit["environment"], unit["workload"], cell_key(unit["workload"], unit["params"]))
             counts[key] = max(counts.get(key, 0), unit["repetition"])
     return [(env, workload, key, reps) for (env, workload, key), reps in counts.items()]
+
+
+def by_environment(units: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """A target's units per environment, in their order (more than one: an interleaved campaign)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for unit in units:
+        out.setdefault(str(unit["environment"]), []).append(unit)
+    return out
 
 
 def context_for(unit: dict[str, Any]) -> RunContext:
@@ -1172,6 +1213,13 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     """
     if not units:
         return {"preflight": "nothing planned on this target"}
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: each environment of its group, in turn
+        return {
+            f"{environment}.{key}": value
+            for environment, env_units in targets.items()
+            for key, value in run_preflight(env_units, try_number).items()
+        }
     ctx = context_for(units[0])
     needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
     data_fs = _uses_data_fs(units)
@@ -1208,6 +1256,10 @@ def untouched_target(units: list[dict[str, Any]]) -> str | None:
     it (every repetition waits for the preflight). Saves the cleanup's own tries on a dead target."""
     if not units:
         return None
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: untouched only when none of them was touched
+        reasons = [untouched_target(env_units) for env_units in targets.values()]
+        return None if None in reasons else "; ".join(reason or "" for reason in reasons)
     ctx = context_for(units[0])
     root, target = _preflight_root(ctx), slug(ctx.environment.name)
     failure = archive.step_failure(root, target)
@@ -1264,6 +1316,13 @@ def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, s
     """
     if not units:
         return {"cleanup": "nothing planned on this target"}
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: each environment of its group, in turn
+        return {
+            f"{environment}.{key}": value
+            for environment, env_units in targets.items()
+            for key, value in run_cleanup(env_units, try_number).items()
+        }
     ctx = context_for(units[0])
     archive_dir = archive.step_dir(
         archive.campaign_dir(ctx.spec.study, ctx.campaign) / "cleanup", ctx.environment.name, try_number
