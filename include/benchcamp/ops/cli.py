@@ -586,9 +586,13 @@ def _stop_campaign(
 def _stop_remote_jobs(study: str, campaign: str, target: str | None, signal_name: str) -> str:
     """The campaign's jobs still running on the target, stopped (their process groups), and the
     repetitions they measured marked interrupted."""
+    from benchcamp.core.spec import load_spec
     from benchcamp.pipeline.campaign import stop_campaign
 
-    jobs = stop_campaign(study, campaign, signal_name, [target] if target else None)
+    spec = load_spec(study)
+    # an interleaved campaign runs on its target's whole group: its jobs may be on any of them
+    group = (spec.interleave_group(target) or [target]) if target else None
+    jobs = stop_campaign(study, campaign, signal_name, group)
     if not jobs:
         return "no job of the campaign was running on the target"
     return f"{len(jobs)} job(s) stopped on the target ({', '.join(f'{job.step} {job.cell} rep{job.repetition}' for job in jobs)})"

@@ -452,9 +452,11 @@ def context_for(unit: dict[str, Any]) -> RunContext:
     )
 
 
-def rep_dir_for(ctx: RunContext, results: Path | None = None) -> Path:
+def rep_dir_for(ctx: RunContext, results: Path | None = None, environment: str | None = None) -> Path:
+    """The repetition's archive folder (`environment`: a unit of an interleaved campaign,
+    `archive.unit_environment`)."""
     return archive.repetition_dir(
-        ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params), ctx.repetition, results
+        ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params), ctx.repetition, results, environment
     )
 
 
@@ -570,7 +572,9 @@ def failure_recorded(step: str, archive_dir: Path) -> Iterator[None]:
 
 def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
     ctx = context_for(unit)
-    archive_dir = archive.step_dir(rep_dir_for(ctx), "clean", try_number)
+    archive_dir = archive.step_dir(
+        rep_dir_for(ctx, None, archive.unit_environment(unit)), "clean", try_number
+    )
     with failure_recorded("clean", archive_dir):
         hive_statements = get_workload(ctx.workload).hive_clean(ctx)
         if hive_statements:
@@ -589,7 +593,9 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
     commands = workload.generate(ctx)
     if not commands and not workload.hive_setup(ctx):
         return "nothing to generate"  # e.g. YCSB loads its store in execute: no SSH session for nothing
-    archive_dir = archive.step_dir(rep_dir_for(ctx), "generate", try_number)
+    archive_dir = archive.step_dir(
+        rep_dir_for(ctx, None, archive.unit_environment(unit)), "generate", try_number
+    )
     marker = shared_input_marker(ctx)
     if not ctx.spec.regenerate_data and marker.exists():
         return _reuse_input(ctx, archive_dir, marker)
@@ -720,7 +726,7 @@ def _failed_before_execute(ctx: RunContext, rep_dir: Path, previous: str, where:
 def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = False) -> dict[str, Any]:
     """Run the timed step, archive it, parse the archive, then capture the environment."""
     ctx = context_for(unit)
-    rep_dir = rep_dir_for(ctx)
+    rep_dir = rep_dir_for(ctx, None, archive.unit_environment(unit))
     run_order.save_run_order(rep_dir, unit)  # its planned place in the run order, with the repetition
     workload = get_workload(ctx.workload)
     generate_commands = workload.generate(ctx)
@@ -836,8 +842,15 @@ def stop_campaign(
             continue
         for job in jobs:
             if job.step in archive.MEASURING_STEPS:
+                # an interleaved campaign archives each environment's repetitions apart
+                interleaved = f"{job.cell}@{slug(environment.name)}"
+                cell = (
+                    interleaved
+                    if (archive.campaign_dir(study, campaign) / interleaved).is_dir()
+                    else job.cell
+                )
                 rep_dir = child(
-                    archive.campaign_dir(study, campaign), job.cell, f"rep{job.repetition}", what="cell"
+                    archive.campaign_dir(study, campaign), cell, f"rep{job.repetition}", what="cell"
                 )
                 archive.mark_interrupted(rep_dir, signal_name, job.step)
         stopped += jobs
