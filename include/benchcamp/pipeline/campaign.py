@@ -35,7 +35,7 @@ from benchcamp.core.spec import (
     StudySpec,
     load_spec,
 )
-from benchcamp.pipeline import adaptive, archive, run_order
+from benchcamp.pipeline import adaptive, archive, host_load, run_order
 from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hadoop import parse_job_reports
 from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
@@ -738,6 +738,9 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
     hive_statements = workload.hive_execute(ctx)
     remove_data = workload.uses_data_fs and not keep_data
     own_step = False
+    # the target's load around the timed step: the SSH wrapper reads it for a shell step
+    outside_wrapper = bool(hive_statements) or type(workload).run_own_step is not Workload.run_own_step
+    load_before = host_load.sample(ctx.environment.transport.connection) if outside_wrapper else None
     try:
         step_or_none = workload.run_own_step(ctx, execute_dir)
         if step_or_none is not None:
@@ -759,6 +762,8 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         # archived as failed with its reason, never silently missing.
         _mark_not_executed(ctx, rep_dir, execute_dir, failure_of("execute", exc, execute_dir))
         raise
+    if outside_wrapper:
+        host_load.write_load(execute_dir, load_before, host_load.sample(ctx.environment.transport.connection))
     try:
         records = workload.parse(ctx, step)
         if (
@@ -1435,6 +1440,9 @@ def run_load(
     wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
     wh.replace_run_order(
         path, study, campaign, run_order.load_run_order(archive.campaign_dir(study, campaign))
+    )
+    wh.replace_repetition_load(
+        path, study, campaign, host_load.load_rows(archive.campaign_dir(study, campaign))
     )
     for snapshot in archive.load_campaign_environments(study, campaign):
         wh.load_environment(path, snapshot)
