@@ -378,3 +378,29 @@ def test_the_spark_step_runs_inside_the_lab_container_and_here_elsewhere(tmp_pat
     ctx = RunContext(spec, spec.environment("lab_container"), "camp", "bigbench_load", params, 1, "tiny")
     inside = RunDriver(ctx, tmp_path).spark_argv(["/usr/bin/java", "-cp", "x"])
     assert inside[:2] == ["podman", "exec"] and inside[-3:] == ["java", "-cp", "x"]
+
+
+def test_a_valid_run_writes_its_bbqpm_for_the_claims_and_an_invalid_one_none(tmp_path: Path) -> None:
+    """BBQpm@SF = SF·60·M / (0.1·T_load + sqrt(T_PT·T_throughput/S)), T_PT = M × geomean(power):
+    here power times 1..30 s, T_load 12.5 s, T_throughput 99 s, S 2, SF 0.01 (the lab's tiny)."""
+    import math
+    from datetime import UTC, datetime
+
+    from benchcamp.studies.bigbench_containers.workloads.phases import bbqpm
+
+    t_pt = 30 * math.exp(sum(math.log(1.0 + i) for i in range(30)) / 30)
+    expected = 0.01 * 60 * 30 / (0.1 * 12.5 + math.sqrt(t_pt * 99.0 / 2))
+    assert bbqpm(_outcomes(), 0.01) == pytest.approx(expected, rel=1e-12)
+    assert bbqpm(_outcomes(failed_power="q09"), 0.01) is None
+    assert bbqpm(_outcomes(failed_stream=(2, "q07")), 0.01) is None
+    (tmp_path / "outcomes.json").write_text(_outcomes().to_json())
+    now = datetime.now(UTC)
+    records = get_workload("bigbench_load").parse(_ctx(), ArchivedStep(tmp_path, 0, now, now))
+    (qpm,) = [record for record in records if record.metric == "bbqpm"]
+    assert (qpm.workload, qpm.params, qpm.unit, qpm.status) == (
+        "bigbench_throughput",
+        {"cluster_nodes": 1, "scale_factor_gb": 0.01, "query": "all", "stream": "all"},
+        "BBQpm",
+        "ok",
+    )
+    assert qpm.value == pytest.approx(expected, rel=1e-12)

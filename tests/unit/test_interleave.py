@@ -24,7 +24,12 @@ from benchcamp.transport import ssh
 
 BIGBENCH = load_spec("bigbench_containers")
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "host_load"
-CONF: dict[str, Any] = {"ladder": "tiny", "repetitions": 4, "environment": "local_lab", "order": "interleaved"}
+CONF: dict[str, Any] = {
+    "ladder": "tiny",
+    "repetitions": 4,
+    "environment": "local_lab",
+    "order": "interleaved",
+}
 
 
 def interleaved_plan(**conf: Any) -> dict[str, list[dict[str, Any]]]:
@@ -70,13 +75,17 @@ def test_turns_alternate_for_three_and_warmups_come_first() -> None:
 
 def test_interleaving_is_refused_where_the_environments_cannot_take_turns() -> None:
     with pytest.raises(CampaignConfError) as refused:
-        check_conf(load_spec("hibench_dse"), {"ladder": "tiny", "order": "interleaved", "environment": "local_lab"})
+        check_conf(
+            load_spec("hibench_dse"), {"ladder": "tiny", "order": "interleaved", "environment": "local_lab"}
+        )
     assert str(refused.value) == (
         "order interleaved runs the interleave group of the environment, and 'local_lab' is in none "
         "(groups of study 'hibench_dse': none declared); choose an environment of a group or another order"
     )
     adaptive = BIGBENCH.model_copy(update={"max_repetitions": 6})
-    with pytest.raises(CampaignConfError, match=r"adaptive repetitions \(target_ci_pct\) would add to one side"):
+    with pytest.raises(
+        CampaignConfError, match=r"adaptive repetitions \(target_ci_pct\) would add to one side"
+    ):
         check_conf(adaptive, {**CONF, "target_ci_pct": 5})
     folders = study_folders()
     graph = (folders["mapreduce_ssd_hdd"] / "spec.yaml").read_text(encoding="utf-8")
@@ -112,7 +121,9 @@ def test_the_wrapper_reads_the_load_around_the_timed_step_only_for_execute() -> 
     from benchcamp.core.steps import RunContext
 
     spec = load_spec("hibench_dse")
-    ctx = RunContext(spec, spec.environment("local_lab"), "c", "wordcount", {"data_size_gb": 0.012}, 1, "tiny")
+    ctx = RunContext(
+        spec, spec.environment("local_lab"), "c", "wordcount", {"data_size_gb": 0.012}, 1, "tiny"
+    )
     lines = ssh.wrapper_script(ctx, "execute", 1, "true\n").splitlines()
     start, end = lines.index("start=$(date +%s.%N)"), lines.index("end=$(date +%s.%N)")
     assert lines[start - 1] == (
@@ -169,7 +180,9 @@ def test_the_mart_flags_sides_that_ran_under_different_load(tmp_path: Path) -> N
     ]  # fmt: skip
     assert {r["cell_key"] for r in rows} == {key}
     warehouse = tmp_path / "wh.duckdb"
-    wh.load_records(warehouse, archive.load_campaign_records("bigbench_containers", "fair", tmp_path / "results"))
+    wh.load_records(
+        warehouse, archive.load_campaign_records("bigbench_containers", "fair", tmp_path / "results")
+    )
     wh.replace_repetition_load(warehouse, "bigbench_containers", "fair", rows)
     order = [{"study": "bigbench_containers", "campaign": "fair", "environment": env, "workload": "bigbench_load",
               "cell_key": key, "repetition": rep, "planned_position": position, "order": "interleaved", "seed": 0}
