@@ -4,7 +4,7 @@
     by more than 0.5, about one more runnable process half of the time. The reading before the
     step is the machine's load as the repetition starts, before its own work adds to it. -#}
 {% macro load_gap_limit_per_core() -%}
-    0.25
+    cast(0.25 as double)
 {%- endmacro %}
 
 {#- The gap between two sides' mean pre-step loads per core (NULL when either side has none). -#}

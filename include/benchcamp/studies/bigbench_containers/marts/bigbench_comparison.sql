@@ -160,7 +160,7 @@ compared as (
     select * from means
 ),
 
-sides as (
+environment_sides as (
     select * from {{ ref('int_environment_sides') }}
 )
 
@@ -177,7 +177,7 @@ select
     {{ load_gap_per_core('b.load1_before_mean', 'o.load1_before_mean', 'greatest(b.cores, o.cores)') }}
         > {{ load_gap_limit_per_core() }} as load_differs
 from compared as c
-left join sides as b
+left join environment_sides as b
     on b.study = c.study and b.campaign = c.baseline_campaign and b.environment = c.baseline_environment
-left join sides as o
+left join environment_sides as o
     on o.study = c.study and o.campaign = c.other_campaign and o.environment = c.environment
