@@ -81,7 +81,10 @@ def test_blocked_runs_one_repetition_of_every_cell_per_block_each_block_shuffled
 @pytest.mark.parametrize(
     ("conf", "message"),
     [
-        ({"order": "random"}, "order must be one of sequential, randomised, blocked, interleaved, got 'random'"),
+        (
+            {"order": "random"},
+            "order must be one of sequential, randomised, blocked, interleaved, got 'random'",
+        ),
         ({"order": 1}, "order must be one of sequential, randomised, blocked, interleaved"),
         ({"order_seed": -1}, "order_seed must be an integer from 0 to 4294967295"),
         ({"order_seed": "3"}, "order_seed must be an integer"),
