@@ -2,11 +2,26 @@
 -- campaign with several targets): each side's time window and load, whether the windows
 -- overlap and whether the sides ran under different load (the rule of macros/load.sql: the
 -- sides' mean 1-minute load average before the timed steps differ by more than
--- load_gap_limit_per_core per core). `environment` is the side that started first.
+-- load_gap_limit_per_core per core). `environment` is the side planned first (an interleaved
+-- campaign's A side), else the one that started first.
 {{ config(materialized='table') }}
 
-with sides as (
-    select * from {{ ref('int_environment_sides') }}
+with positions as (
+    select study, campaign, environment, min(planned_position) as first_position
+    from {{ ref('stg_run_order') }}
+    where repetition >= 1
+    group by study, campaign, environment
+),
+
+sides as (
+    select
+        s.*,
+        row_number() over (
+            partition by s.study, s.campaign
+            order by p.first_position nulls last, s.first_started_at nulls last, s.environment
+        ) as side_rank
+    from {{ ref('int_environment_sides') }} as s
+    left join positions as p using (study, campaign, environment)
 ),
 
 orders as (
@@ -39,10 +54,7 @@ pairs as (
         greatest(a.cores, b.cores) as cores
     from sides as a
     inner join sides as b
-        on a.study = b.study and a.campaign = b.campaign and a.environment <> b.environment
-        and (a.first_started_at < b.first_started_at
-            or (a.first_started_at = b.first_started_at and a.environment < b.environment)
-            or (a.first_started_at is null and b.first_started_at is null and a.environment < b.environment))
+        on a.study = b.study and a.campaign = b.campaign and a.side_rank < b.side_rank
     left join orders as o on o.study = a.study and o.campaign = a.campaign
 )
 
