@@ -738,8 +738,11 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
     hive_statements = workload.hive_execute(ctx)
     remove_data = workload.uses_data_fs and not keep_data
     own_step = False
-    # the target's load around the timed step: the SSH wrapper reads it for a shell step
-    outside_wrapper = bool(hive_statements) or type(workload).run_own_step is not Workload.run_own_step
+    # the target's load around the timed step: the SSH wrapper reads it for a shell step; two short
+    # sessions read it for the others, measured repetitions only (warm-ups are compared with nothing)
+    outside_wrapper = not ctx.is_warmup and (
+        bool(hive_statements) or type(workload).run_own_step is not Workload.run_own_step
+    )
     load_before = host_load.sample(ctx.environment.transport.connection) if outside_wrapper else None
     try:
         step_or_none = workload.run_own_step(ctx, execute_dir)
