@@ -335,6 +335,10 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
         return ArchivedStep(archive_dir, 1, now, now)
 
     removed: list[str] = []
+    # the target's load before and after the own step, as tests/data/host_load/a1.txt recorded it
+    # (no SSH target here: the two readings stand for the two short sessions)
+    readings = iter([("2", "7.32 8.46 7.87 15/340 23410"), ("2", "8.05 8.58 7.92 17/442 23604")])
+    monkeypatch.setattr(campaign.ssh, "read_load", lambda connection: next(readings))
     monkeypatch.setattr(BigBenchRun, "run_own_step", own_step)
     monkeypatch.setattr(campaign, "_capture_environment", lambda *args: None)
     monkeypatch.setattr(campaign.ssh, "run_step", lambda ctx, conn, name, *rest, **kw: removed.append(name))
@@ -345,6 +349,8 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
     failed = [(r.workload, r.params.get("query")) for r in records if r.status == "failed"]
     assert failed == [("bigbench_power", "q09")]
     assert removed == ["remove_data"]
+    recorded = Path(__file__).parents[1] / "data" / "host_load" / "a1.txt"
+    assert (rep / "execute" / "try1" / "load.txt").read_text() == recorded.read_text()
 
 
 def test_session_setup_statements_are_not_timed() -> None:
