@@ -224,3 +224,40 @@ def test_similar_load_and_a_missing_reading_are_said_as_such() -> None:
     assert load_verdict(row | {"load_gap_per_core": None, "load_differs": None}).startswith(
         "load not recorded on a side"
     )
+
+
+def test_benchcamp_run_makes_one_campaign_of_the_pair_and_locks_both_targets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--environment local_lab,lab_container --order interleaved`: one campaign named as given
+    (not one per environment), holding the lock of each environment's connection while it runs;
+    the DAG run gets both locks' tokens."""
+    import json
+
+    from benchcamp.ops import cli, lab
+    from benchcamp.pipeline import target_lock
+
+    class LabReached(Exception):
+        pass
+
+    def lab_up() -> None:
+        held = {
+            connection: json.loads(target_lock.lock_path(connection).read_text())["campaign"]
+            for connection in ("benchcamp_lab_ssh", "benchcamp_container_ssh")
+        }
+        raise LabReached(json.dumps(held, sort_keys=True))
+
+    def lab_down() -> None:  # the real one would stop a lab an integration stream is using
+        raise AssertionError("lab_down called by a unit test")
+
+    monkeypatch.setenv(target_lock.LOCKS_ENV, str(tmp_path / "locks"))
+    monkeypatch.setattr(lab, "lab_up", lab_up)
+    monkeypatch.setattr(lab, "lab_down", lab_down)
+    monkeypatch.setattr("benchcamp.ops.metadb.active_runs", lambda: [])
+    with pytest.raises(LabReached) as reached:
+        cli.main(
+            ["run", "bigbench_containers", "--ladder", "tiny", "--environment", "local_lab,lab_container",
+             "--order", "interleaved", "--campaign", "pair", "--keep-lab"]
+        )  # fmt: skip
+    assert json.loads(str(reached.value)) == {"benchcamp_container_ssh": "pair", "benchcamp_lab_ssh": "pair"}
+    target_lock.check_free("lab_container", "benchcamp_container_ssh")  # released when the run ended
