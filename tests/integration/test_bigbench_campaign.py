@@ -2,8 +2,10 @@
 and `lab_container` (the same services in a podman container; needs root, as podman does here).
 
 `benchcamp run bigbench_containers --ladder tiny --repetitions 1 --environment
-local_lab,lab_container` (`local_lab` alone without root) runs one campaign per environment, one
-after the other, each one unit and one run: data generation at SF 0.01 (with DuckDB's results of
+local_lab,lab_container --order interleaved` (`local_lab` alone without root, not interleaved)
+runs the pair as one campaign, in turns (docs/fair-comparisons.md: `local_lab` first, then
+`lab_container`), one unit and one run each, its report showing each side's window and load:
+data generation at SF 0.01 (with DuckDB's results of
 the 21 SQL queries), the load phase (23 CTAS into ORC), the
 power test (q01..q30 in order) and the throughput test (2 streams, each a seeded shuffle of the
 30 queries), through the environment's HiveServer2 (local MapReduce) and, for the five ML
@@ -38,6 +40,7 @@ CAMPAIGN = "it_bigbench"
 ENVIRONMENTS = ("local_lab", "lab_container")
 ROOT = os.geteuid() == 0
 RUNNABLE = ENVIRONMENTS if ROOT else ENVIRONMENTS[:1]  # podman and mmdebstrap need root here
+INTERLEAVED = len(RUNNABLE) > 1  # both sides in one campaign, in turns (the spec's interleave group)
 CELL = "bigbench_load|cluster_nodes=1|scale_factor_gb=0.01"
 TIMEOUT_S = 3600
 environments = pytest.mark.parametrize(
@@ -71,6 +74,7 @@ def campaign(
     command = [
         str(BIN / "benchcamp"), "run", "bigbench_containers", "--ladder", "tiny", "--repetitions", "1",
         "--environment", ",".join(RUNNABLE), "--campaign", CAMPAIGN, "--keep-lab",
+        *(["--order", "interleaved"] if INTERLEAVED else []),
     ]  # fmt: skip
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     paths["log"].write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
@@ -85,8 +89,13 @@ def query(campaign: dict[str, Path], sql: str) -> list[dict[str, object]]:
 
 
 def campaign_of(environment: str) -> str:
-    """`benchcamp run` names each environment's campaign `<campaign>_<environment>` when it runs several."""
-    return f"{CAMPAIGN}_{environment}" if len(RUNNABLE) > 1 else CAMPAIGN
+    """One campaign: both sides interleaved, or `local_lab` alone."""
+    return CAMPAIGN
+
+
+def cell_folder(environment: str) -> str:
+    """An interleaved campaign archives each environment's repetitions apart (`<cell>@<env>`)."""
+    return CELL.replace("|", "_") + (f"@{environment}" if INTERLEAVED else "")
 
 
 def _records(campaign: dict[str, Path], workload: str, environment: str) -> list[dict[str, object]]:
@@ -134,8 +143,13 @@ def test_load_power_and_throughput_records_all_ok(campaign: dict[str, Path], env
 def test_the_raw_archive_holds_every_query_and_the_verdict(
     campaign: dict[str, Path], environment: str
 ) -> None:
-    cell = CELL.replace("|", "_")
-    rep = campaign["results"] / "bigbench_containers" / campaign_of(environment) / cell / "rep1"
+    rep = (
+        campaign["results"]
+        / "bigbench_containers"
+        / campaign_of(environment)
+        / cell_folder(environment)
+        / "rep1"
+    )
     (execute,) = sorted((rep / "execute").glob("try*"))[-1:]
     outcomes = read_outcomes(execute / "outcomes.json")
     assert outcomes.invalid_reasons() == []
@@ -177,10 +191,10 @@ def test_each_run_is_valid_with_its_bbqpm_and_the_container_is_compared(campaign
         "select run, campaign, comparable, qpm_gain_pct, qpm_ratio_other_over_baseline from bigbench_comparison "
         "where environment = 'lab_container' order by campaign, run",
     )
-    # listed under both campaigns (each ran one side): run 1 and the mean, from the same two runs
-    assert {(row["campaign"], row["run"]) for row in compared} == {
-        (campaign_of(name), run) for name in ENVIRONMENTS for run in ("1", "mean")
-    }, compared
+    # one campaign ran both sides: run 1 and the mean, from its two runs
+    assert {(row["campaign"], row["run"]) for row in compared} == {(CAMPAIGN, "1"), (CAMPAIGN, "mean")}, (
+        compared
+    )
     by_environment = {row["environment"]: float(row["bbqpm"]) for row in runs}  # type: ignore[arg-type]
     expected = (
         (by_environment["lab_container"] - by_environment["local_lab"]) / by_environment["local_lab"] * 100
@@ -188,3 +202,47 @@ def test_each_run_is_valid_with_its_bbqpm_and_the_container_is_compared(campaign
     for row in compared:
         assert row["comparable"] is True, row
         assert float(row["qpm_gain_pct"]) == pytest.approx(expected, rel=1e-6)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not INTERLEAVED, reason="the container needs root")
+def test_the_pair_ran_in_turns_and_the_report_shows_both_sides_load(campaign: dict[str, Path]) -> None:
+    """docs/fair-comparisons.md: local_lab's run planned first, then lab_container's, in one campaign; each
+    execute step archived the target's load before and after; the report's "Environment load"
+    section shows both sides' windows and loads, and the headline claim is scored on the pair."""
+    order = query(
+        campaign,
+        'select environment, planned_position, "order" from raw.run_order '
+        f"where campaign = '{CAMPAIGN}' order by planned_position",
+    )
+    assert [(row["environment"], row["order"]) for row in order] == [
+        ("local_lab", "interleaved"), ("lab_container", "interleaved"),
+    ]  # fmt: skip
+    loads = query(
+        campaign, f"select * from raw.repetition_load where campaign = '{CAMPAIGN}' order by environment"
+    )
+    assert [row["environment"] for row in loads] == ["lab_container", "local_lab"]
+    assert all(
+        row["cores"] and row["load1_before"] is not None and row["load1_after"] is not None for row in loads
+    )
+    (pair,) = query(campaign, f"select * from environment_load where campaign = '{CAMPAIGN}'")
+    assert (pair["environment"], pair["other_environment"], pair["interleaved"]) == (
+        "local_lab", "lab_container", True,
+    )  # fmt: skip
+    assert (pair["n_load"], pair["other_n_load"]) == (1, 1) and pair["load_differs"] is not None
+    # one run at a time on the shared hosts (`airflow dags test` may start either first: the
+    # planned order is the one above, the actual one is in the run order section)
+    assert pair["windows_overlap"] is False
+    report = subprocess.run(
+        [str(BIN / "benchcamp"), "report", "bigbench_containers", "--campaign", CAMPAIGN,
+         "--warehouse", str(campaign["warehouse"])],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    assert "Environment load, local_lab vs lab_container (interleaved (ABBA turns)):" in report
+    for row in loads:
+        assert f"{row['load1_before']:.2f}" in report, (row, report[-3000:])
+    claim = query(
+        campaign,
+        "select environment, n_per_side, verdict from int_claims_compared "
+        f"where campaign = '{CAMPAIGN}' and claim_id = 'container_qpm_within_5pct_of_bare_metal'",
+    )
+    assert claim == [{"environment": "lab_container", "n_per_side": "1/1", "verdict": "inconclusive"}]

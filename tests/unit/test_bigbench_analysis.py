@@ -349,3 +349,89 @@ def test_an_unfilled_template_is_refused_and_loads_nothing(tmp_path: Path) -> No
         code, failed = _import(FOLDER / "published" / "template.csv", target)
     assert code == ExitCode.BAD_INPUT and not failed and not target.exists()
     assert "template.csv, line 2: field 'value': empty" in errors.getvalue()
+
+
+def _claims_model() -> Any:
+    import importlib.util
+
+    from benchcamp.pipeline.transform import project_dir
+
+    path = project_dir() / "models" / "intermediate" / "int_claims_compared.py"
+    spec = importlib.util.spec_from_file_location("int_claims_compared", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_headline_claim_scores_the_published_qpm_of_the_container_against_bare_metal(
+    warehouse: Path,
+) -> None:
+    """The environments claim kind on the imported template: each side's 3 published Qpm (made-up
+    figures, PUBLISHED), container against bare_metal, within 1 ± 5 %."""
+    rows = _rows(
+        warehouse,
+        "select * from int_claims_compared where campaign = 'published_study2' "
+        "and claim_id = 'published_container_qpm_within_5pct_of_bare_metal'",
+    )
+    (row,) = rows
+    assert (row["environment"], row["comparison"], row["n_per_side"]) == (
+        "container",
+        "bigbench_throughput (cluster_nodes=50, scale_factor_gb=10000): container vs bare_metal",
+        "3/3",
+    )
+    container = [PUBLISHED[("container", rep)][3] for rep in (1, 2, 3)]
+    bare = [PUBLISHED[("bare_metal", rep)][3] for rep in (1, 2, 3)]
+    assert row["estimate"] == pytest.approx((sum(container) / 3) / (sum(bare) / 3), rel=1e-12)  # 357 / 349
+    model = _claims_model()
+
+    def stats(values: list[float]) -> tuple[float, float, int, int]:
+        mean = sum(values) / len(values)
+        return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1)), len(values), 1
+
+    interval = model.log_ratio_interval([stats(container), (*stats(bare)[:3], -1)])
+    assert (row["ci_low"], row["ci_high"]) == (
+        pytest.approx(interval["low"]),
+        pytest.approx(interval["high"]),
+    )
+    assert 0.95 < row["ci_low"] < row["ci_high"] < 1.05 and row["verdict"] == "reproduced"
+    # our own runs' claim has nothing to compare in an import without bbqpm records
+    assert not _rows(
+        warehouse,
+        "select * from int_claims_compared where claim_id = 'container_qpm_within_5pct_of_bare_metal'",
+    )
+
+
+def test_the_environments_kind_takes_the_first_baseline_the_campaign_ran_on() -> None:
+    """A lab campaign (local_lab and lab_container, the bbqpm records of 3 valid runs each, from
+    LAB_RUNS by the formula): the baseline is local_lab, bare_metal being absent."""
+    model = _claims_model()
+    claim = next(c for c in load_claims_of_study() if c["id"] == "container_qpm_within_5pct_of_bare_metal")
+    assert model.baseline_of(claim, {"local_lab", "lab_container"}) == "local_lab"
+    assert model.baseline_of(claim, {"bare_metal", "local_lab"}) == "bare_metal"
+    assert model.baseline_of(claim, {"container"}) is None
+    params = {**LAB, "query": "all", "stream": "all"}
+
+    def cell(environment: str) -> dict[str, Any]:
+        values = [lab_figures(environment, rep)[3] for rep in (1, 2, 3)]
+        mean = sum(values) / 3
+        stddev = math.sqrt(sum((v - mean) ** 2 for v in values) / 2)
+        return {"environment": environment, "workload": "bigbench_throughput", "params": params,
+                "metric": "bbqpm", "n": 3, "mean": mean, "stddev": stddev}  # fmt: skip
+
+    other = {**cell("local_lab"), "workload": "bigbench_load", "params": LAB}  # not a selected cell
+    (row,) = model.score_claim(claim, [cell("lab_container")], ("local_lab", [cell("local_lab"), other]))
+    assert (
+        row["comparison"]
+        == "bigbench_throughput (cluster_nodes=1, scale_factor_gb=0.01): lab_container vs local_lab"
+    )
+    assert row["estimate"] == pytest.approx(
+        cell("lab_container")["mean"] / cell("local_lab")["mean"], rel=1e-12
+    )
+    assert model.score_claim(claim, [cell("lab_container")], None) == []
+
+
+def load_claims_of_study() -> list[dict[str, Any]]:
+    from benchcamp.core.claims import load_claims
+
+    return [json.loads(claim.model_dump_json()) for claim in load_claims(STUDY)]

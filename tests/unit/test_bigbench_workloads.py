@@ -335,6 +335,10 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
         return ArchivedStep(archive_dir, 1, now, now)
 
     removed: list[str] = []
+    # the target's load before and after the own step, as tests/data/host_load/a1.txt recorded it
+    # (no SSH target here: the two readings stand for the two short sessions)
+    readings = iter([("2", "7.32 8.46 7.87 15/340 23410"), ("2", "8.05 8.58 7.92 17/442 23604")])
+    monkeypatch.setattr(campaign.ssh, "read_load", lambda connection: next(readings))
     monkeypatch.setattr(BigBenchRun, "run_own_step", own_step)
     monkeypatch.setattr(campaign, "_capture_environment", lambda *args: None)
     monkeypatch.setattr(campaign.ssh, "run_step", lambda ctx, conn, name, *rest, **kw: removed.append(name))
@@ -345,6 +349,8 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
     failed = [(r.workload, r.params.get("query")) for r in records if r.status == "failed"]
     assert failed == [("bigbench_power", "q09")]
     assert removed == ["remove_data"]
+    recorded = Path(__file__).parents[1] / "data" / "host_load" / "a1.txt"
+    assert (rep / "execute" / "try1" / "load.txt").read_text() == recorded.read_text()
 
 
 def test_session_setup_statements_are_not_timed() -> None:
@@ -378,3 +384,29 @@ def test_the_spark_step_runs_inside_the_lab_container_and_here_elsewhere(tmp_pat
     ctx = RunContext(spec, spec.environment("lab_container"), "camp", "bigbench_load", params, 1, "tiny")
     inside = RunDriver(ctx, tmp_path).spark_argv(["/usr/bin/java", "-cp", "x"])
     assert inside[:2] == ["podman", "exec"] and inside[-3:] == ["java", "-cp", "x"]
+
+
+def test_a_valid_run_writes_its_bbqpm_for_the_claims_and_an_invalid_one_none(tmp_path: Path) -> None:
+    """BBQpm@SF = SF·60·M / (0.1·T_load + sqrt(T_PT·T_throughput/S)), T_PT = M × geomean(power):
+    here power times 1..30 s, T_load 12.5 s, T_throughput 99 s, S 2, SF 0.01 (the lab's tiny)."""
+    import math
+    from datetime import UTC, datetime
+
+    from benchcamp.studies.bigbench_containers.workloads.phases import bbqpm
+
+    t_pt = 30 * math.exp(sum(math.log(1.0 + i) for i in range(30)) / 30)
+    expected = 0.01 * 60 * 30 / (0.1 * 12.5 + math.sqrt(t_pt * 99.0 / 2))
+    assert bbqpm(_outcomes(), 0.01) == pytest.approx(expected, rel=1e-12)
+    assert bbqpm(_outcomes(failed_power="q09"), 0.01) is None
+    assert bbqpm(_outcomes(failed_stream=(2, "q07")), 0.01) is None
+    (tmp_path / "outcomes.json").write_text(_outcomes().to_json())
+    now = datetime.now(UTC)
+    records = get_workload("bigbench_load").parse(_ctx(), ArchivedStep(tmp_path, 0, now, now))
+    (qpm,) = [record for record in records if record.metric == "bbqpm"]
+    assert (qpm.workload, qpm.params, qpm.unit, qpm.status) == (
+        "bigbench_throughput",
+        {"cluster_nodes": 1, "scale_factor_gb": 0.01, "query": "all", "stream": "all"},
+        "BBQpm",
+        "ok",
+    )
+    assert qpm.value == pytest.approx(expected, rel=1e-12)

@@ -81,8 +81,11 @@ def test_blocked_runs_one_repetition_of_every_cell_per_block_each_block_shuffled
 @pytest.mark.parametrize(
     ("conf", "message"),
     [
-        ({"order": "random"}, "order must be one of sequential, randomised, blocked, got 'random'"),
-        ({"order": 1}, "order must be one of sequential, randomised, blocked"),
+        (
+            {"order": "random"},
+            "order must be one of sequential, randomised, blocked, interleaved, got 'random'",
+        ),
+        ({"order": 1}, "order must be one of sequential, randomised, blocked, interleaved"),
         ({"order_seed": -1}, "order_seed must be an integer from 0 to 4294967295"),
         ({"order_seed": "3"}, "order_seed must be an integer"),
         ({"order_seed": True}, "order_seed must be an integer"),
@@ -103,7 +106,7 @@ def test_the_spec_declares_the_default_order_and_refuses_an_unknown_one(tmp_path
     text = (Path(__file__).parents[2] / "include/benchcamp/studies/hibench_dse/spec.yaml").read_text()
     bad = tmp_path / "hibench_dse.yaml"
     bad.write_text(text + "order: shuffled\n")
-    with pytest.raises(SpecError, match=r"order: .*'sequential', 'randomised' or 'blocked'"):
+    with pytest.raises(SpecError, match=r"order: .*'sequential', 'randomised', 'blocked' or 'interleaved'"):
         load_spec_file(bad)
 
 

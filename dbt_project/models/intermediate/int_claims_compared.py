@@ -21,6 +21,10 @@ and scores each comparison:
 - verdict: reproduced (p_support < 0.05), contradicted (p_against_adjusted < 0.05), else
   inconclusive (the interval spans the region's edge, or a side has fewer than two repetitions).
 
+An `environments` claim compares environments of one campaign instead: each cell on every other
+environment against the same cell on the baseline environment (the first of the claim's
+`baseline_environments` the campaign ran on); its rows carry the other environment.
+
 The scorecard mart rolls the comparisons up per claim (reproduced only when every comparison
 is: an intersection-union test, which needs no correction). Python models have no dbt unit
 tests: tests/unit/test_scorecard.py checks the intervals against scipy on the repetitions.
@@ -253,10 +257,48 @@ def _ratio_comparisons(
     return out
 
 
-def score_claim(claim: dict[str, Any], cells: list[Cell]) -> list[dict[str, Any]]:
-    """The claim's comparisons in one campaign and environment, each with its evidence and verdict."""
-    build = _ratio_comparisons if claim["kind"] == "ratio" else _levels_comparisons
-    comparisons = build(claim, [cell for cell in cells if cell["metric"] == claim["metric"]])
+def baseline_of(claim: dict[str, Any], environments: set[str]) -> str | None:
+    """The baseline of an environments claim in a campaign: the first of its baseline
+    environments the campaign ran on (None: it ran on none of them)."""
+    return next((name for name in claim["baseline_environments"] if name in environments), None)
+
+
+def environment_comparisons(
+    claim: dict[str, Any], cells: list[Cell], baseline: list[Cell], baseline_name: str
+) -> list[tuple[str, list[tuple[Cell, int]], float]]:
+    """environments: each of the other environment's cells (of the claim's metric and `cells`)
+    against the same cell on the baseline environment."""
+    side = claim.get("cells") or {}
+    by_key = {(cell["workload"], _others(cell["params"], set())): cell for cell in baseline}
+    out = []
+    for cell in sorted(cells, key=lambda cell: (cell["workload"], _others(cell["params"], set()))):
+        key = (cell["workload"], _others(cell["params"], set()))
+        if (side and not _matches(cell, side)) or key not in by_key:
+            continue
+        shown = _others(cell["params"], set(side.get("params", {})))  # the selector's axes go unsaid
+        label = (
+            f"{cell['workload']}{f' ({shown})' if shown else ''}: {cell['environment']} vs {baseline_name}"
+        )
+        out.append((label, [(cell, 1), (by_key[key], -1)], 1.0))
+    return out
+
+
+def score_claim(
+    claim: dict[str, Any], cells: list[Cell], baseline: tuple[str, list[Cell]] | None = None
+) -> list[dict[str, Any]]:
+    """The claim's comparisons in one campaign and environment, each with its evidence and verdict
+    (an environments claim: against `baseline`, the baseline environment's name and cells)."""
+    of_metric = [cell for cell in cells if cell["metric"] == claim["metric"]]
+    if claim["kind"] == "environments":
+        if baseline is None:
+            return []
+        name, baseline_cells = baseline
+        comparisons = environment_comparisons(
+            claim, of_metric, [cell for cell in baseline_cells if cell["metric"] == claim["metric"]], name
+        )
+    else:
+        build = _ratio_comparisons if claim["kind"] == "ratio" else _levels_comparisons
+        comparisons = build(claim, of_metric)
     low, high = claimed_region(claim)
     rows = []
     for position, (label, terms, scale) in enumerate(comparisons, start=1):
@@ -326,13 +368,23 @@ def model(dbt: Any, session: Any) -> Any:
         record["params"] = decoded[text] if text in decoded else decoded.setdefault(text, json.loads(text))
         record["stddev"] = None if pd.isna(record["stddev"]) else float(record["stddev"])
         per_run.setdefault((record["study"], record["campaign"], record["environment"]), []).append(record)
+    ran_on: dict[tuple[str, str], set[str]] = {}
+    for study, campaign, environment in per_run:
+        ran_on.setdefault((study, campaign), set()).add(environment)
     for claim_row in claims.to_dict("records"):
         claim = json.loads(claim_row["definition"])
         for (study, campaign, environment), run_cells in sorted(per_run.items()):
-            if study == claim_row["study"]:
-                for row in score_claim(claim, run_cells):
-                    context = {"study": study, "campaign": campaign, "environment": environment}
-                    rows.append(context | {"claim_id": claim["id"]} | row)
+            if study != claim_row["study"]:
+                continue
+            baseline = None
+            if claim["kind"] == "environments":
+                name = baseline_of(claim, ran_on[(study, campaign)])
+                if name is None or name == environment:
+                    continue  # no baseline in the campaign, or this is it
+                baseline = (name, per_run[(study, campaign, name)])
+            for row in score_claim(claim, run_cells, baseline):
+                context = {"study": study, "campaign": campaign, "environment": environment}
+                rows.append(context | {"claim_id": claim["id"]} | row)
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     typed = ", ".join(f"{name}::{dtype} as {name}" for name, dtype in COLUMNS.items())
     return session.from_df(frame).project(typed)

@@ -183,8 +183,10 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             enum=list(RUN_ORDERS),
             title="Run order",
             description="Order of the measured repetitions on the target (warm-ups first): sequential "
-            "(cell by cell), randomised (seeded shuffle of cells x repetitions) or blocked (repetition 1 "
-            "of every cell in a shuffled order, then repetition 2, ...).",
+            "(cell by cell), randomised (seeded shuffle of cells x repetitions), blocked (repetition 1 "
+            "of every cell in a shuffled order, then repetition 2, ...) or interleaved (every "
+            "environment of the target's interleave group in this campaign, taking turns repetition "
+            "by repetition in a balanced ABBA order; docs/fair-comparisons.md).",
         ),
         "resume": Param(
             False,
@@ -665,13 +667,13 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         if environment_units:  # one campaign per target: a `benchcamp run` may hold it (no retry)
             from benchcamp.core.spec import load_spec
 
-            connection = (
-                load_spec(environment_units[0]["study"]).environment(environment).transport.connection
-            )
-            try:
-                check_free(environment, connection)
-            except TargetBusy as exc:
-                raise AirflowFailException(str(exc)) from exc
+            spec = load_spec(environment_units[0]["study"])
+            # an interleaved campaign's units hold every environment of its group
+            for name in dict.fromkeys([environment, *(unit["environment"] for unit in environment_units)]):
+                try:
+                    check_free(name, spec.environment(name).transport.connection)
+                except TargetBusy as exc:
+                    raise AirflowFailException(str(exc)) from exc
         return fail_fast(lambda: run_preflight(environment_units, get_current_context()["ti"].try_number))
 
     # One collapsed row per target in the grid (Airflow 3 opens with every group closed): a run

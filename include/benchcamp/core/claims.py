@@ -12,6 +12,11 @@ Three kinds say which cells:
 - `ratio`: the `numerator` cells against the `denominator` cells with the same other axes (e.g.
   dfsio_write against dfsio_read per data size); with `trend_axis`, that ratio at each level of
   the axis against the ratio at its smallest level (e.g. "the gap narrows as data grows").
+- `environments`: across the environments of one campaign (an interleaved one,
+  docs/fair-comparisons.md): each cell on every other environment against the same cell on the
+  baseline environment, the first of `baseline_environments` the campaign ran on (e.g. "the
+  container is within ±5 % of bare metal": expect within, tolerance_pct 5); `cells` (a workload
+  and/or fixed axis values) narrows the cells compared.
 
 The scorecard mart (dbt) scores every campaign against these; the claims reach it through
 raw.study_claims, written when a campaign is loaded or imported. No I/O beyond reading the file.
@@ -61,7 +66,7 @@ class Claim(_Strict):
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     paper: str = Field(min_length=1, description="the paper's words")
-    kind: Literal["scaling", "levels", "ratio"]
+    kind: Literal["scaling", "levels", "ratio", "environments"]
     metric: str = Field(default="duration_s", pattern=r"^[a-z][a-z0-9_]*$")
     expect: Literal["higher", "lower", "within"]
     tolerance_pct: float | None = Field(default=None, gt=0, lt=100)
@@ -70,13 +75,25 @@ class Claim(_Strict):
     numerator: CellSelector | None = None  # ratio
     denominator: CellSelector | None = None  # ratio
     trend_axis: str | None = None  # ratio: compare the ratio across this axis's levels
+    baseline_environments: list[str] = Field(default_factory=list)  # environments: the first present
+    cells: CellSelector | None = None  # environments: which cells (default: every cell of the metric)
     reading: str = ""  # how the project reads the paper's words (e.g. what "about" means)
 
     @model_validator(mode="after")
     def _consistent(self) -> Claim:
         if (self.expect == "within") != (self.tolerance_pct is not None):
             raise ValueError("`tolerance_pct` is required with expect: within, and only with it")
-        if self.kind in ("scaling", "levels"):
+        if self.kind == "environments":
+            if not self.baseline_environments:
+                raise ValueError(
+                    "an environments claim needs `baseline_environments` (the first one a campaign ran "
+                    "on is its baseline)"
+                )
+            if self.workloads or self.axis or self.numerator or self.denominator or self.trend_axis:
+                raise ValueError("an environments claim selects its cells by `cells` alone")
+        elif self.baseline_environments or self.cells:
+            raise ValueError("only an environments claim has `baseline_environments` and `cells`")
+        elif self.kind in ("scaling", "levels"):
             if not self.workloads or self.axis is None:
                 raise ValueError(f"a {self.kind} claim needs `workloads` and `axis`")
             if self.numerator or self.denominator or self.trend_axis:
@@ -100,11 +117,15 @@ class Claim(_Strict):
         return (1 - tolerance, 1 + tolerance)
 
     def workloads_named(self) -> set[str]:
-        sides = [side.workload for side in (self.numerator, self.denominator) if side and side.workload]
+        sides = [
+            side.workload for side in (self.numerator, self.denominator, self.cells) if side and side.workload
+        ]
         return {*self.workloads, *sides}
 
     def axes_named(self) -> set[str]:
-        sides = [name for side in (self.numerator, self.denominator) if side for name in side.params]
+        sides = [
+            name for side in (self.numerator, self.denominator, self.cells) if side for name in side.params
+        ]
         return {name for name in (self.axis, self.trend_axis, *sides) if name}
 
 
@@ -134,9 +155,14 @@ def _problems(error: ValidationError, claims: list[object]) -> list[str]:
 
 
 def parse_claims(
-    text: str, source: str = "<claims>", workloads: set[str] | None = None, axes: set[str] | None = None
+    text: str,
+    source: str = "<claims>",
+    workloads: set[str] | None = None,
+    axes: set[str] | None = None,
+    environments: set[str] | None = None,
 ) -> list[Claim]:
-    """The claims of one file; with `workloads` and `axes` (the study spec's), each named one must exist."""
+    """The claims of one file; with `workloads`, `axes` and `environments` (the study spec's), each
+    named one must exist."""
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -159,6 +185,12 @@ def parse_claims(
                 f"claim '{claim.id}': axis '{name}' is not in the study's spec ({', '.join(sorted(axes))})"
                 for name in sorted(claim.axes_named() - axes)
             ]
+        if environments is not None:
+            problems += [
+                f"claim '{claim.id}': environment '{name}' is not in the study's spec ({', '.join(sorted(environments))})"
+                for name in claim.baseline_environments
+                if name not in environments
+            ]
     if problems:
         raise ClaimError("\n".join(f"{source}: {problem}" for problem in problems))
     return parsed.claims
@@ -177,4 +209,10 @@ def load_claims(study: str) -> list[Claim]:
     if path is None or not path.is_file():
         return []
     spec = load_spec(study)
-    return parse_claims(path.read_text(encoding="utf-8"), str(path), set(spec.workloads), set(spec.axes))
+    return parse_claims(
+        path.read_text(encoding="utf-8"),
+        str(path),
+        set(spec.workloads),
+        set(spec.axes),
+        {env.name for env in spec.environments},
+    )

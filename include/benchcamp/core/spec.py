@@ -39,8 +39,8 @@ from benchcamp.core.records import cell_key
 from benchcamp.core.study import SPEC_FILE, study_folders
 
 Ladder = Literal["tiny", "small", "paper"]
-RunOrder = Literal["sequential", "randomised", "blocked"]
-RUN_ORDERS: tuple[RunOrder, ...] = ("sequential", "randomised", "blocked")
+RunOrder = Literal["sequential", "randomised", "blocked", "interleaved"]
+RUN_ORDERS: tuple[RunOrder, ...] = ("sequential", "randomised", "blocked", "interleaved")
 LADDERS: tuple[Ladder, ...] = ("tiny", "small", "paper")
 AxisValue = float | int | str
 _NAME = r"^[a-z][a-z0-9_]*$"
@@ -630,7 +630,9 @@ class StudySpec(_Checked):
         description="the order a campaign runs its measured repetitions on a target (warm-ups always "
         "first): sequential (cell by cell, every repetition of a cell in a row), randomised (a seeded "
         "shuffle of cells x repetitions) or blocked (repetition 1 of every cell in a shuffled order, "
-        "then repetition 2, ...); a trigger can choose another",
+        "then repetition 2, ...) or interleaved (every environment of the target's `interleave` "
+        "group in one campaign, repetition by repetition in a balanced ABBA order); a trigger can "
+        "choose another",
     )
     order_seed: int | None = Field(
         default=None,
@@ -638,6 +640,13 @@ class StudySpec(_Checked):
         le=2**32 - 1,
         description="the seed of a randomised or blocked order; null: derived from the study and "
         "campaign names (reproducible, and recorded with every repetition)",
+    )
+    interleave: list[list[str]] = Field(
+        default_factory=list,
+        description="groups of environments on the same hosts that a campaign may run interleaved "
+        "(conf `interleave`: every environment of the group in one campaign, repetition by "
+        "repetition in a balanced ABBA order, so a drift of the machine lands on both sides); the "
+        "first of a group is its A side. docs/fair-comparisons.md",
     )
     thresholds: Thresholds = Field(default_factory=Thresholds)
     history: History | None = Field(
@@ -778,12 +787,54 @@ class StudySpec(_Checked):
                 "needs max_repetitions (the most repetitions a cell may get while its confidence "
                 "interval is wider than the target)",
             )
+        yield from self._interleave_problems()
+        if self.order == "interleaved" and not self.interleave:
+            yield Problem(
+                ("order",),
+                "interleaved needs an `interleave` group (the environments on the same hosts that take "
+                "turns); declare one or choose another order",
+            )
         if isinstance(self.warmup_repetitions, dict):
             for workload in self.warmup_repetitions:
                 if workload not in self.workloads:
                     yield Problem(
                         ("warmup_repetitions", workload), f"workload '{workload}' is not in 'workloads'"
                     )
+
+    def _interleave_problems(self) -> Iterator[Problem]:
+        """Interleave groups name two or more known environments, each in one group at most, and
+        only where the environments can take turns: a study that reformats its storage starts each
+        environment's install in that environment's preflight, so switching between repetitions
+        would measure on an install that is not running."""
+        known = {env.name for env in self.environments}
+        seen: dict[str, int] = {}
+        for index, group in enumerate(self.interleave):
+            if self.reformat_storage:
+                yield Problem(
+                    ("interleave", index),
+                    "this study reformats its storage (reformat_storage: true): each environment's "
+                    "preflight starts its own install, so its environments cannot take turns between "
+                    "repetitions; remove the group or run the environments as separate campaigns",
+                )
+            if len(set(group)) < 2:
+                yield Problem(("interleave", index), "a group interleaves two or more different environments")
+            yield from _repeats(("interleave", index), group)
+            for position, name in enumerate(group):
+                if name not in known:
+                    yield Problem(
+                        ("interleave", index, position),
+                        f"environment '{name}' is not in 'environments' ({', '.join(sorted(known))})",
+                    )
+                elif name in seen and seen[name] != index:
+                    yield Problem(
+                        ("interleave", index, position),
+                        f"environment '{name}' is in interleave group {seen[name]} already: one group each",
+                    )
+                seen.setdefault(name, index)
+
+    def interleave_group(self, environment: str) -> list[str] | None:
+        """The interleave group holding `environment` (its A side first), or None."""
+        return next((list(group) for group in self.interleave if environment in group), None)
 
     # -- queries used by the DAG factory, validation and import -----------------
 

@@ -33,6 +33,7 @@ from benchcamp.core.paths import airflow_home, default_warehouse
 if TYPE_CHECKING:
     import duckdb
 
+    from benchcamp.core.spec import StudySpec
     from benchcamp.pipeline.transform import DbtBuildError
 
 
@@ -483,6 +484,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         missing = ", ".join(unknown) or "on the lab"
         print(f"error: no environment {missing} in {args.study} (known: {known})", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    if (args.order or spec.order) == "interleaved":  # one campaign per interleave group named
+        chosen = list(dict.fromkeys((spec.interleave_group(name) or [name])[0] for name in chosen))
     targets: list[str | None] = [*chosen] or [None]
     base = args.campaign or f"run_{_now_tag()}"
     try:  # bad input is refused before the lab starts: the name, then the whole conf
@@ -502,8 +505,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     locks: dict[str, target_lock.TargetLock] = {}  # one per connection: environments may share one
     started_lab = False
     try:
-        for target, campaign in zip(targets, campaigns, strict=True):
-            environment = target or spec.environments[0].name
+        planned = [
+            (name, campaign)
+            for target, campaign, conf in zip(targets, campaigns, confs, strict=True)
+            for name in _campaign_targets(spec, target or spec.environments[0].name, conf)
+        ]
+        for environment, campaign in planned:
             connection = spec.environment(environment).transport.connection
             if connection in locks:
                 continue
@@ -542,8 +549,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         prepare_airflow(env)
         codes: list[ExitCode] = []
         for target, conf in zip(targets, confs, strict=True):
-            connection = spec.environment(target or spec.environments[0].name).transport.connection
-            env[target_lock.TOKEN_ENV] = locks[connection].token  # its DAG run may use the target
+            connections = [
+                spec.environment(name).transport.connection
+                for name in _campaign_targets(spec, target or spec.environments[0].name, conf)
+            ]
+            # its DAG run may use the targets (an interleaved campaign's: every one of its group)
+            env[target_lock.TOKEN_ENV] = ",".join(dict.fromkeys(locks[name].token for name in connections))
             codes.append(_run_campaign(args, env, target, conf))
         return worst(codes)
     except Interrupted as stop:
@@ -559,6 +570,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("lab stopped")
         for lock in locks.values():
             lock.release()
+
+
+def _campaign_targets(spec: StudySpec, environment: str, conf: dict[str, object]) -> list[str]:
+    """The environments one campaign runs on: its own, or its whole interleave group."""
+    if (conf.get("order") or spec.order) == "interleaved":
+        return spec.interleave_group(environment) or [environment]
+    return [environment]
 
 
 def _stack_run_on(connection: str) -> str | None:
@@ -703,9 +721,13 @@ def _stop_campaign(
 def _stop_remote_jobs(study: str, campaign: str, target: str | None, signal_name: str) -> str:
     """The campaign's jobs still running on the target, stopped (their process groups), and the
     repetitions they measured marked interrupted."""
+    from benchcamp.core.spec import load_spec
     from benchcamp.pipeline.campaign import stop_campaign
 
-    jobs = stop_campaign(study, campaign, signal_name, [target] if target else None)
+    spec = load_spec(study)
+    # an interleaved campaign runs on its target's whole group: its jobs may be on any of them
+    group = (spec.interleave_group(target) or [target]) if target else None
+    jobs = stop_campaign(study, campaign, signal_name, group)
     if not jobs:
         return "no job of the campaign was running on the target"
     return f"{len(jobs)} job(s) stopped on the target ({', '.join(f'{job.step} {job.cell} rep{job.repetition}' for job in jobs)})"
@@ -828,8 +850,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     runner.add_argument(
         "--order",
-        choices=("sequential", "randomised", "blocked"),
-        help="run order of the measured repetitions (default: the study spec's order)",
+        choices=("sequential", "randomised", "blocked", "interleaved"),
+        help="run order of the measured repetitions (default: the study spec's order); interleaved: "
+        "the environments of the target's interleave group in one campaign, in turns (ABBA)",
     )
     runner.add_argument("--order-seed", type=int, help="seed of a randomised or blocked order")
     runner.add_argument(

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -23,6 +23,7 @@ from benchcamp.core.records import (
     EnvironmentSnapshot,
     ResultRecord,
     ValidationFailure,
+    cell_key,
     read_jsonl,
     write_jsonl,
 )
@@ -47,9 +48,35 @@ def cell_dir(study: str, campaign: str, cell_key: str, root: Path | None = None)
 
 
 def repetition_dir(
-    study: str, campaign: str, cell_key: str, repetition: int, root: Path | None = None
+    study: str,
+    campaign: str,
+    cell_key: str,
+    repetition: int,
+    root: Path | None = None,
+    environment: str | None = None,
 ) -> Path:
-    return child(cell_dir(study, campaign, cell_key, root), f"rep{repetition}", what="cell")
+    """`<campaign>/<cell>/rep<N>`; with `environment` (a unit of an interleaved campaign, where
+    every environment of the group runs the same cells), `<campaign>/<cell>@<environment>/rep<N>`."""
+    cell = slug(cell_key) + (f"@{slug(environment)}" if environment else "")
+    return child(campaign_dir(study, campaign, root), cell, f"rep{repetition}", what="cell")
+
+
+def unit_environment(unit: dict[str, Any]) -> str | None:
+    """The environment a unit's archive folder names: an interleaved campaign's units only (see
+    `repetition_dir`); a campaign on one environment keeps `<cell>/rep<N>`."""
+    return str(unit["environment"]) if unit.get("order") == "interleaved" else None
+
+
+def unit_repetition_dir(unit: dict[str, Any], root: Path | None = None) -> Path:
+    """A planned unit's repetition folder."""
+    return repetition_dir(
+        unit["study"],
+        unit["campaign"],
+        cell_key(unit["workload"], unit["params"]),
+        int(unit["repetition"]),
+        root,
+        unit_environment(unit),
+    )
 
 
 def step_dir(parent: Path, step: str, try_number: int) -> Path:

@@ -45,13 +45,7 @@ class Attempt:
 
 
 def _rep_dir(unit: dict[str, Any], root: Path | None) -> Path:
-    return archive.repetition_dir(
-        unit["study"],
-        unit["campaign"],
-        cell_key(unit["workload"], unit["params"]),
-        int(unit["repetition"]),
-        root,
-    )
+    return archive.unit_repetition_dir(unit, root)
 
 
 def repetition_ok(rep_dir: Path) -> bool:

@@ -28,13 +28,14 @@ from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, Validation
 from benchcamp.core.spec import (
     LADDERS,
     MAX_WARMUP_REPETITIONS,
+    Environment,
     Ladder,
     RunOrder,
     SpecError,
     StudySpec,
     load_spec,
 )
-from benchcamp.pipeline import adaptive, archive, run_order
+from benchcamp.pipeline import adaptive, archive, host_load, run_order
 from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hadoop import parse_job_reports
 from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
@@ -269,18 +270,20 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 f"workload '{workload}' is declared by the study but not implemented yet "
                 f"(implemented: {', '.join(available)})"
             )
+    order = conf.get("order") or spec.order
+    group = [str(environment)]
+    if order == "interleaved":
+        group = spec.interleave_group(str(environment)) or []
+        if not group:
+            listed = "; ".join(", ".join(names) for names in spec.interleave) or "none declared"
+            raise CampaignConfError(
+                f"order interleaved runs the interleave group of the environment, and '{environment}' "
+                f"is in none (groups of study '{spec.study}': {listed}); choose an environment of a "
+                "group or another order"
+            )
+    for target in (spec.environment(name) for name in group):
+        _check_target(spec, target, workloads)
     target = spec.environment(str(environment))
-    for workload in workloads:
-        if get_workload(workload).uses_hive and not target.hive.connection:
-            raise CampaignConfError(
-                f"workload '{workload}' runs HiveQL but environment '{target.name}' names no "
-                "hive_connection (an Airflow HiveServer2 connection) in the study spec"
-            )
-        if get_workload(workload).uses_hive and not target.hadoop.data_root:
-            raise CampaignConfError(
-                f"workload '{workload}' needs the data path of environment '{target.name}': "
-                "set data_root (e.g. the HDFS base path) in the study spec"
-            )
     if not spec.regenerate_data:
         unable = [name for name in workloads if not get_workload(name).generates_once_per_cell]
         if unable:
@@ -289,12 +292,6 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 f"which {', '.join(unable)} cannot do: it deletes and regenerates each repetition's "
                 "data; set regenerate_data: true or run a workload that keeps its inputs"
             )
-    if spec.reformat_storage and not target.transport.reformat_command:
-        raise CampaignConfError(
-            f"study '{spec.study}' reformats the target's storage before its series "
-            f"(reformat_storage: true), but environment '{target.name}' has no reformat_command "
-            "(the command that stops, formats and restarts its storage) in the study spec"
-        )
     cells = list(conf.get("cells") or [])
     known = {cell.key for cell in spec.cells(ladder, workloads)}
     for key in cells:
@@ -334,6 +331,11 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         )
     except adaptive.AdaptiveConfError as exc:
         raise CampaignConfError(str(exc)) from exc
+    if order == "interleaved" and target_ci_pct is not None:
+        raise CampaignConfError(
+            "order interleaved keeps the environments' repetitions in balanced turns, which adaptive "
+            "repetitions (target_ci_pct) would add to one side only: leave target_ci_pct empty"
+        )
     return CampaignConf(
         target_ci_pct=target_ci_pct,
         max_repetitions=max_repetitions,
@@ -351,11 +353,42 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
     )
 
 
+def _check_target(spec: StudySpec, target: Environment, workloads: list[str]) -> None:
+    """What a target of the campaign must declare for its workloads (every environment of an
+    interleaved campaign is a target)."""
+    for workload in workloads:
+        if get_workload(workload).uses_hive and not target.hive.connection:
+            raise CampaignConfError(
+                f"workload '{workload}' runs HiveQL but environment '{target.name}' names no "
+                "hive_connection (an Airflow HiveServer2 connection) in the study spec"
+            )
+        if get_workload(workload).uses_hive and not target.hadoop.data_root:
+            raise CampaignConfError(
+                f"workload '{workload}' needs the data path of environment '{target.name}': "
+                "set data_root (e.g. the HDFS base path) in the study spec"
+            )
+    if spec.reformat_storage and not target.transport.reformat_command:
+        raise CampaignConfError(
+            f"study '{spec.study}' reformats the target's storage before its series "
+            f"(reformat_storage: true), but environment '{target.name}' has no reformat_command "
+            "(the command that stops, formats and restarts its storage) in the study spec"
+        )
+
+
 def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, list[dict[str, Any]]]:
     """Repetition units per environment, in the order they should run: warm-ups first, then the
-    measured repetitions in the conf's run order (sequential: cell by cell)."""
+    measured repetitions in the conf's run order (sequential: cell by cell).
+
+    An interleaved campaign plans every environment of the target's interleave group, all under
+    the target's key: they run in its task group and its pool, one unit at a time, each unit on
+    its own environment."""
     units: dict[str, list[dict[str, Any]]] = {env.name: [] for env in spec.environments}
-    for cell in spec.cells(conf.ladder, conf.workloads):
+    group = (spec.interleave_group(conf.environment) if conf.order == "interleaved" else None) or [
+        conf.environment
+    ]
+    for environment, cell in (
+        (environment, cell) for environment in group for cell in spec.cells(conf.ladder, conf.workloads)
+    ):
         if conf.cells and cell.key not in conf.cells:
             continue
         # warm-ups first, numbered 1 - w .. 0, then the measured repetitions 1 .. n
@@ -364,7 +397,7 @@ def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> dict[str, 
                 {
                     "study": spec.study,
                     "campaign": campaign,
-                    "environment": conf.environment,
+                    "environment": environment,
                     "workload": cell.workload,
                     "params": cell.params,
                     "repetition": repetition,
@@ -398,6 +431,14 @@ def expected_cells(units: dict[str, list[dict[str, Any]]]) -> list[tuple[str, st
     return [(env, workload, key, reps) for (env, workload, key), reps in counts.items()]
 
 
+def by_environment(units: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """A target's units per environment, in their order (more than one: an interleaved campaign)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for unit in units:
+        out.setdefault(str(unit["environment"]), []).append(unit)
+    return out
+
+
 def context_for(unit: dict[str, Any]) -> RunContext:
     spec = load_spec(unit["study"])
     return RunContext(
@@ -411,9 +452,11 @@ def context_for(unit: dict[str, Any]) -> RunContext:
     )
 
 
-def rep_dir_for(ctx: RunContext, results: Path | None = None) -> Path:
+def rep_dir_for(ctx: RunContext, results: Path | None = None, environment: str | None = None) -> Path:
+    """The repetition's archive folder (`environment`: a unit of an interleaved campaign,
+    `archive.unit_environment`)."""
     return archive.repetition_dir(
-        ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params), ctx.repetition, results
+        ctx.spec.study, ctx.campaign, cell_key(ctx.workload, ctx.params), ctx.repetition, results, environment
     )
 
 
@@ -529,7 +572,9 @@ def failure_recorded(step: str, archive_dir: Path) -> Iterator[None]:
 
 def run_clean(unit: dict[str, Any], try_number: int = 1) -> dict[str, str]:
     ctx = context_for(unit)
-    archive_dir = archive.step_dir(rep_dir_for(ctx), "clean", try_number)
+    archive_dir = archive.step_dir(
+        rep_dir_for(ctx, None, archive.unit_environment(unit)), "clean", try_number
+    )
     with failure_recorded("clean", archive_dir):
         hive_statements = get_workload(ctx.workload).hive_clean(ctx)
         if hive_statements:
@@ -548,7 +593,9 @@ def run_generate(unit: dict[str, Any], try_number: int = 1) -> str:
     commands = workload.generate(ctx)
     if not commands and not workload.hive_setup(ctx):
         return "nothing to generate"  # e.g. YCSB loads its store in execute: no SSH session for nothing
-    archive_dir = archive.step_dir(rep_dir_for(ctx), "generate", try_number)
+    archive_dir = archive.step_dir(
+        rep_dir_for(ctx, None, archive.unit_environment(unit)), "generate", try_number
+    )
     marker = shared_input_marker(ctx)
     if not ctx.spec.regenerate_data and marker.exists():
         return _reuse_input(ctx, archive_dir, marker)
@@ -679,7 +726,7 @@ def _failed_before_execute(ctx: RunContext, rep_dir: Path, previous: str, where:
 def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = False) -> dict[str, Any]:
     """Run the timed step, archive it, parse the archive, then capture the environment."""
     ctx = context_for(unit)
-    rep_dir = rep_dir_for(ctx)
+    rep_dir = rep_dir_for(ctx, None, archive.unit_environment(unit))
     run_order.save_run_order(rep_dir, unit)  # its planned place in the run order, with the repetition
     workload = get_workload(ctx.workload)
     generate_commands = workload.generate(ctx)
@@ -691,6 +738,12 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
     hive_statements = workload.hive_execute(ctx)
     remove_data = workload.uses_data_fs and not keep_data
     own_step = False
+    # the target's load around the timed step: the SSH wrapper reads it for a shell step; two short
+    # sessions read it for the others, measured repetitions only (warm-ups are compared with nothing)
+    outside_wrapper = not ctx.is_warmup and (
+        bool(hive_statements) or type(workload).run_own_step is not Workload.run_own_step
+    )
+    load_before = host_load.sample(ctx.environment.transport.connection) if outside_wrapper else None
     try:
         step_or_none = workload.run_own_step(ctx, execute_dir)
         if step_or_none is not None:
@@ -712,6 +765,8 @@ def run_execute(unit: dict[str, Any], try_number: int = 1, keep_data: bool = Fal
         # archived as failed with its reason, never silently missing.
         _mark_not_executed(ctx, rep_dir, execute_dir, failure_of("execute", exc, execute_dir))
         raise
+    if outside_wrapper:
+        host_load.write_load(execute_dir, load_before, host_load.sample(ctx.environment.transport.connection))
     try:
         records = workload.parse(ctx, step)
         if (
@@ -795,8 +850,15 @@ def stop_campaign(
             continue
         for job in jobs:
             if job.step in archive.MEASURING_STEPS:
+                # an interleaved campaign archives each environment's repetitions apart
+                interleaved = f"{job.cell}@{slug(environment.name)}"
+                cell = (
+                    interleaved
+                    if (archive.campaign_dir(study, campaign) / interleaved).is_dir()
+                    else job.cell
+                )
                 rep_dir = child(
-                    archive.campaign_dir(study, campaign), job.cell, f"rep{job.repetition}", what="cell"
+                    archive.campaign_dir(study, campaign), cell, f"rep{job.repetition}", what="cell"
                 )
                 archive.mark_interrupted(rep_dir, signal_name, job.step)
         stopped += jobs
@@ -1172,6 +1234,13 @@ def run_preflight(units: list[dict[str, Any]], try_number: int = 1) -> dict[str,
     """
     if not units:
         return {"preflight": "nothing planned on this target"}
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: each environment of its group, in turn
+        return {
+            f"{environment}.{key}": value
+            for environment, env_units in targets.items()
+            for key, value in run_preflight(env_units, try_number).items()
+        }
     ctx = context_for(units[0])
     needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
     data_fs = _uses_data_fs(units)
@@ -1208,6 +1277,10 @@ def untouched_target(units: list[dict[str, Any]]) -> str | None:
     it (every repetition waits for the preflight). Saves the cleanup's own tries on a dead target."""
     if not units:
         return None
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: untouched only when none of them was touched
+        reasons = [untouched_target(env_units) for env_units in targets.values()]
+        return None if None in reasons else "; ".join(reason or "" for reason in reasons)
     ctx = context_for(units[0])
     root, target = _preflight_root(ctx), slug(ctx.environment.name)
     failure = archive.step_failure(root, target)
@@ -1264,6 +1337,13 @@ def run_cleanup(units: list[dict[str, Any]], try_number: int = 1) -> dict[str, s
     """
     if not units:
         return {"cleanup": "nothing planned on this target"}
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: each environment of its group, in turn
+        return {
+            f"{environment}.{key}": value
+            for environment, env_units in targets.items()
+            for key, value in run_cleanup(env_units, try_number).items()
+        }
     ctx = context_for(units[0])
     archive_dir = archive.step_dir(
         archive.campaign_dir(ctx.spec.study, ctx.campaign) / "cleanup", ctx.environment.name, try_number
@@ -1363,6 +1443,9 @@ def run_load(
     wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
     wh.replace_run_order(
         path, study, campaign, run_order.load_run_order(archive.campaign_dir(study, campaign))
+    )
+    wh.replace_repetition_load(
+        path, study, campaign, host_load.load_rows(archive.campaign_dir(study, campaign))
     )
     for snapshot in archive.load_campaign_environments(study, campaign):
         wh.load_environment(path, snapshot)

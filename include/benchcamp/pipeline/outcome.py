@@ -128,9 +128,7 @@ def campaign_outcome(
     ok = failed = 0
     reasons: list[str] = []
     for unit in measured:
-        rep_dir = archive.repetition_dir(
-            study, campaign, cell_key(unit["workload"], unit["params"]), int(unit["repetition"]), root
-        )
+        rep_dir = archive.unit_repetition_dir(unit, root)
         if attempts.repetition_ok(rep_dir):
             ok += 1
             continue
@@ -190,9 +188,7 @@ def mark_interrupted(study: str, campaign: str, signal_name: str, root: Path | N
     for unit in (unit for environment_units in plan.values() for unit in environment_units):
         if unit.get("kept"):
             continue
-        rep_dir = archive.repetition_dir(
-            study, campaign, cell_key(unit["workload"], unit["params"]), int(unit["repetition"]), root
-        )
+        rep_dir = archive.unit_repetition_dir(unit, root)
         step = _in_flight(rep_dir)
         if step is None or (rep_dir / archive.RECORDS_FILE).exists():
             continue  # not running, or ended (ok, or failed with its own reason)

@@ -3,8 +3,10 @@
 A slow drift of the target (a filling disk, a warming cache, a neighbour's load) adds to every
 repetition that runs later; run cell by cell, it looks like a difference between cells. A seeded
 shuffle (randomised) or blocks that hold one repetition of every cell (blocked, ABAB...) spread
-it over the cells instead, and the `run_order_drift` mart tests for it. Warm-ups always run
-first, in place. Every unit carries its planned position, the order and the seed; the execute
+it over the cells instead, and the `run_order_drift` mart tests for it. Interleaved runs the
+environments of an `interleave` group (the same hosts as different targets) in one campaign and
+takes turns between them repetition by repetition in a balanced order (ABBA), so a drift lands
+on both sides of the comparison instead of between them. Warm-ups always run first, in place. Every unit carries its planned position, the order and the seed; the execute
 step archives them with the repetition (`run_order.json`) and the load copies them into
 `raw.run_order`.
 """
@@ -49,6 +51,37 @@ def _cell(unit: dict[str, Any]) -> str:
     return cell_key(unit["workload"], unit["params"])
 
 
+def balanced_turns(group: list[str], repetition: int) -> list[str]:
+    """The order the group's environments take their turns in at a repetition (1-based): the
+    group's order at odd repetitions, reversed at even ones. Two environments give A B, B A, A B,
+    ... (ABBA): each is first as often as second over every two repetitions, so a linear drift
+    adds the same to both sides' sums; three give A B C, C B A."""
+    return list(group) if repetition % 2 else list(reversed(group))
+
+
+def interleaved(units: list[dict[str, Any]], group: list[str]) -> list[dict[str, Any]]:
+    """The units of every environment of an interleave group (each environment's as planned:
+    cell by cell, warm-ups first) in one run order: every warm-up first (the group's order), then
+    one block per repetition number, in which each environment runs its cells' repetition of
+    that number (in plan order) when its turn comes (`balanced_turns`). One turn holds all of an
+    environment's cells, so the target switches environments twice per two repetitions."""
+    warmups = [
+        unit for env in group for unit in units if unit["environment"] == env and int(unit["repetition"]) <= 0
+    ]
+    blocks: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    for unit in units:
+        repetition = int(unit["repetition"])
+        if repetition >= 1:
+            blocks.setdefault(repetition, {}).setdefault(unit["environment"], []).append(unit)
+    measured = [
+        unit
+        for repetition in sorted(blocks)
+        for env in balanced_turns(group, repetition)
+        for unit in blocks[repetition].get(env, [])
+    ]
+    return warmups + measured
+
+
 def ordered(units: list[dict[str, Any]], order: RunOrder, seed: int) -> list[dict[str, Any]]:
     """One target's units (as planned: cell by cell, each cell's warm-ups before its repetitions)
     with the measured repetitions in the run order.
@@ -60,6 +93,8 @@ def ordered(units: list[dict[str, Any]], order: RunOrder, seed: int) -> list[dic
     """
     if order == "sequential":
         return list(units)
+    if order == "interleaved":  # the group's order is the environments' first appearance
+        return interleaved(units, list(dict.fromkeys(str(unit["environment"]) for unit in units)))
     warmups = [unit for unit in units if int(unit["repetition"]) <= 0]
     measured = [unit for unit in units if int(unit["repetition"]) >= 1]
     rng = random.Random(seed)

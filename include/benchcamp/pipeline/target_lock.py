@@ -138,7 +138,8 @@ def check_free(environment: str, connection: str) -> None:
             return  # nobody holds it
         except BlockingIOError:
             current = _read_holder(handle)
-    if current.get("token") and current.get("token") == os.environ.get(TOKEN_ENV):
+    # an interleaved campaign's run holds one lock per connection of its group: tokens, comma-separated
+    if current.get("token") and current.get("token") in os.environ.get(TOKEN_ENV, "").split(","):
         return
     raise TargetBusy(
         f"target {environment} (connection {connection}) is busy: {describe(current)} holds it ({path})"

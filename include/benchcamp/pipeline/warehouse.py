@@ -50,6 +50,7 @@ __all__ = [
     "upsert_study_claims",
     "write_study_claims",
     "replace_adaptive_stops",
+    "replace_repetition_load",
     "replace_run_order",
     "upsert_study_thresholds",
     "upsert_study_history",
@@ -326,6 +327,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(CLAIMS_SCHEMA)
     con.execute(ADAPTIVE_STOPS_SCHEMA)
     con.execute(RUN_ORDER_SCHEMA)
+    con.execute(REPETITION_LOAD_SCHEMA)
     con.execute(BUILDS_SCHEMA)
 
 
@@ -407,6 +409,41 @@ def replace_run_order(path: Path | None, study: str, campaign: str, rows: list[d
     _replace_campaign_rows(
         path, "raw.run_order", study, campaign, RUN_ORDER_COLUMNS,
         [[row[name] for name in RUN_ORDER_COLUMNS] for row in rows],
+    )  # fmt: skip
+
+
+# The target's 1-minute load average right before and right after each measured repetition's
+# timed step, and its online CPUs (pipeline.host_load; the execute step's load.txt).
+REPETITION_LOAD_SCHEMA = """
+create table if not exists raw.repetition_load (
+    study varchar not null,
+    campaign varchar not null,
+    environment varchar not null,
+    cell_key varchar not null,
+    repetition integer not null,
+    cores integer,
+    load1_before double,
+    load1_after double,
+    primary key (study, campaign, environment, cell_key, repetition)
+);
+"""
+REPETITION_LOAD_COLUMNS = (
+    "study", "campaign", "environment", "cell_key", "repetition", "cores", "load1_before", "load1_after",
+)  # fmt: skip
+
+
+def replace_repetition_load(
+    path: Path | None, study: str, campaign: str, rows: list[dict[str, object]]
+) -> None:
+    """Make the campaign's stored load readings exactly `rows` (a re-load replaces, never appends)."""
+    strangers = [row for row in rows if (row["study"], row["campaign"]) != (study, campaign)]
+    if strangers:
+        raise ValueError(
+            f"load readings of {strangers[0]['study']}/{strangers[0]['campaign']} passed for {study}/{campaign}"
+        )
+    _replace_campaign_rows(
+        path, "raw.repetition_load", study, campaign, REPETITION_LOAD_COLUMNS,
+        [[row[name] for name in REPETITION_LOAD_COLUMNS] for row in rows],
     )  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from benchcamp.core.study import Mart, study_plugin, study_plugins
 from benchcamp.pipeline.warehouse import wait_for_warehouse
 from benchcamp.presentation.blocks import Block, Cell, Row, num
+from benchcamp.presentation.environment_load_section import environment_load_blocks
 from benchcamp.presentation.run_order_section import run_order_blocks
 
 # The generic marts, in every study's report; a study's own marts come from its plugin
@@ -42,12 +43,13 @@ _ORDER = {
     "validation": "environment, workload, cell_key, expectation",
     "repetition_adequacy": "environment, workload, cell_key",
     "run_order_drift": "environment, workload",
+    "environment_load": "environment, other_environment",
     "scorecard": "environment, claim_position",
 }
 # Generic marts shown only for campaigns with rows in them (and read only where built: a warehouse
 # built before them lacks them): the achieved CI of campaigns run with adaptive repetitions.
 # The reproduction scorecard likewise: rows only for studies that declare claims (claims.yaml).
-OPTIONAL_MARTS = ("repetition_adequacy", "scorecard", "run_order_drift")
+OPTIONAL_MARTS = ("repetition_adequacy", "scorecard", "run_order_drift", "environment_load")
 # Change points are the study's, across campaigns: every report of a study that has some lists them.
 HISTORY_MART = "change_points"
 
@@ -844,6 +846,7 @@ def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
         *_change_point_blocks(tables.get(HISTORY_MART, []), campaign_of(tables)),
         *_adequacy_blocks(tables.get("repetition_adequacy", [])),
         *run_order_blocks(tables.get("run_order_drift", [])),
+        *environment_load_blocks(tables.get("environment_load", [])),
     ]
     for section in study_plugin(study).report_sections:
         blocks = getattr(section, "blocks", None)

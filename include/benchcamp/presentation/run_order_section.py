@@ -50,9 +50,11 @@ def _plan_note(row: dict[str, Any]) -> str:
         how = ""
     else:
         how = "started in the planned order" if followed else NOT_FOLLOWED
-    # a sequential order is the spec's cell order: no seed was used
+    # a sequential order is the spec's cell order and an interleaved one takes fixed turns: no seed
     order = (
-        row["run_order"] if row["run_order"] == "sequential" else f"{row['run_order']}, seed {row['seed']}"
+        row["run_order"]
+        if row["run_order"] in ("sequential", "interleaved")
+        else f"{row['run_order']}, seed {row['seed']}"
     )
     return order + (f"; the repetitions {how}" if how else "")
 

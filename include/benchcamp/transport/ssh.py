@@ -131,6 +131,13 @@ def commands_body(commands: list[Command]) -> str:
     return "set -e -o pipefail\n" + "\n".join(render(command) for command in commands) + "\n"
 
 
+# The target's load around a timed step (docs/fair-comparisons.md), archived with its output:
+# `cores=` the online CPUs, `before=` and `after=` /proc/loadavg read right before the step
+# starts and right after it ends (one line each; empty when the target has no /proc/loadavg).
+LOAD_FILE = "load.txt"
+LOAD_COMMAND = 'echo "cores=$(nproc 2>/dev/null)"; echo "loadavg=$(cat /proc/loadavg 2>/dev/null)"'
+
+
 def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after: str = "") -> str:
     """The wrapper writes the body to the job dir and times it there.
 
@@ -158,6 +165,7 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
             f"cat > \"$JOB\"/command.sh <<'{delimiter}'",
             body + delimiter,
             'cd "$JOB"',
+            *(_LOAD_BEFORE if step == "execute" else ()),
             "start=$(date +%s.%N)",
             # The body runs in a session of its own, whose id (its process group) is written to
             # "$JOB"/pgid: stop_campaign_jobs stops the whole job by it, whatever became of this
@@ -170,12 +178,31 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
             "fi",
             "rc=$?",
             "end=$(date +%s.%N)",
+            *(_LOAD_AFTER if step == "execute" else ()),
             'printf "%s %s %s\\n" "$rc" "$start" "$end" > "$JOB"/status',
             *epilogue,
             f'echo "{_STATUS_MARK} $rc $start $end"',
         ]
     )
     return wrapper + "\n"
+
+
+_LOAD_BEFORE = (
+    f'{{ echo "cores=$(nproc 2>/dev/null)"; echo "before=$(cat /proc/loadavg 2>/dev/null)"; }} > "$JOB"/{LOAD_FILE}',
+)
+_LOAD_AFTER = (f'echo "after=$(cat /proc/loadavg 2>/dev/null)" >> "$JOB"/{LOAD_FILE}',)
+
+
+def read_load(conn_id: str) -> tuple[str, str]:
+    """(cores, /proc/loadavg) of the target now, for a timed step that does not run through the
+    wrapper (HiveServer2's queries, a workload's own step); raises like any session that fails."""
+    _, client = open_client(conn_id, attempts=2, first_wait_s=1.0, budget_s=5.0)
+    try:
+        _, stdout, _ = client.exec_command(LOAD_COMMAND, timeout=15)
+        facts = dict(line.split("=", 1) for line in stdout.read().decode().splitlines() if "=" in line)
+    finally:
+        client.close()
+    return facts.get("cores", ""), facts.get("loadavg", "")
 
 
 def _ssh_hook(conn_id: str) -> Any:

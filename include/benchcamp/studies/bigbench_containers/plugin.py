@@ -103,6 +103,24 @@ def phase_blocks(tables: Tables) -> list[Block]:
     return blocks
 
 
+def load_note(row: dict[str, Any]) -> str:
+    """Each side's load and time window (docs/fair-comparisons.md), and whether they differ."""
+    gap = row.get("load_gap_per_core")
+    if gap is None or gap != gap:
+        return "load: not recorded on a side (imported, or run before loads were recorded)"
+    verdict = "different load, above 0.25 per core" if row.get("load_differs") else "similar load"
+
+    def at(value: Any) -> str:
+        return f"{value:%Y-%m-%d %H:%M}" if hasattr(value, "strftime") else "–"
+
+    sides = "; ".join(
+        f"{name} {row[f'{prefix}load1_before_mean']:.2f} from {at(row[f'{prefix}first_started_at'])} "
+        f"to {at(row[f'{prefix}last_finished_at'])} UTC"
+        for name, prefix in ((row["baseline_environment"], "baseline_"), (row["environment"], "other_"))
+    )
+    return f"load before the runs (mean 1-minute load average): {sides}; {gap:.2f} per core apart: {verdict}"
+
+
 def comparison_blocks(tables: Tables) -> list[Block]:
     """Per container environment and size: % gains over its baseline per run and their mean."""
     rows = tables.get("bigbench_comparison", [])
@@ -144,6 +162,9 @@ def comparison_blocks(tables: Tables) -> list[Block]:
         ]
         if any(row["qpm_published"] for row in mine):
             notes.append("Qpm includes imported published figures where none was computed")
+        notes.append(load_note(first))
+        if first.get("load_differs"):
+            notes.insert(0, "warning: " + load_note(first))
         runs = max((int(row["n_runs"]) for row in mine if row["n_runs"] is not None), default=0)
         if runs < MIN_RUNS_PER_SIDE:
             notes.insert(

@@ -11,6 +11,9 @@
 -- latest campaign at that size; rows are listed under every campaign that ran either side.
 -- The mean row (run = 'mean', repetition NULL) averages the per-run values, gains and ratios
 -- over the runs where neither side had a failed record (n_runs of them).
+-- Each side's time window and load (int_environment_sides: the mean 1-minute load average right
+-- before its timed steps) and load_differs, the load rule of macros/load.sql: two campaigns run
+-- one after the other on the same hosts may have run under different load (docs/fair-comparisons.md).
 {{ config(materialized='table') }}
 
 {% set pairs = [('bare_metal', 'container'), ('local_lab', 'lab_container')] %}
@@ -149,8 +152,32 @@ means as (
     where comparable
     group by study, campaign, cluster_nodes, scale_factor_gb, environment, other_campaign,
         baseline_environment, baseline_campaign
+),
+
+compared as (
+    select *, 1 as n_runs from per_run
+    union all by name
+    select * from means
+),
+
+environment_sides as (
+    select * from {{ ref('int_environment_sides') }}
 )
 
-select *, 1 as n_runs from per_run
-union all by name
-select * from means
+select
+    c.*,
+    b.first_started_at as baseline_first_started_at,
+    b.last_finished_at as baseline_last_finished_at,
+    b.load1_before_mean as baseline_load1_before_mean,
+    o.first_started_at as other_first_started_at,
+    o.last_finished_at as other_last_finished_at,
+    o.load1_before_mean as other_load1_before_mean,
+    {{ load_gap_per_core('b.load1_before_mean', 'o.load1_before_mean', 'greatest(b.cores, o.cores)') }}
+        as load_gap_per_core,
+    {{ load_gap_per_core('b.load1_before_mean', 'o.load1_before_mean', 'greatest(b.cores, o.cores)') }}
+        > {{ load_gap_limit_per_core() }} as load_differs
+from compared as c
+left join environment_sides as b
+    on b.study = c.study and b.campaign = c.baseline_campaign and b.environment = c.baseline_environment
+left join environment_sides as o
+    on o.study = c.study and o.campaign = c.other_campaign and o.environment = c.environment

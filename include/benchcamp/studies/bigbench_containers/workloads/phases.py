@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 from collections.abc import Sequence
@@ -169,6 +170,26 @@ def _query(item: dict[str, Any]) -> QueryOutcome:
     if outcome.status not in ("ok", "failed"):
         raise ValueError(f"status {outcome.status!r} of {outcome.query}")
     return outcome
+
+
+def bbqpm(outcomes: RunOutcomes, scale_factor_gb: float) -> float | None:
+    """BBQpm@SF of a valid run, as the bigbench_qpm mart computes it from the records:
+    SF · 60 · M / (0.1 · T_load + sqrt(T_PT · T_throughput / S)), T_PT = M × the geometric mean of
+    the power test's query times. None for a run the mart gives no Qpm (invalid, or a time not
+    above 0 s). A record of its own so that a claim can compare it across environments."""
+    phases = [outcomes.load, outcomes.throughput, *outcomes.power, *(q for s in outcomes.streams for q in s)]
+    if outcomes.invalid_reasons() or not outcomes.streams or outcomes.throughput is None:
+        return None
+    if any(phase is None or phase.status != "ok" or not phase.seconds > 0 for phase in phases):
+        return None
+    m, streams = outcomes.queries, len(outcomes.streams)
+    t_pt = m * math.exp(sum(math.log(query.seconds) for query in outcomes.power) / len(outcomes.power))
+    return (
+        scale_factor_gb
+        * 60
+        * m
+        / (0.1 * outcomes.load.seconds + math.sqrt(t_pt * outcomes.throughput.seconds / streams))
+    )
 
 
 @dataclass(frozen=True)
