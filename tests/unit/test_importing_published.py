@@ -279,7 +279,9 @@ def graph_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_published_phase_times_without_chain_times_load_with_one_run(graph_warehouse: Path) -> None:
-    rows = rows_of(graph_warehouse, "select * from graph_phase_times where campaign = 'published_bakratsas_2018'")
+    rows = rows_of(
+        graph_warehouse, "select * from graph_phase_times where campaign = 'published_bakratsas_2018'"
+    )
     assert len(rows) == 2 * 2 * 2 * 2
     for row in rows:
         assert (row["graph"], row["n"], row["n_failed"], row["chain_s"]) == ("youtube", 1, 0, None)
@@ -296,5 +298,7 @@ def test_published_phase_times_without_chain_times_load_with_one_run(graph_wareh
     hdd = graph_seconds("hdd", "triangle_counting", "custom", "2-close", "shuffle")
     assert delta["baseline_environment"] == "hdd"
     assert delta["delta_pct"] == pytest.approx(-20 / hdd * 100, abs=1e-9)
-    text = report.render(report.read_tables(graph_warehouse, GRAPH, "published_bakratsas_2018"), "table", GRAPH)
+    text = report.render(
+        report.read_tables(graph_warehouse, GRAPH, "published_bakratsas_2018"), "table", GRAPH
+    )
     assert "youtube" in text and "2-close" in text
