@@ -80,6 +80,7 @@ def test_connect_creates_the_folder_and_the_raw_schema(path: Path) -> None:
         "hardware_changes",
         "run_order",
         "adaptive_stops",
+        "repetition_load",
         "builds",
     }
     with wh.connect(path) as con:  # ensure_schema twice is harmless
