@@ -128,7 +128,9 @@ def test_load_power_and_throughput_records_all_ok(campaign: dict[str, Path], env
             QUERIES
         )
     phase = {row["metric"]: row for row in throughput if _params(row)["stream"] == "all"}
-    assert set(phase) == {"duration_s", "streams", "queries"}
+    # a valid run also records its BBQpm on the throughput phase (scored by the headline claim)
+    assert set(phase) == {"duration_s", "streams", "queries", "bbqpm"}
+    assert phase["bbqpm"]["status"] == "ok" and float(phase["bbqpm"]["value"]) > 0  # type: ignore[arg-type]
     assert (phase["streams"]["value"], phase["queries"]["value"]) == (2.0, 30.0)
     assert phase["duration_s"]["status"] == "ok"
     # the phase's wall time is at least its longest stream's sum of query times
