@@ -137,7 +137,8 @@ def test_hiveserver2_starts_with_the_hive_function_jars_on_its_classpath(
 def test_lab_targets_are_the_labs_ssh_connection_and_those_studies_add(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`benchcamp run --environment all` runs every environment reached through one of these."""
+    """`benchcamp run --environment all` runs every environment reached through one of these: the
+    lab's, the lab cluster's gateway and those studies add."""
     from benchcamp.core import study
 
     added = {
@@ -145,7 +146,8 @@ def test_lab_targets_are_the_labs_ssh_connection_and_those_studies_add(
         "AIRFLOW_CONN_SECOND_TARGET_HIVE": json.dumps({"conn_type": "hiveserver2", "host": "10.0.0.2"}),
     }
     monkeypatch.setattr(study, "study_lab_connections", lambda: added)
-    assert lab.lab_ssh_connection_ids() == {lab.LAB_CONNECTION_ID, "second_target_ssh"}
+    expected = {lab.LAB_CONNECTION_ID, lab.CLUSTER_CONNECTION_ID, "second_target_ssh"}
+    assert lab.lab_ssh_connection_ids() == expected
 
 
 def test_lab_down_stops_every_service_even_when_a_studys_target_fails_to_stop(
