@@ -137,7 +137,20 @@ def test_phase_times_mart_and_report(campaign: dict[str, Path]) -> None:
     assert (row["environment"], row["cell_key"], row["n"]) == ("lab_cluster", CELL, 1)
     for phase in ("map", "shuffle", "merge", "reduce"):  # one repetition has no spread
         assert row[f"{phase}_s"] is not None and row[f"{phase}_stddev_s"] is None
-    assert row["failed_task_attempts"] == 0 and row["fingerprint"] != "unknown"
+    # a task attempt YARN retried (seen once under CI's load) is counted, not hidden: the mart's
+    # count is the archived job's own
+    archived = (
+        campaign["results"]
+        / "hibench_dse"
+        / RUN_ID
+        / CELL_DIR
+        / "rep1"
+        / "jobhistory"
+        / "try1"
+        / "stdout.log"
+    )
+    failed = [a for a in load_job_history(archived).attempts if a.state != "SUCCEEDED"]
+    assert row["failed_task_attempts"] == len(failed) and row["fingerprint"] != "unknown"
     (scaling,) = tables["scaling"]
     assert scaling["n"] == 1 and scaling["n_failed"] == 0
     text = report.render(tables, "table", "hibench_dse")
