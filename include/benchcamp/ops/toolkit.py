@@ -18,7 +18,7 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -323,7 +323,6 @@ class Daemon:
     options: Sequence[str] = ()
     args: Sequence[str] = ()
     namespace: str | None = None
-    environment: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def supervised(self) -> Supervised:
@@ -349,7 +348,6 @@ class Daemon:
             **os.environ,
             "JAVA_HOME": str(java_home()),
             "HADOOP_CONF_DIR": str(self.conf_dir),
-            **self.environment,
         }
 
     def start(self) -> int:
