@@ -3,7 +3,9 @@
 `benchcamp lab cluster up|status|down`. Hosts (addresses in 10.232.0.0/24, each its own
 namespace joined by a veth pair to a bridge, with a leg for this machine at 10.232.0.254):
 
-- `master` (10.232.0.10): HDFS NameNode, YARN ResourceManager, MapReduce JobHistory server;
+- `master` (10.232.0.10): HDFS NameNode, YARN ResourceManager, MapReduce JobHistory server,
+  a Hive metastore (Thrift, its own Derby database) and a HiveServer2 that uses it and runs
+  its queries as MapReduce jobs on YARN;
 - `worker1..3` (.11-.13): a DataNode and a NodeManager each (HDFS replication 3; maps and
   reduces run in containers on the workers);
 - `gateway` (.20): the edge host campaigns log in to, with the cluster's client configuration
@@ -19,21 +21,34 @@ the Hadoop-install toolkit (`benchcamp.ops.toolkit`); its jars are the lab's YAR
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchcamp.core.paths import repo_root
-from benchcamp.ops.lab.config import CLIENT_JVM_OPTS, sshd_config_text
+from benchcamp.ops.lab.config import (
+    CLIENT_JVM_OPTS,
+    derby_metastore_properties,
+    hive_server_properties,
+    sshd_config_text,
+)
 from benchcamp.ops.lab.install import ensure_installed
-from benchcamp.ops.lab.layout import CLUSTER_ADDRESSES, cluster_dir, lab_dir, yarn_home
+from benchcamp.ops.lab.layout import (
+    CLUSTER_ADDRESSES,
+    HIVE_EXEC_JAR,
+    cluster_dir,
+    hive_home,
+    lab_dir,
+    yarn_home,
+)
 from benchcamp.ops.lab.services import ensure_ssh_keys
 from benchcamp.ops.supervisor import Supervised, rss_mb
 from benchcamp.ops.toolkit import (
     DATANODE_CLASS,
+    HIVESERVER2_CLASS,
     JOBHISTORY_CLASS,
+    METASTORE_CLASS,
     NAMENODE_CLASS,
     NODEMANAGER_CLASS,
     RESOURCEMANAGER_CLASS,
@@ -43,13 +58,15 @@ from benchcamp.ops.toolkit import (
     SiteValue,
     active_nodemanagers,
     format_namenode,
+    hiveserver2_answers,
     http_json,
     java17_options,
     java_home,
     make_shared_dirs,
     namenode_state,
+    port_open,
     site_xml,
-    stop_daemons,
+    stop_together,
     wait_healthy,
     write_conf,
 )
@@ -74,6 +91,8 @@ PORTS = {
     "nodemanager": 8041,
     "nodemanager_localizer": 8040,
     "nodemanager_http": 8042,
+    "metastore": 9083,
+    "hiveserver2": 10000,
 }
 # Each NodeManager offers 2 GB: an application master and four 384 MB tasks per worker.
 NODE_MEMORY_MB = 2048
@@ -83,7 +102,7 @@ MEMORY_BUDGET_MB = 3072
 START_TIMEOUT_S = 180.0
 DATA_ROOT = "/benchcamp"
 DAEMONS: dict[str, tuple[str, ...]] = {
-    "master": ("namenode", "resourcemanager", "jobhistory"),
+    "master": ("namenode", "resourcemanager", "jobhistory", "metastore", "hiveserver2"),
     **{worker: ("datanode", "nodemanager") for worker in WORKERS},
     "gateway": (),
 }
@@ -93,9 +112,21 @@ MAIN_CLASSES = {
     "resourcemanager": RESOURCEMANAGER_CLASS,
     "nodemanager": NODEMANAGER_CLASS,
     "jobhistory": JOBHISTORY_CLASS,
+    "metastore": METASTORE_CLASS,
+    "hiveserver2": HIVESERVER2_CLASS,
 }
+HIVE_DAEMONS = ("metastore", "hiveserver2")
 CAPACITY_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
-HEAP_MB = {"namenode": 384, "resourcemanager": 384, "jobhistory": 256, "datanode": 160, "nodemanager": 256}
+HEAP_MB = {
+    "namenode": 384,
+    "resourcemanager": 384,
+    "jobhistory": 256,
+    "datanode": 160,
+    "nodemanager": 256,
+    "metastore": 256,
+    # compiles queries and submits them; their maps and reduces run on the workers
+    "hiveserver2": 640,
+}
 
 
 def netns(host: str) -> str:
@@ -109,6 +140,11 @@ def host_dir(host: str) -> Path:
 
 def conf_dir(host: str) -> Path:
     return host_dir(host) / "conf"
+
+
+def hive_conf_dir(name: str) -> Path:
+    """The master's configuration of one Hive daemon (`metastore` or `hiveserver2`)."""
+    return host_dir("master") / f"{name}-conf"
 
 
 def network() -> BridgeNetwork:
@@ -218,6 +254,31 @@ def site_files(host: str) -> dict[str, str]:
     }
 
 
+def hive_site_files() -> dict[str, dict[str, str]]:
+    """hive-site.xml of each Hive daemon on the master: the metastore owns its Derby database and
+    serves it over Thrift; HiveServer2 reaches it there (as Spark or a second HiveServer2
+    would), runs queries as MapReduce jobs on YARN (the master's mapred-site.xml) and keeps its
+    local folders under the master's."""
+    master, hive = ADDRESSES["master"], host_dir("master") / "hive"
+    metastore: dict[str, SiteValue] = {
+        **derby_metastore_properties(hive),
+        "metastore.thrift.bind.host": master,
+        "metastore.thrift.port": PORTS["metastore"],
+        "metastore.compactor.initiator.on": False,
+        "metastore.housekeeping.threads.on": False,
+    }
+    server: dict[str, SiteValue] = {
+        **hive_server_properties(master, PORTS["hiveserver2"], hive),
+        "hive.metastore.uris": f"thrift://{master}:{PORTS['metastore']}",
+        # what a query's tasks need beyond hive-exec: Hadoop 3.4's class path no longer has
+        # Commons Collections 3 (Hive's operators use it), so it travels with each job
+        "hive.aux.jars.path": ",".join(f"file://{jar}" for jar in hive_task_jars()),
+    }
+    comment = f"benchcamp lab cluster: Hive on the master ({master})"
+    return {"metastore": {"hive-site.xml": site_xml(metastore, comment)},
+            "hiveserver2": {"hive-site.xml": site_xml(server, comment)}}  # fmt: skip
+
+
 def shell_env(host: str) -> dict[str, str]:
     """What an SSH session on a host sees: the cluster's client configuration, `hadoop` on PATH."""
     java = java_home()
@@ -236,23 +297,57 @@ def shell_env(host: str) -> dict[str, str]:
 
 
 def daemon(host: str, name: str) -> Daemon:
+    """One daemon of one host. Hive's run on Hive's jars (hive-exec whole: it is the job jar of
+    every query's MapReduce job) and the cluster's Hadoop, as Hive's scripts start them on a
+    cluster: its configuration after their own, its jars instead of the Hadoop client Hive was
+    built with (a plan written with Hadoop 3.3's Writables could not be read by tasks on 3.4's)."""
+    hive = name in HIVE_DAEMONS
+    classpath = (
+        [hive_conf_dir(name), conf_dir(host), *hive_jars(), yarn_home() / "lib" / "*"]
+        if hive
+        else [conf_dir(host), yarn_home() / "lib" / "*"]
+    )
+    logs = lab_dir() / "logs"
+    options = java17_options()
+    if hive:
+        options += [
+            f"-Dderby.system.home={host_dir(host) / 'hive'}",
+            f"-Dhive.log.dir={logs}",
+            f"-Dhive.log.file=cluster-{host}-{name}-hive.log",
+        ]
     return Daemon(
         f"cluster-{host}-{name}",
         MAIN_CLASSES[name],
-        [conf_dir(host), yarn_home() / "lib" / "*"],
+        classpath,
         conf_dir(host),
         yarn_home(),
         lab_dir() / "run",
-        lab_dir() / "logs",
+        logs,
         heap_mb=HEAP_MB[name],
-        options=java17_options(),
+        options=options,
         namespace=netns(host),
     )
 
 
+def hive_jars() -> list[Path]:
+    """Hive's own jars, without the Hadoop client it was built with; hive-exec first: it bundles
+    the libraries it was built with (ANTLR 3.5), which older copies in lib/ (3.3) must not hide."""
+    lib = hive_home() / "lib"
+    names = sorted(
+        name for name in os.listdir(lib) if name.endswith(".jar") and not name.startswith("hadoop-")
+    )
+    names.sort(key=lambda name: name != HIVE_EXEC_JAR)
+    return [lib / name for name in names]
+
+
+def hive_task_jars() -> list[Path]:
+    """Jars every Hive query's tasks get beside hive-exec (`hive.aux.jars.path`)."""
+    return sorted((hive_home() / "lib").glob("commons-collections-3*.jar"))
+
+
 def daemons() -> list[Daemon]:
-    """Every daemon, in the order they start: HDFS, then YARN, then JobHistory."""
-    order = ("namenode", "datanode", "resourcemanager", "nodemanager", "jobhistory")
+    """Every daemon, in the order they start: HDFS, YARN, JobHistory, then Hive."""
+    order = ("namenode", "datanode", "resourcemanager", "nodemanager", "jobhistory", *HIVE_DAEMONS)
     return [daemon(host, name) for name in order for host, names in DAEMONS.items() if name in names]
 
 
@@ -308,9 +403,7 @@ def _start_sshd(host: str) -> None:
 
 
 def _port_open(address: str, number: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(1.0)
-        return sock.connect_ex((address, number)) == 0
+    return port_open(address, number)
 
 
 # -- status --------------------------------------------------------------------------------
@@ -374,6 +467,13 @@ def _checks() -> dict[str, tuple[bool, str]]:
         checks["jobhistory"] = (True, f"Hadoop {version}, REST ok")
     except (LabError, KeyError) as exc:
         checks["jobhistory"] = (False, str(exc))
+    master = ADDRESSES["master"]
+    open_ = _port_open(master, PORTS["metastore"])
+    checks["metastore"] = (
+        open_,
+        f"Thrift {'open' if open_ else 'not open'} at {master}:{PORTS['metastore']}",
+    )
+    checks["hiveserver2"] = hiveserver2_answers(master, PORTS["hiveserver2"])
     return checks
 
 
@@ -454,8 +554,14 @@ def cluster_up() -> ClusterStatus:
         return {} if ok else {"master namenode": detail}
 
     wait_healthy(hdfs_problems, hdfs, "HDFS did not come up with 3 DataNodes", START_TIMEOUT_S)
-    make_shared_dirs(url("namenode_http"), ["/tmp", "/user", DATA_ROOT], timeout_s=START_TIMEOUT_S)
+    make_shared_dirs(
+        url("namenode_http"),
+        ["/tmp", "/tmp/hive", "/user", "/user/hive/warehouse", DATA_ROOT],
+        timeout_s=START_TIMEOUT_S,
+    )
     for each in daemons():
+        if each.main_class == HIVESERVER2_CLASS:
+            _wait_for_metastore()
         each.start()
     wait_healthy(
         lambda: cluster_status().problems(), daemons(), "the lab cluster is not healthy", START_TIMEOUT_S
@@ -465,12 +571,32 @@ def cluster_up() -> ClusterStatus:
     return status
 
 
+def _wait_for_metastore() -> None:
+    """HiveServer2 asks the metastore as it starts: started before its port opens, it waits a
+    minute between attempts."""
+    metastore = daemon("master", "metastore")
+    wait_healthy(
+        lambda: (
+            {} if _port_open(ADDRESSES["master"], PORTS["metastore"]) else {"master metastore": "port closed"}
+        ),
+        [metastore],
+        "the Hive metastore did not open its port",
+        START_TIMEOUT_S,
+    )
+
+
 def _prepare(host: str) -> None:
     """A host's folders, configuration and SSH host key."""
     for sub in ("data", "work", "ssh"):
         (host_dir(host) / sub).mkdir(parents=True, exist_ok=True)
-    write_conf(conf_dir(host), site_files(host), repo_root() / "lab" / "hadoop" / "log4j.properties")
+    log4j = repo_root() / "lab" / "hadoop" / "log4j.properties"
+    write_conf(conf_dir(host), site_files(host), log4j)
     ensure_ssh_keys(host_dir(host) / "ssh")
+    if "hiveserver2" in DAEMONS[host]:
+        for name, files in hive_site_files().items():
+            write_conf(hive_conf_dir(name), files)
+        for sub in ("scratch", "resources", "querylog", "operation_logs"):
+            (host_dir(host) / "hive" / sub).mkdir(parents=True, exist_ok=True)
 
 
 def _checks_namenode() -> tuple[bool, str]:
@@ -483,8 +609,12 @@ def _checks_namenode() -> tuple[bool, str]:
 
 
 def cluster_down() -> None:
-    """Stop every daemon (JobHistory and YARN first, HDFS last), every sshd, remove the hosts."""
-    stop_daemons(daemons())
+    """Stop every daemon (Hive, JobHistory and YARN together first, then HDFS together), every
+    sshd, remove the hosts."""
+    everything = daemons()
+    hdfs = [each for each in everything if each.main_class in (NAMENODE_CLASS, DATANODE_CLASS)]
+    stop_together([each for each in everything if each not in hdfs])
+    stop_together(hdfs)
     for host in ADDRESSES:
         sshd(host).stop(10.0)
     network().remove()

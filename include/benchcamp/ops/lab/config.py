@@ -36,6 +36,7 @@ from benchcamp.ops.lab.layout import (
 # the toolkit's, named here too for the lab's modules
 from benchcamp.ops.toolkit import JAVA17_OPENS as JAVA17_OPENS
 from benchcamp.ops.toolkit import LOOPBACK as LOOPBACK
+from benchcamp.ops.toolkit import SiteValue
 from benchcamp.ops.toolkit import java17_options as java17_options
 from benchcamp.ops.toolkit import site_xml as site_xml
 
@@ -177,28 +178,26 @@ def yarn_site_files(directory: Path) -> dict[str, str]:
     }
 
 
-def hive_site(directory: Path) -> str:
-    """HiveServer2 with an embedded Derby metastore, MapReduce engine, warehouse on the lab HDFS."""
-    hive = directory / "hive"
-    properties: dict[str, str | int | bool] = {
-        "hive.server2.thrift.bind.host": LOOPBACK,
-        "hive.server2.thrift.port": port("hiveserver2"),
+def hive_server_properties(bind_host: str, thrift_port: int, hive: Path) -> dict[str, SiteValue]:
+    """What a HiveServer2 of the lab or the lab cluster has: Thrift on `bind_host` without
+    authentication (on loopback or the cluster's own bridge only), operation logs at EXECUTION
+    level (the Hive workloads read their timings from them), the MapReduce engine, no
+    statistics, locks or compactions; its local folders under `hive`."""
+    return {
+        "hive.server2.thrift.bind.host": bind_host,
+        "hive.server2.thrift.port": thrift_port,
         "hive.server2.webui.port": 0,
-        "hive.server2.authentication": "NONE",  # lab only: the port is bound to loopback
+        "hive.server2.authentication": "NONE",  # lab only: loopback, or the cluster's bridge
         "hive.server2.enable.doAs": False,
         "hive.server2.support.dynamic.service.discovery": False,
         "hive.server2.logging.operation.enabled": True,
         "hive.server2.logging.operation.level": "EXECUTION",
         "hive.server2.logging.operation.log.location": str(hive / "operation_logs"),
-        "hive.metastore.uris": "",
-        "javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={hive / 'metastore_db'};create=true",
-        "datanucleus.schema.autoCreateAll": True,
-        "hive.metastore.schema.verification": False,
         "hive.metastore.warehouse.dir": "/user/hive/warehouse",
         "hive.metastore.event.db.notification.api.auth": False,
         "hive.execution.engine": "mr",
         "hive.exec.submitviachild": False,
-        # map-join hash tables are built in the server JVM (there is no hadoop script to fork)
+        # map-join hash tables are built in the server JVM (there is no hive script to fork)
         "hive.exec.submit.local.task.via.child": False,
         "hive.exec.scratchdir": "/tmp/hive",
         "hive.exec.local.scratchdir": str(hive / "scratch"),
@@ -214,6 +213,27 @@ def hive_site(directory: Path) -> str:
         "hive.scheduled.queries.executor.enabled": False,
         "hive.exec.mode.local.auto": False,
         "hive.exec.counters.pull.interval": HIVE_JOB_POLL_MS,  # see CLIENT_POLL_MS, HIVE_JOB_POLL_MS
+    }
+
+
+def derby_metastore_properties(hive: Path) -> dict[str, SiteValue]:
+    """A metastore's own database: Derby in `hive/metastore_db`, its schema made on first use."""
+    return {
+        "javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={hive / 'metastore_db'};create=true",
+        "datanucleus.schema.autoCreateAll": True,
+        "hive.metastore.schema.verification": False,
+        "hive.metastore.warehouse.dir": "/user/hive/warehouse",
+        "hive.metastore.event.db.notification.api.auth": False,
+    }
+
+
+def hive_site(directory: Path) -> str:
+    """HiveServer2 with an embedded Derby metastore, MapReduce engine, warehouse on the lab HDFS."""
+    hive = directory / "hive"
+    properties: dict[str, SiteValue] = {
+        **hive_server_properties(LOOPBACK, port("hiveserver2"), hive),
+        "hive.metastore.uris": "",
+        **derby_metastore_properties(hive),
         # each map of a query's local job allocates its sort buffer in the server's heap: at
         # Hadoop's 100 MB, a tiny query's maps made G1 collect a humongous region set per map
         "mapreduce.task.io.sort.mb": HIVE_SORT_MB,

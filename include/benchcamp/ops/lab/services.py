@@ -58,7 +58,7 @@ from benchcamp.ops.lab.layout import (
     yarn_home,
 )
 from benchcamp.ops.supervisor import Supervised, rss_mb
-from benchcamp.ops.toolkit import Daemon, ensure_netns, http_json, jmx_bean
+from benchcamp.ops.toolkit import Daemon, ensure_netns, hiveserver2_answers, http_json, jmx_bean, port_open
 
 MEMORY_BUDGET_MB = 3072
 
@@ -159,9 +159,7 @@ def _jmx_bean(http_port: int, query: str) -> dict[str, object]:
 
 
 def _port_open(number: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(1.0)
-        return sock.connect_ex((LOOPBACK, number)) == 0
+    return port_open(LOOPBACK, number)
 
 
 # -- the services ---------------------------------------------------------------------------
@@ -362,18 +360,7 @@ def hive_classpath() -> list[Path]:
 
 
 def _check_hiveserver2() -> tuple[bool, str]:
-    if not _port_open(port("hiveserver2")):
-        return False, "Thrift port not open yet"
-    from pyhive import hive
-
-    connection = hive.connect(LOOPBACK, port=port("hiveserver2"), username=getpass.getuser(), auth="NONE")
-    try:
-        cursor = connection.cursor()
-        cursor.execute("SELECT version()")
-        version = cursor.fetchone()
-        return True, f"Hive {str(version[0]).split()[0] if version else '?'}, query ok"
-    finally:
-        connection.close()
+    return hiveserver2_answers(LOOPBACK, port("hiveserver2"))
 
 
 # -- YARN, in a network namespace that has only loopback ------------------------------------
