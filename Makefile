@@ -52,7 +52,8 @@ WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)d
 # mapreduce_ssd_hdd compares the lab's two storage devices, hdfs_interconnects its three link
 # levels, bigbench_containers bare vs container: one campaign on each
 # ENV=<environment> runs the study on that one environment of its spec (e.g. ENV=lab_cluster: the
-# five-host lab cluster, `make cluster-up`; the YCSB look is left out)
+# five-host lab cluster, started for it; the YCSB look is left out), then prints each cell's time
+# beside the same cell's latest on the study's baseline environment (`report --beside baseline`)
 ENV ?=
 RUN_ARGS ?= $(if $(ENV),--environment $(ENV),$(if $(filter mapreduce_ssd_hdd hdfs_interconnects bigbench_containers,$(STUDY)),--environment all,))
 YCSB_CELLS ?= ycsb_a|operationcount=1000|store=cassandra|threads=1,ycsb_a|operationcount=1000|store=hbase|threads=1,ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
@@ -64,6 +65,7 @@ run: setup
 	  $(if $(and $(WORKLOADS),$(filter hibench_dse,$(STUDY))),--workloads $(WORKLOADS)) --keep-lab $(RUN_ARGS) || rc=$$?; \
 	if [ "$(STUDY)" = hibench_dse ] && [ -z "$(ENV)" ] && { [ $$rc = 0 ] || [ $$rc = 3 ] || [ $$rc = 4 ]; }; then \
 	  $(BENCHCAMP) run ycsb_hbase_cassandra $(YCSB_RUN) --keep-lab || { code=$$?; [ $$rc != 0 ] || rc=$$code; }; fi; \
+	if [ -n "$(ENV)" ]; then echo; $(BENCHCAMP) report $(STUDY) --beside baseline || true; fi; \
 	exit $$rc
 
 # The browser test drives Debian's Chromium through Playwright (no browser download).

@@ -1,13 +1,16 @@
 """The lab cluster as a user meets a real one (ops/lab/cluster.py): five hosts in network
 namespaces, reached only over SSH at the gateway's address and the master's HTTP addresses.
 
-One module-scoped cluster: `lab cluster up` from nothing (HDFS formatted), then a WordCount cell of
-hibench_dse on its `lab_cluster` environment through the DAG (one repetition): the JobHistory
-server's answers are archived, they show the maps on several workers, the phase means become
-records, and the phase_times mart and the report show them. A file put from the gateway has
-three live replicas on three DataNodes (fsck). `lab cluster down` leaves no process and no
-namespace behind. (This module took over the lab's one-node YARN campaign, whose assertions
-it covers, on a real multi-node YARN.)
+One module-scoped cluster: `lab cluster up` from nothing (HDFS formatted), then a HiveBench
+aggregation cell and a WordCount cell of hibench_dse on its `lab_cluster` environment through
+the DAG (one repetition each, the Hive cell after its warm-up): the query ran through the
+master's HiveServer2 as MapReduce jobs on the workers; WordCount's JobHistory answers are
+archived, they show the maps on several workers, the phase means become records, and the
+phase_times mart and the report show them. A file put from the gateway has three live replicas
+on three DataNodes (fsck). Faults a cluster has: the metastore down fails the Hive cell naming
+it while a later cell still runs; the gateway's host key changed is refused naming the host.
+`lab cluster down` leaves no process and no namespace behind. (This module took over the lab's
+one-node YARN campaign, whose assertions it covers, on a real multi-node YARN.)
 """
 
 from __future__ import annotations
@@ -18,13 +21,16 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import paramiko
 import pytest
 from benchcamp.ops.lab import cluster
-from benchcamp.ops.toolkit import namespaces
+from benchcamp.ops.toolkit import Daemon, http_json, namespaces
+from benchcamp.pipeline.archive import read_failure
 from benchcamp.platforms.jobhistory import load_job_history
 from benchcamp.presentation import report
 
@@ -34,6 +40,8 @@ BENCHCAMP = str(Path(sys.executable).with_name("benchcamp"))
 RUN_ID = "it_cluster"
 CELL = "wordcount|data_size_gb=0.012|maps=4|reduces=2"
 CELL_DIR = "wordcount_data_size_gb=0.012_maps=4_reduces=2"
+HIVE_CELL = "hive_aggregation|data_size_gb=0.012"
+HIVE_CELL_DIR = "hive_aggregation_data_size_gb=0.012"
 PHASES = ("phase_map_s", "phase_shuffle_s", "phase_merge_s", "phase_reduce_s", "job_elapsed_s")
 
 
@@ -58,9 +66,8 @@ def cluster_up() -> Iterator[str]:
     assert not left, f"lab cluster down left {left} running"
 
 
-@pytest.fixture(scope="module")
-def campaign(cluster_up: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    tmp = tmp_path_factory.mktemp("cluster")
+def _run(tmp: Path, campaign: str, cells: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Path]]:
+    """`benchcamp run` of hibench_dse cells on `lab_cluster`, one repetition, into `tmp`."""
     paths = {"results": tmp / "results", "warehouse": tmp / "warehouse" / "benchcamp.duckdb"}
     env = {
         **os.environ,
@@ -69,10 +76,18 @@ def campaign(cluster_up: str, tmp_path_factory: pytest.TempPathFactory) -> dict[
         "AIRFLOW_HOME": str(tmp / "airflow"),
     }
     result = _benchcamp(
-        "run", "hibench_dse", "--ladder", "tiny", "--repetitions", "1", "--workloads", "wordcount",
-        "--environment", "lab_cluster", "--cells", CELL, "--campaign", RUN_ID, "--keep-lab", env=env,
+        "run", "hibench_dse", "--ladder", "tiny", "--repetitions", "1", "--workloads",
+        "wordcount,hive_aggregation", "--environment", "lab_cluster", "--cells", cells,
+        "--campaign", campaign, "--keep-lab", env=env,
     )  # fmt: skip
     (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
+    return result, paths
+
+
+@pytest.fixture(scope="module")
+def campaign(cluster_up: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("cluster")
+    result, paths = _run(tmp, RUN_ID, f"{HIVE_CELL},{CELL}")
     assert result.returncode == 0, f"exit {result.returncode}; see {tmp / 'run.log'}\n{result.stderr[-3000:]}"
     return paths
 
@@ -99,6 +114,7 @@ def test_up_shows_every_host_healthy_within_the_budget(cluster_up: str) -> None:
     assert status.healthy, status.format()
     assert [(each.host, each.name) for each in status.daemons if each.name != "sshd"] == [
         ("master", "namenode"), ("master", "resourcemanager"), ("master", "jobhistory"),
+        ("master", "metastore"), ("master", "hiveserver2"),
         ("worker1", "datanode"), ("worker1", "nodemanager"), ("worker2", "datanode"),
         ("worker2", "nodemanager"), ("worker3", "datanode"), ("worker3", "nodemanager"),
     ]  # fmt: skip
@@ -129,6 +145,116 @@ def test_the_wordcount_ran_on_several_workers_and_its_phases_are_records(campaig
     # the repetition ran on the gateway, as the environment's connection says
     environment = json.loads((rep / "environment.json").read_text())
     assert cluster.ADDRESSES["gateway"] in json.dumps(environment)
+
+
+def test_the_hive_query_ran_through_the_masters_hiveserver2_as_yarn_jobs_on_the_workers(
+    campaign: dict[str, Path],
+) -> None:
+    rep = campaign["results"] / "hibench_dse" / RUN_ID / HIVE_CELL_DIR / "rep1"
+    records = {
+        record["metric"]: record
+        for record in map(json.loads, (rep / "records.jsonl").read_text().splitlines())
+    }
+    assert records["duration_s"]["status"] == "ok" and records["duration_s"]["value"] > 0, records
+    # read from HDFS by YARN tasks, as HiveServer2's log counts it (not a local job's reads)
+    assert records["hdfs_read_bytes"]["value"] > 0, records
+    log = (rep / "execute" / "try1" / "operation.log").read_text()
+    jobs = re.findall(r"Starting Job = (job_\d+_\d+), Tracking URL = http://([\d.]+):8088/", log)
+    assert jobs and {address for _, address in jobs} == {cluster.ADDRESSES["master"]}, log[-2000:]
+    history = cluster.url("jobhistory_http", "/ws/v1/history/mapreduce/jobs")
+    workers = {cluster.ADDRESSES[worker] for worker in cluster.WORKERS}
+    for job_id, _ in jobs:
+        job = http_json(f"{history}/{job_id}")["job"]
+        assert isinstance(job, dict) and job["state"] == "SUCCEEDED", job
+        tasks = http_json(f"{history}/{job_id}/tasks")["tasks"]
+        assert isinstance(tasks, dict)
+        for task in tasks["task"]:
+            answer = http_json(f"{history}/{job_id}/tasks/{task['id']}/attempts")["taskAttempts"]
+            assert isinstance(answer, dict)
+            nodes = {attempt["nodeHttpAddress"].split(":")[0] for attempt in answer["taskAttempt"]}
+            assert nodes <= workers, (job_id, task["id"], nodes)
+
+
+def _stop_when(started: Path, daemons: list[Daemon], done: threading.Event) -> None:
+    """Stop `daemons` once `started` exists (a step of the running campaign began): after
+    `benchcamp run` has brought the cluster up, as a fault comes."""
+    deadline = time.monotonic() + 900
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for daemon in daemons:
+        daemon.stop(20.0)
+    done.set()
+
+
+def test_the_metastore_and_a_worker_lost_mid_campaign(
+    campaign: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """While the Hive cell generates its data, the metastore and worker3 (its NodeManager and
+    DataNode) stop: the Hive cell fails naming the metastore, the WordCount after it runs on the
+    two workers left, and its environment facts and fingerprint say so (the time series splits)."""
+    tmp = tmp_path_factory.mktemp("faults")
+    run = "it_cluster_faults"
+    generate = tmp / "results" / "hibench_dse" / run / HIVE_CELL_DIR / "rep0" / "generate"
+    lost = [
+        cluster.daemon("master", "metastore"),
+        *(cluster.daemon("worker3", name) for name in ("nodemanager", "datanode")),
+    ]
+    stopped = threading.Event()
+    watcher = threading.Thread(target=_stop_when, args=(generate, lost, stopped), daemon=True)
+    watcher.start()
+    try:
+        result, paths = _run(tmp, run, f"{HIVE_CELL},{CELL}")
+    finally:
+        watcher.join(60)
+        up = _benchcamp("lab", "cluster", "up")
+        assert up.returncode == 0, up.stdout + up.stderr
+    assert stopped.is_set()
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-3000:]
+    cells = paths["results"] / "hibench_dse" / run
+    hive = cells / HIVE_CELL_DIR / "rep1"  # the measured repetition, after its warm-up
+    records = [json.loads(line) for line in (hive / "records.jsonl").read_text().splitlines()]
+    assert records and all(record["status"] == "failed" for record in records), records
+    failure = read_failure(hive)
+    assert failure is not None and "metastore" in failure.message.lower(), failure
+    assert "metastore" in output.lower(), output[-3000:]
+    rep = cells / CELL_DIR / "rep1"
+    records = [json.loads(line) for line in (rep / "records.jsonl").read_text().splitlines()]
+    assert records and all(record["status"] == "ok" for record in records), records
+    job = load_job_history(rep / "jobhistory" / "try1" / "stdout.log")
+    nodes = {attempt.node.split(":")[0] for attempt in job.attempts}
+    assert job.succeeded and nodes <= {cluster.ADDRESSES["worker1"], cluster.ADDRESSES["worker2"]}, nodes
+    facts = json.loads((rep / "environment.json").read_text())
+    assert facts["facts"]["target"]["yarn_active_nodes"] == "2", facts["facts"]["target"]
+    before = json.loads(
+        (campaign["results"] / "hibench_dse" / RUN_ID / CELL_DIR / "rep1" / "environment.json").read_text()
+    )
+    assert before["facts"]["target"]["yarn_active_nodes"] == "3"
+    assert facts["fingerprint"] != before["fingerprint"]
+
+
+def test_a_changed_gateway_host_key_is_refused_naming_the_host(
+    campaign: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The gateway's sshd comes back with a new host key; the connection still pins the old one."""
+    keys = cluster.host_dir("gateway") / "ssh"
+    saved = tmp_path_factory.mktemp("gateway_key")
+    sshd = cluster.sshd("gateway")
+    sshd.stop(10.0)
+    shutil.copy2(keys / "host_ed25519", saved / "host_ed25519")
+    try:
+        (keys / "host_ed25519").unlink()
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(saved / "new")], check=True)
+        shutil.copy2(saved / "new", keys / "host_ed25519")  # the public half stays the pinned one
+        cluster.start_sshd("gateway")
+        result, _ = _run(tmp_path_factory.mktemp("changed_key"), "it_cluster_changed_key", CELL)
+    finally:
+        sshd.stop(10.0)
+        shutil.copy2(saved / "host_ed25519", keys / "host_ed25519")
+        cluster.start_sshd("gateway")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-3000:]
+    assert "host key changed" in output and cluster.ADDRESSES["gateway"] in output, output[-3000:]
 
 
 def test_phase_times_mart_and_report(campaign: dict[str, Path]) -> None:

@@ -411,7 +411,7 @@ def test_spec_check_prints_every_problem_of_every_file_and_exits_2(
         "acceptable, out of range): give five fields (minute hour day-of-month month day-of-week, "
         "e.g. '0 1 * * 6'), an Airflow preset (@hourly, @daily, @weekly, @monthly, @quarterly, "
         "@yearly, @once) or null for manual runs only",
-        f"{bad}:70: axes.data_size_gb.baseline: 0.024 is not on the ladder's tiny and paper levels: "
+        f"{bad}:{line_of(bad.read_text(), '    baseline: 0.024')}: axes.data_size_gb.baseline: 0.024 is not on the ladder's tiny and paper levels: "
         "list it on every level, or write 'smallest'",
         f"{good}: ok (ycsb_hbase_cassandra: 96 cells at the default ladder, small)",
         f"{missing}: cannot read: [Errno 2] No such file or directory: '{missing}'",
@@ -444,4 +444,4 @@ def test_the_dag_factory_refuses_a_bad_spec_with_the_message_of_spec_check(
     with pytest.raises(SpecError) as error:
         build_study_dag("hibench_dse")
     assert str(error.value) + "\n" == checked
-    assert len(checked.splitlines()) == 2 and f"{spec_file}:65: workloads[2]: " in checked
+    assert len(checked.splitlines()) == 2 and f"{spec_file}:{line_of(spec_file.read_text(), 'workloads: [')}: workloads[2]: " in checked

@@ -258,9 +258,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     from benchcamp.presentation import report
 
     try:
-        load_spec(args.study)
+        spec = load_spec(args.study)
     except SpecError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    beside = args.beside
+    if beside == "baseline":
+        beside = next((each.name for each in spec.environments if each.baseline), spec.environments[0].name)
+    names = [each.name for each in spec.environments]
+    if beside is not None and beside not in names:
+        print(
+            f"error: --beside {beside}: not an environment of {args.study} ({', '.join(names)})",
+            file=sys.stderr,
+        )
+        return ExitCode.BAD_INPUT
+    if beside is not None and args.format != "table":
+        print("error: --beside prints a table: leave out --format or use --format table", file=sys.stderr)
         return ExitCode.BAD_INPUT
     target = _warehouse(args)
     if not target.exists():
@@ -269,7 +282,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
         return ExitCode.BAD_INPUT
     try:
-        if args.format == "html":
+        if beside is not None:
+            text = ""
+        elif args.format == "html":
             from benchcamp.presentation.results_page import static_report
 
             text = static_report(target, args.study, args.campaign)
@@ -277,6 +292,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             text = report.render(
                 report.read_tables(target, args.study, args.campaign), args.format, args.study
             )
+        if beside is not None:  # instead of the campaign's own tables
+            from benchcamp.presentation.beside import render_beside
+
+            campaign = args.campaign or report.latest_campaign(target, args.study)
+            text = render_beside(target, args.study, campaign, beside)
     except report.ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
@@ -810,6 +830,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     reporter.add_argument("--output", help="write to this file instead of standard output")
     reporter.add_argument("--warehouse")
+    reporter.add_argument(
+        "--beside",
+        metavar="ENVIRONMENT",
+        help="instead of the campaign's tables, each of its cells' mean beside the same cell's on "
+        "ENVIRONMENT (its latest campaign there), with the ratio; `baseline`: the study's baseline",
+    )
     reporter.set_defaults(handler=cmd_report)
 
     spec_parser = sub.add_parser("spec", help="study specs")

@@ -23,6 +23,7 @@ from benchcamp.ops.lab.config import (
 from benchcamp.ops.lab.install import ensure_installed
 from benchcamp.ops.lab.layout import (
     CLUSTER_CONNECTION_ID,
+    CLUSTER_HIVE_CONNECTION_ID,
     DEFAULT_PORTS,
     DEFAULT_SSH_PORT,
     HDFS_BASE_PATH,
@@ -56,6 +57,7 @@ from benchcamp.ops.lab.services import (
 __all__ = [
     "CLIENT_JVM_OPTS",
     "CLUSTER_CONNECTION_ID",
+    "CLUSTER_HIVE_CONNECTION_ID",
     "DEFAULT_PORTS",
     "DEFAULT_SSH_PORT",
     "HDFS_BASE_PATH",

@@ -16,6 +16,8 @@ from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.layout import (
     CLUSTER_ADDRESSES,
     CLUSTER_CONNECTION_ID,
+    CLUSTER_HIVE_CONNECTION_ID,
+    CLUSTER_HIVE_PORT,
     LAB_CONNECTION_ID,
     LAB_HIVE_CONNECTION_ID,
     cassandra_conf_dir,
@@ -578,6 +580,7 @@ def airflow_connection_env() -> dict[str, str]:
         f"AIRFLOW_CONN_{LAB_CONNECTION_ID.upper()}": json.dumps(ssh_connection),
         f"AIRFLOW_CONN_{LAB_HIVE_CONNECTION_ID.upper()}": json.dumps(hive_connection),
         f"AIRFLOW_CONN_{CLUSTER_CONNECTION_ID.upper()}": json.dumps(cluster_ssh_connection()),
+        f"AIRFLOW_CONN_{CLUSTER_HIVE_CONNECTION_ID.upper()}": json.dumps(cluster_hive_connection()),
     }
 
 
@@ -599,4 +602,17 @@ def cluster_ssh_connection() -> dict[str, object]:
         "port": 22,
         "login": getpass.getuser(),
         "extra": extra,
+    }
+
+
+def cluster_hive_connection() -> dict[str, object]:
+    """HiveServer2 on the lab cluster's master, as a real cluster's Hive is reached: its address
+    and port (authentication NONE: the cluster's bridge is this machine's own)."""
+    return {
+        "conn_type": "hiveserver2",
+        "host": CLUSTER_ADDRESSES["master"],
+        "port": CLUSTER_HIVE_PORT,
+        "login": getpass.getuser(),
+        "schema": "default",
+        "extra": {"auth_mechanism": "NONE"},
     }

@@ -45,6 +45,8 @@ DEFAULT_PORTS = {
 YARN_NETNS = "benchcamp-yarn"
 # The lab cluster (ops/lab/cluster.py): five hosts on a bridge, this machine's leg at .254
 CLUSTER_CONNECTION_ID = "benchcamp_cluster_ssh"
+CLUSTER_HIVE_CONNECTION_ID = "benchcamp_cluster_hive"  # HiveServer2 on the master
+CLUSTER_HIVE_PORT = 10000
 CLUSTER_ADDRESSES = {
     "master": "10.232.0.10",
     "worker1": "10.232.0.11",
