@@ -44,7 +44,37 @@ def _connect(conn_id: str) -> Any:
             f"HiveServer2 connection '{conn_id}' cannot be used: {type(exc).__name__}: {exc}"
         ) from exc
     where = f"HiveServer2 {connection.host}:{connection.port} through connection '{conn_id}'"
-    return connect_with_retries(hook.get_conn, where)
+
+    def connect() -> Any:
+        try:
+            return hook.get_conn()
+        except Exception as exc:
+            if _METASTORE_CLIENT in str(exc).lower():  # the server answered; what it needs did not
+                raise MetastoreUnreachable(
+                    f"HiveServer2 answers but cannot reach its Hive metastore (hive.metastore.uris "
+                    f"in the server's hive-site.xml): {_error_message(exc)}"
+                ) from exc
+            raise
+
+    return connect_with_retries(connect, where)
+
+
+# what HiveServer2 names when a session cannot get a metastore client (the metastore is down or
+# unreachable from the server): "Unable to instantiate ...SessionHiveMetaStoreClient"
+_METASTORE_CLIENT = "metastoreclient"
+
+
+class MetastoreUnreachable(ConnectionError):
+    """HiveServer2 is up, its metastore is not: transient (a metastore restarting), retried."""
+
+
+def _error_message(exc: Exception) -> str:
+    """The server's own message out of a Thrift status (`errorMessage='...'`), else the text."""
+    text = str(exc)
+    marker = "errorMessage='"
+    if marker in text:
+        return text.split(marker, 1)[1].split("'", 1)[0]
+    return text
 
 
 def _await_completion_line(cursor: Any, lines: list[str], poll_s: float, wait_s: float) -> list[str]:
