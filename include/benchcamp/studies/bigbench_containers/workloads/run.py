@@ -195,7 +195,7 @@ class BigBenchRun(Workload):
         input_location(ctx)
 
     def estimated_bytes(self, ctx: RunContext) -> int:
-        from benchcamp.studies.bigbench_containers.datagen import estimate_bytes
+        from benchcamp.studies.bigbench_containers.datagen.scaling import estimate_bytes
 
         return round(estimate_bytes(scale_factor(ctx)) * BYTES_PER_TEXT_BYTE)
 
@@ -235,7 +235,7 @@ class BigBenchRun(Workload):
         ]  # fmt: skip
 
     def verify_generate(self, ctx: RunContext, step: ArchivedStep) -> dict[str, float]:
-        from benchcamp.studies.bigbench_containers.datagen import expected_rows, scale_for
+        from benchcamp.studies.bigbench_containers.datagen.scaling import expected_rows, scale_for
 
         path = step.directory / DATAGEN_FILE
         try:
