@@ -1,3 +1,4 @@
+# Over 600 lines: one BigBench run's four phases and the checks between them form one workload.
 """One BigBench run (one repetition) as one campaign unit: generate, then load, power, throughput.
 
 The unit is a `bigbench_load` cell (cluster_nodes x scale_factor_gb); its steps are:
