@@ -21,6 +21,7 @@ from benchcamp.pipeline.campaign.conf import CampaignConfError, campaign_id, che
 from benchcamp.pipeline.campaign.plan import context_for, expected_cells, plan_units
 from benchcamp.pipeline.campaign.steps import clean_body, step_facts
 from benchcamp.pipeline.campaign.target import cleanup_body, preflight_body, table_location
+from benchcamp.pipeline.campaign.unit import RepetitionUnit
 from benchcamp.transport import ssh
 from benchcamp.transport.ssh import commands_body
 from benchcamp.workloads import get_workload
@@ -45,6 +46,22 @@ def test_defaults_plan_every_implemented_cell_times_repetitions() -> None:
         ("local_lab", "hive_aggregation", 3),
         ("local_lab", "hive_join", 3),
     }
+
+
+def test_a_planned_unit_has_the_typed_keys_and_crosses_task_boundaries_as_json() -> None:
+    """A unit is what `RepetitionUnit` declares (a run order adds its optional keys) and comes back
+    from JSON unchanged: Airflow hands units between tasks as XCom, the archive keeps them as JSON."""
+    conf = check_conf(SPEC, {"ladder": "tiny", "order": "randomised", "order_seed": 3})
+    units = plan_units(SPEC, conf, "c1")
+    assert RepetitionUnit.__optional_keys__ == {"position", "order", "order_seed", "kept"}
+    assert units["local_lab"][0] == {
+        "study": "hibench_dse", "campaign": "c1", "environment": "local_lab", "workload": "hive_aggregation",
+        "params": {"data_size_gb": 0.012}, "repetition": 0, "ladder": "tiny", "position": 1,
+        "order": "randomised", "order_seed": 3,
+    }  # fmt: skip
+    for unit in units["local_lab"]:
+        assert set(unit) == RepetitionUnit.__required_keys__ | {"position", "order", "order_seed"}
+    assert json.loads(json.dumps(units)) == units
 
 
 def test_hive_workloads_need_a_hive_connection_on_the_target() -> None:

@@ -6,8 +6,7 @@ they are. So a unit stays a plain JSON dict at run time, and `RepetitionUnit` is
 its keys and types for the type checker, nothing to serialise across a task boundary.
 """
 
-from __future__ import annotations
-
+# no `from __future__ import annotations`: a TypedDict sees NotRequired only in evaluated annotations
 from typing import NotRequired, TypedDict
 
 from benchcamp.core.spec import AxisValue, Ladder, RunOrder
