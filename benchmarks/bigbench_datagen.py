@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchcamp.studies.bigbench_containers.datagen import estimate_bytes, generate
+from benchcamp.studies.bigbench_containers.datagen.scaling import estimate_bytes
+from benchcamp.studies.bigbench_containers.datagen.writing import generate
 
 
 def fsync_tree(directory: Path) -> None:

@@ -31,7 +31,8 @@ from pathlib import Path
 from benchcamp.core.paths import repo_root
 from benchcamp.ops import lab
 from benchcamp.pipeline import archive
-from benchcamp.pipeline.campaign import clean_body, context_for, rep_dir_for
+from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
+from benchcamp.pipeline.campaign.steps import clean_body
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import RunContext, data_path, render

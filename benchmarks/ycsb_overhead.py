@@ -24,7 +24,7 @@ from pathlib import Path
 from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
 from benchcamp.pipeline import archive
-from benchcamp.pipeline.campaign import rep_dir_for
+from benchcamp.pipeline.campaign.plan import rep_dir_for
 from benchcamp.transport import ssh
 from benchcamp.workloads.base import RunContext, render
 from benchcamp.workloads.ycsb import (

@@ -22,7 +22,7 @@ def registered_dag_ids() -> list[str]:
 
 def test_there_is_one_dag_per_implemented_study() -> None:
     from benchcamp.core.spec import load_spec, study_names
-    from benchcamp.pipeline.campaign import implemented_workloads
+    from benchcamp.pipeline.campaign.conf import implemented_workloads
 
     implemented = [study for study in study_names() if implemented_workloads(load_spec(study))]
     assert registered_dag_ids() == implemented
@@ -145,7 +145,7 @@ def test_every_study_form_validates_its_defaults_and_leaves_optional_fields_opti
     campaign, note, warm-ups) nullable, since the form marks a field without null as required."""
     from airflow.sdk.definitions.param import ParamsDict
     from benchcamp.core.spec import load_spec
-    from benchcamp.pipeline.campaign import check_conf
+    from benchcamp.pipeline.campaign.conf import check_conf
 
     for dag_id, dag in dagbag.dags.items():
         params = ParamsDict(dict(dag.params.items()))

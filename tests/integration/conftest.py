@@ -22,7 +22,6 @@ import pytest
 from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
 from benchcamp.ops.supervisor import alive
-from benchcamp.pipeline import campaign
 
 LabStarter = Callable[[], lab.LabStatus]
 # Modules that reuse a unit module's recorded data or helpers (the recorded warehouse, the
@@ -107,6 +106,6 @@ def hibench_copy_on_lab(
             monkeypatch.setenv(name, value)
         monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
         spec = load_spec("hibench_dse").model_copy(update={"study": study})
-        monkeypatch.setattr(campaign, "load_spec", lambda _study: spec)
+        monkeypatch.setattr("benchcamp.pipeline.campaign.plan.load_spec", lambda _study: spec)
 
     return under

@@ -1,3 +1,4 @@
+# Over 600 lines: one Airflow stack, started once, serves every end-to-end check in this file.
 """`benchcamp up` end to end through Airflow's REST API: a real api-server, scheduler,
 dag-processor and triggerer (LocalExecutor) in a private Airflow home, beside the real lab.
 
@@ -41,7 +42,7 @@ import pytest
 from benchcamp.ops import lab
 from benchcamp.ops.supervisor import alive
 from benchcamp.pipeline import archive
-from benchcamp.pipeline.campaign import campaign_id
+from benchcamp.pipeline.campaign.conf import campaign_id
 from benchcamp.presentation import report
 
 pytestmark = pytest.mark.integration
@@ -915,7 +916,7 @@ def test_every_other_study_form_opens_and_refuses_a_bad_number_without_a_run(
 def _form_workloads(dag_id: str) -> list[str]:
     """The workloads a run can be asked for (BigBench's one: its load runs the three phases)."""
     from benchcamp.core.spec import load_spec
-    from benchcamp.pipeline.campaign import implemented_workloads
+    from benchcamp.pipeline.campaign.conf import implemented_workloads
 
     return implemented_workloads(load_spec(dag_id))
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from benchcamp.ops import lab
 from benchcamp.ops.lab.services import STORE_SERVICES, stores_enabled
-from benchcamp.pipeline.campaign import context_for, run_execute
+from benchcamp.pipeline.campaign.plan import context_for
+from benchcamp.pipeline.campaign.steps import run_execute
 from benchcamp.transport import ssh
 
 pytestmark = pytest.mark.integration
@@ -183,22 +184,25 @@ def test_a_study_that_generates_once_per_cell_measures_every_repetition_on_one_i
     campaign's cleanup removes the input and forgets it."""
     from benchcamp.core.records import read_jsonl
     from benchcamp.core.spec import load_spec
-    from benchcamp.pipeline import campaign
+    from benchcamp.pipeline.campaign.conf import check_conf
+    from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
+    from benchcamp.pipeline.campaign.steps import run_clean, run_execute, run_generate, shared_input_marker
+    from benchcamp.pipeline.campaign.target import run_cleanup, run_preflight
 
     _use_connection(monkeypatch)
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
     # hibench_dse's spec under a name of its own: its preflight sweeps no other module's campaign
     # of hibench_dse (the other stream's), and theirs leave this input alone
     once = load_spec("hibench_dse").model_copy(update={"study": "lab_once", "regenerate_data": False})
-    monkeypatch.setattr(campaign, "load_spec", lambda study: once)
+    monkeypatch.setattr("benchcamp.pipeline.campaign.plan.load_spec", lambda study: once)
     units = [
         {"study": "lab_once", "campaign": "once", "environment": "local_lab", "workload": "wordcount",
          "params": {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, "repetition": rep, "ladder": "tiny"}
         for rep in (1, 2)
     ]  # fmt: skip
-    campaign.check_conf(once, {"ladder": "tiny", "workloads": ["wordcount"]})
-    campaign.run_preflight(units)
-    ctx = campaign.context_for(units[0])
+    check_conf(once, {"ladder": "tiny", "workloads": ["wordcount"]})
+    run_preflight(units)
+    ctx = context_for(units[0])
     input_dir = f"{ctx.environment.hadoop.data_root.rstrip('/')}/{ctx.cell_path}/input"  # type: ignore[union-attr]
     env = {**lab.target_shell_env()}
 
@@ -209,17 +213,17 @@ def test_a_study_that_generates_once_per_cell_measures_every_repetition_on_one_i
 
     generated = []
     for unit in units:
-        campaign.run_clean(unit)
-        generated.append(campaign.run_generate(unit))
+        run_clean(unit)
+        generated.append(run_generate(unit))
         assert exists(input_dir), "the cell's input stays between repetitions"
-        campaign.run_execute(unit)
+        run_execute(unit)
     assert generated[1].startswith("input generated once for the cell") and generated[0] in generated[1]
-    rep2 = campaign.rep_dir_for(campaign.context_for(units[1]))
+    rep2 = rep_dir_for(context_for(units[1]))
     assert not (rep2 / "generate" / "try1" / "stdout.log").exists(), "no SSH session for a reused input"
     for unit in units:
-        rep_dir = campaign.rep_dir_for(campaign.context_for(unit))
+        rep_dir = rep_dir_for(context_for(unit))
         records = read_jsonl((rep_dir / "records.jsonl").read_text(), str(rep_dir))
         assert [r.status for r in records if r.metric == "duration_s"] == ["ok"]
-    campaign.run_cleanup(units)
+    run_cleanup(units)
     assert not exists(input_dir)
-    assert not campaign.shared_input_marker(ctx).exists()
+    assert not shared_input_marker(ctx).exists()

@@ -29,7 +29,10 @@ from typing import Any
 import pytest
 from benchcamp.core.outcomes import MEANING, ExitCode
 from benchcamp.ops import lab
-from benchcamp.pipeline import archive, attempts, campaign, outcome
+from benchcamp.pipeline import archive, attempts, outcome
+from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
+from benchcamp.pipeline.campaign.steps import run_clean, run_execute, run_generate
+from benchcamp.pipeline.campaign.target import run_cleanup, run_preflight
 from benchcamp.transport import ssh
 
 pytestmark = pytest.mark.integration
@@ -81,15 +84,15 @@ def _run_killed(unit: dict[str, Any], service: str, running: Callable[[Path], bo
     """Plan, preflight, clean and generate `unit`, then its execute with `service` killed once
     `running(execute try folder)`; the execute's exception, archived as the DAG's callback does."""
     attempts.save_plan({"local_lab": [unit]}, STUDY, unit["campaign"])
-    campaign.run_preflight([unit])
-    campaign.run_clean(unit)
-    campaign.run_generate(unit)
-    rep_dir = campaign.rep_dir_for(campaign.context_for(unit))
+    run_preflight([unit])
+    run_clean(unit)
+    run_generate(unit)
+    rep_dir = rep_dir_for(context_for(unit))
     failed: list[BaseException] = []
 
     def execute() -> None:
         try:
-            campaign.run_execute(unit)
+            run_execute(unit)
         except BaseException as exc:  # the fault under test
             failed.append(exc)
 
@@ -133,7 +136,7 @@ def _datanode_killed_mid_job() -> None:
 
     error = _run_killed(unit, "datanode", mapping)
     assert isinstance(error, ssh.StepFailed), repr(error)
-    rep_dir = campaign.rep_dir_for(campaign.context_for(unit))
+    rep_dir = rep_dir_for(context_for(unit))
     reason = archive.read_failure(rep_dir)
     assert reason is not None and reason.step == "execute", reason
     # the reason is the job's root cause, naming the dead DataNode (not its last log line)
@@ -141,7 +144,7 @@ def _datanode_killed_mid_job() -> None:
     assert f"127.0.0.1:{lab.port('datanode')}" in reason.message, reason
     assert [record.status for record in archive.load_campaign_records(STUDY, "dn_killed")] == ["failed"]
     _judged(unit, "BlockMissingException")
-    campaign.run_cleanup([unit])
+    run_cleanup([unit])
     assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}/dn_killed")
 
 
@@ -162,12 +165,12 @@ def _hiveserver2_killed_mid_query() -> None:
     error = _run_killed(unit, "hiveserver2", lambda try_dir: (try_dir / "operation.log").exists())
     assert isinstance(error, ssh.StepFailed), repr(error)
     assert address in str(error), str(error)
-    rep_dir = campaign.rep_dir_for(campaign.context_for(unit))
+    rep_dir = rep_dir_for(context_for(unit))
     reason = archive.read_failure(rep_dir)
     assert reason is not None and reason.step == "execute" and address in reason.message, reason
     assert [record.status for record in archive.load_campaign_records(STUDY, "hs2_killed")] == ["failed"]
     _judged(unit, address)
     # the cleanup deletes the campaign's data without HiveServer2, and says the tables are left
     with pytest.raises(ssh.StepFailed, match=r"(?s)data is deleted \(verified gone\) but HiveServer2"):
-        campaign.run_cleanup([unit])
+        run_cleanup([unit])
     assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}/hs2_killed")

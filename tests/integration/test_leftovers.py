@@ -24,7 +24,9 @@ from typing import Any
 import pytest
 from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
-from benchcamp.pipeline import campaign
+from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
+from benchcamp.pipeline.campaign.steps import run_clean, run_execute, run_generate
+from benchcamp.pipeline.campaign.target import run_cleanup, run_preflight
 from benchcamp.platforms.hive import HiveStatement
 from benchcamp.transport import hive, ssh
 from benchcamp.workloads.base import render
@@ -138,7 +140,7 @@ def test_the_next_campaigns_preflight_removes_what_a_killed_one_left_and_says_so
     on_lab: None, tmp_path: Path
 ) -> None:
     paths = _plant(tmp_path, "killed")
-    facts = campaign.run_preflight(_units("next"))
+    facts = run_preflight(_units("next"))
     assert facts["leftover_campaigns"] == "killed"
     # the campaign's folder on HDFS and the staging folder; 3 files on HDFS, 1 on the disk
     assert (facts["leftovers_removed"], facts["leftovers_files"]) == ("2", "4")
@@ -156,9 +158,9 @@ def test_the_preflight_removes_leftovers_with_hadoop_fs_where_there_is_no_webhdf
     spec = load_spec("hibench_dse").model_copy(update={"study": STUDY})
     environments = [e.replace(webhdfs_url=None) if e.name == "local_lab" else e for e in spec.environments]
     spec = spec.model_copy(update={"environments": environments})
-    monkeypatch.setattr(campaign, "load_spec", lambda study: spec)
+    monkeypatch.setattr("benchcamp.pipeline.campaign.plan.load_spec", lambda study: spec)
     paths = _plant(tmp_path, "failed")
-    facts = campaign.run_preflight(_units("next")[:1])  # WordCount only: no HiveServer2 asked
+    facts = run_preflight(_units("next")[:1])  # WordCount only: no HiveServer2 asked
     assert facts["leftover_campaigns"] == "failed" and facts["leftovers_removed"] == "2"
     assert facts["leftovers_files"] == "4" and facts["leftovers_bytes"] == str(4 * len(PART))
     assert "leftover_tables" not in facts
@@ -173,7 +175,7 @@ def test_cleanup_deletes_the_data_when_hiveserver2_cannot_be_reached(
     unreachable = {**json.loads(os.environ[name]), "port": 9}  # nothing listens on the discard port
     monkeypatch.setenv(name, json.dumps(unreachable))
     with pytest.raises(ssh.StepFailed, match=r"(?s)data is deleted \(verified gone\) but HiveServer2"):
-        campaign.run_cleanup(_units("current"))
+        run_cleanup(_units("current"))
     assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}/current")
     assert not Path(paths["staging"]).exists() and _exists(paths["other"])
 
@@ -187,23 +189,23 @@ def test_hdfs_full_during_generate_fails_the_repetition_with_hdfs_s_reason(
     from benchcamp.pipeline import archive
 
     unit = _units("full")[0]  # WordCount: its generate writes to HDFS
-    campaign.run_preflight([unit])
+    run_preflight([unit])
     folder = f"{lab.HDFS_BASE_PATH}/{STUDY}/full"
     assert _webhdfs("PUT", folder, "MKDIRS") == 200
-    ctx = campaign.context_for(unit)
+    ctx = context_for(unit)
     quota = ssh.run_step(
         ctx, ctx.environment.transport.connection, "quota", render([*ctx.hadoop, "dfsadmin", "-setSpaceQuota", "1k", folder]) + "\n",
         tmp_path / "quota",
     )  # fmt: skip
     assert quota.exit_code == 0, quota.text("stderr.log")
-    campaign.run_clean(unit)
+    run_clean(unit)
     with pytest.raises(
         ssh.TargetRefused, match="step 'generate' exited 1 on .*: the file system is full: .*Quota"
     ):
-        campaign.run_generate(unit)  # permanent: no retry
+        run_generate(unit)  # permanent: no retry
     with pytest.raises(ssh.StepFailed, match="the generate step"):
-        campaign.run_execute(unit)
-    rep_dir = campaign.rep_dir_for(ctx)
+        run_execute(unit)
+    rep_dir = rep_dir_for(ctx)
     reason = archive.read_failure(rep_dir)
     assert reason is not None and reason.step in ("generate", "execute"), reason
     assert (
@@ -211,5 +213,5 @@ def test_hdfs_full_during_generate_fails_the_repetition_with_hdfs_s_reason(
         or "DSQuotaExceeded" in (rep_dir / "generate" / "try1" / "stderr.log").read_text()
     ), reason
     assert [record.status for record in archive.load_campaign_records(STUDY, "full")] == ["failed"]
-    campaign.run_cleanup([unit])
+    run_cleanup([unit])
     assert not _exists(folder)

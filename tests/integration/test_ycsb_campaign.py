@@ -134,7 +134,8 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     campaign: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from benchcamp.core.spec import load_spec
-    from benchcamp.pipeline import campaign as steps
+    from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
+    from benchcamp.pipeline.campaign.steps import run_clean, run_execute, run_generate
     from benchcamp.transport.ssh import StepFailed
     from test_ycsb_stores import _free_port
 
@@ -156,17 +157,17 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
         for env in spec.environments
     ]
     moved = spec.model_copy(update={"environments": environments})
-    monkeypatch.setattr(steps, "load_spec", lambda _study: moved)
+    monkeypatch.setattr("benchcamp.pipeline.campaign.plan.load_spec", lambda _study: moved)
     unit = {
         "study": STUDY, "campaign": "it_ycsb_down", "environment": "local_lab", "workload": "ycsb_a",
         "params": {"store": "cassandra", "operationcount": 1000, "threads": 1}, "repetition": 1,
         "ladder": "tiny",
     }  # fmt: skip
-    steps.run_clean(unit)
-    steps.run_generate(unit)
+    run_clean(unit)
+    run_generate(unit)
     with pytest.raises(StepFailed, match=rf"Cassandra at \[/127\.0\.0\.1:{closed}\]"):
-        steps.run_execute(unit)
-    rep_dir = steps.rep_dir_for(steps.context_for(unit))
+        run_execute(unit)
+    rep_dir = rep_dir_for(context_for(unit))
     (record,) = [json.loads(line) for line in (rep_dir / "records.jsonl").read_text().splitlines()]
     assert (record["metric"], record["status"]) == ("duration_s", "failed")
     assert (Path(record["artifact"]) / "stderr.log").exists()

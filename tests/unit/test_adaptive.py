@@ -13,8 +13,11 @@ import duckdb
 import pytest
 from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.core.spec import SpecError, load_spec, parse_spec, spec_files
-from benchcamp.pipeline import adaptive, archive, campaign, warehouse
+from benchcamp.pipeline import adaptive, archive, warehouse
 from benchcamp.pipeline.adaptive import CellState, allowed_failures, decide, precision
+from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf
+from benchcamp.pipeline.campaign.finish import run_validate
+from benchcamp.pipeline.campaign.plan import expected_cells
 from benchcamp.pipeline.validation import cell_statistics
 from benchcamp.presentation.report import _adequacy_blocks
 
@@ -221,14 +224,14 @@ def test_validation_expects_the_adaptive_repetitions(tmp_path: Path) -> None:
     save(tmp_path, WIDE, 2, 6.0)
     added = adaptive.run_round(planned, 1, False, 5.0, 4, None, 2, root=tmp_path)
     records = archive.load_campaign_records(STUDY, CAMPAIGN, tmp_path)
-    missing = cell_statistics(records, campaign.expected_cells({ENV: planned, "adaptive": added}))
+    missing = cell_statistics(records, expected_cells({ENV: planned, "adaptive": added}))
     assert (missing["expected_reps"].item(), missing["present_reps"].item()) == (3, 2)
     assert missing["missing_list"].item() == "3"
     save(tmp_path, WIDE, 3, 5.5)
     records = archive.load_campaign_records(STUDY, CAMPAIGN, tmp_path)
-    plan_only = cell_statistics(records, campaign.expected_cells({ENV: planned}))
+    plan_only = cell_statistics(records, expected_cells({ENV: planned}))
     assert plan_only["surplus_records"].item() == 1  # what the plan alone would have flagged
-    complete = cell_statistics(records, campaign.expected_cells({ENV: planned, "adaptive": added}))
+    complete = cell_statistics(records, expected_cells({ENV: planned, "adaptive": added}))
     assert (complete["expected_reps"].item(), complete["present_reps"].item()) == (3, 3)
     assert complete["surplus_records"].item() == 0 and complete["missing_list"].item() == ""
 
@@ -241,11 +244,11 @@ def test_run_validate_reads_the_rounds_from_the_archive(
     save(tmp_path, WIDE, 1, 5.0)
     save(tmp_path, WIDE, 2, 6.0)
     adaptive.run_round(planned, 1, False, 5.0, 4, None, 2, root=tmp_path)
-    failures = campaign.run_validate(STUDY, CAMPAIGN, {ENV: planned})
+    failures = run_validate(STUDY, CAMPAIGN, {ENV: planned})
     (incomplete,) = [f for f in failures if f.expectation == "repetitions_complete"]
     assert incomplete.cell_key == cell_key("wordcount", WIDE) and "3" in incomplete.details
     save(tmp_path, WIDE, 3, 5.5)
-    after = campaign.run_validate(STUDY, CAMPAIGN, {ENV: planned})
+    after = run_validate(STUDY, CAMPAIGN, {ENV: planned})
     assert [f.expectation for f in after if f.expectation in ("repetitions_complete", "record_count")] == []
 
 
@@ -355,7 +358,7 @@ BASE = {"ladder": "tiny", "workloads": ["wordcount"]}
     ],
 )
 def test_a_trigger_sets_the_target_and_maximum(conf: dict[str, Any], wanted: tuple[Any, Any]) -> None:
-    checked = campaign.check_conf(load_spec(STUDY), {**BASE, **conf})
+    checked = check_conf(load_spec(STUDY), {**BASE, **conf})
     assert (checked.target_ci_pct, checked.max_repetitions) == wanted
 
 
@@ -388,8 +391,8 @@ def test_a_trigger_the_dag_cannot_run_is_refused_before_anything_runs(
     study: str, conf: dict[str, Any], message: str
 ) -> None:
     base = BASE if study == STUDY else {"ladder": "tiny"}
-    with pytest.raises(campaign.CampaignConfError) as error:
-        campaign.check_conf(load_spec(study), {**base, **conf})
+    with pytest.raises(CampaignConfError) as error:
+        check_conf(load_spec(study), {**base, **conf})
     assert message in str(error.value)
 
 

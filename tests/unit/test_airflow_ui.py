@@ -12,13 +12,8 @@ from benchcamp.airflow.dag_factory import UNIT_LABEL, study_params, task_unit_la
 from benchcamp.core.spec import load_spec, study_names
 from benchcamp.ops import lab
 from benchcamp.pipeline.adaptive import adaptive_rounds
-from benchcamp.pipeline.campaign import (
-    DEFAULT_CONNECTIONS_ENV,
-    check_conf,
-    implemented_workloads,
-    plan_units,
-    unit_label,
-)
+from benchcamp.pipeline.campaign.conf import DEFAULT_CONNECTIONS_ENV, check_conf, implemented_workloads
+from benchcamp.pipeline.campaign.plan import plan_units, unit_label
 
 STUDIES = study_names()
 
@@ -112,7 +107,7 @@ def test_unpausing_a_study_starts_no_catch_up_campaign() -> None:
     manual run (the one triggered on the paused study), a backfill of old dates: they run."""
     from datetime import UTC, datetime, timedelta
 
-    from benchcamp.pipeline.campaign import SCHEDULED_START_GRACE, late_scheduled_run
+    from benchcamp.pipeline.campaign.conf import SCHEDULED_START_GRACE, late_scheduled_run
 
     due = datetime(2026, 11, 21, 1, 0, tzinfo=UTC)
     assert late_scheduled_run("scheduled", due, due + timedelta(seconds=4)) is None
@@ -128,7 +123,7 @@ def test_unpausing_a_study_starts_no_catch_up_campaign() -> None:
 
 
 def test_the_plan_logs_the_conf_it_used_and_why_a_backfill_has_none() -> None:
-    from benchcamp.pipeline.campaign import conf_summary
+    from benchcamp.pipeline.campaign.conf import conf_summary
 
     spec = load_spec(STUDIES[0])
     given = {"ladder": "tiny", "repetitions": 1}

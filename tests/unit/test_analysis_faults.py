@@ -262,7 +262,7 @@ def test_the_dags_load_makes_the_campaigns_rows_exactly_its_archive(
     from benchcamp.core.records import ResultRecord, cell_key
     from benchcamp.pipeline import archive
     from benchcamp.pipeline import warehouse as wh
-    from benchcamp.pipeline.campaign import run_load
+    from benchcamp.pipeline.campaign.finish import run_load
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
     params = WORDCOUNT["params"]

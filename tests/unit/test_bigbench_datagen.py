@@ -17,8 +17,9 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp.studies.bigbench_containers import datagen, schema
-from benchcamp.studies.bigbench_containers.datagen import DATA_PARAMETERS
+from benchcamp.studies.bigbench_containers import schema
+from benchcamp.studies.bigbench_containers.datagen import parameters, scaling, writing
+from benchcamp.studies.bigbench_containers.datagen.parameters import DATA_PARAMETERS
 
 SF = 0.001
 SEED = 7
@@ -27,7 +28,7 @@ SEED = 7
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("bigbench") / "data"
-    summary = datagen.generate(directory, SF, SEED, processes=1)
+    summary = writing.generate(directory, SF, SEED, processes=1)
     assert set(summary.tables) == set(schema.TABLES)
     return directory
 
@@ -141,9 +142,9 @@ def test_same_scale_and_seed_give_the_same_bytes_whatever_the_processes_and_file
 ) -> None:
     """Cut into files of 700 tickets/orders/sessions and written by 2 processes, every table holds
     the same bytes, in the same order, as written whole by one process."""
-    monkeypatch.setattr(datagen, "PART_KEYS", 700)  # read by the parent, which plans the files
+    monkeypatch.setattr(writing, "PART_KEYS", 700)  # read by the parent, which plans the files
     again = tmp_path / "again"
-    summary = datagen.generate(again, SF, SEED, processes=2)
+    summary = writing.generate(again, SF, SEED, processes=2)
     assert summary.tables["store_sales"].files > 3 and summary.tables["web_clickstreams"].files > 6
 
     def joined(directory: Path, table: str) -> bytes:
@@ -157,7 +158,7 @@ def test_same_scale_and_seed_give_the_same_bytes_whatever_the_processes_and_file
 
 def test_another_seed_gives_other_facts(data_dir: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
-    summary = datagen.generate(other, SF, SEED + 1, processes=1, tables=["store_sales", "date_dim"])
+    summary = writing.generate(other, SF, SEED + 1, processes=1, tables=["store_sales", "date_dim"])
     assert set(summary.tables) == {"store_sales", "date_dim"}
     first, second = digests(data_dir), digests(other)
     assert set(second) == {"store_sales/part-00000.dat", "date_dim/part-00000.dat"}
@@ -166,7 +167,7 @@ def test_another_seed_gives_other_facts(data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_rows_and_bytes_follow_the_scale(data_dir: Path) -> None:
-    expected = datagen.expected_rows(datagen.scale_for(SF))
+    expected = scaling.expected_rows(scaling.scale_for(SF))
     written = {
         table: sum(len(p.read_bytes().splitlines()) for p in (data_dir / table).glob("*.dat"))
         for table in schema.TABLES
@@ -174,31 +175,31 @@ def test_rows_and_bytes_follow_the_scale(data_dir: Path) -> None:
     for table, rows in expected.items():
         assert abs(written[table] - rows) <= 0.05 * rows + 5, table
     total = sum(p.stat().st_size for p in data_dir.rglob("*.dat"))
-    assert abs(total - datagen.estimate_bytes(SF)) < 0.05 * total
-    small, large = datagen.expected_rows(datagen.scale_for(1)), datagen.expected_rows(datagen.scale_for(10))
+    assert abs(total - scaling.estimate_bytes(SF)) < 0.05 * total
+    small, large = scaling.expected_rows(scaling.scale_for(1)), scaling.expected_rows(scaling.scale_for(10))
     for table in ("store_sales", "web_sales", "web_clickstreams", "product_reviews", "store_returns"):
         assert large[table] / small[table] == pytest.approx(10, rel=0.1)
     for table in ("item", "customer", "store", "promotion"):
         assert 1 < large[table] / small[table] < 7
     for sf in (0.1, 1, 10, 100):
-        assert datagen.estimate_bytes(sf) == pytest.approx(sf * 1e9, rel=0.05)
+        assert scaling.estimate_bytes(sf) == pytest.approx(sf * 1e9, rel=0.05)
 
 
 def test_refuses_before_writing_when_the_disk_is_too_small(tmp_path: Path) -> None:
     target = tmp_path / "too_big"
-    with pytest.raises(datagen.InsufficientSpaceError, match=r"needs about .* GB .* has .* GB .* free"):
-        datagen.generate(target, 1e7, SEED)
+    with pytest.raises(scaling.InsufficientSpaceError, match=r"needs about .* GB .* has .* GB .* free"):
+        writing.generate(target, 1e7, SEED)
     assert not target.exists()
-    assert datagen.check_free_space(tmp_path, SF) > datagen.estimate_bytes(SF)
+    assert scaling.check_free_space(tmp_path, SF) > scaling.estimate_bytes(SF)
 
 
 def test_cli_refuses_a_bad_scale_factor_and_a_disk_too_small(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        datagen.main(["--data-dir", str(tmp_path / "a"), "--scale-factor", "0"])
+        writing.main(["--data-dir", str(tmp_path / "a"), "--scale-factor", "0"])
     assert exit_info.value.code == 2 and "positive" in capsys.readouterr().err
-    assert datagen.main(["--data-dir", str(tmp_path / "b"), "--scale-factor", "1e7", "--seed", "3"]) == 2
+    assert writing.main(["--data-dir", str(tmp_path / "b"), "--scale-factor", "1e7", "--seed", "3"]) == 2
     assert "refused: BigBench data at SF 1e+07 needs about" in capsys.readouterr().err
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
@@ -207,7 +208,7 @@ def test_cli_writes_the_chosen_tables_and_prints_the_summary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert (
-        datagen.main(["--data-dir", str(tmp_path), "--scale-factor", "0.001", "--tables", "reason", "store"])
+        writing.main(["--data-dir", str(tmp_path), "--scale-factor", "0.001", "--tables", "reason", "store"])
         == 0
     )
     summary = json.loads(capsys.readouterr().out)
@@ -464,7 +465,7 @@ def test_store_customers_buy_online_the_next_year_and_rebuy_returned_items(
 
 
 def words(name: str) -> list[str]:
-    return list(datagen.word_list(name))
+    return list(parameters.word_list(name))
 
 
 def test_reviews_carry_sentiment_competitors_and_store_names(con: duckdb.DuckDBPyConnection) -> None:

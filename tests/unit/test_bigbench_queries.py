@@ -10,7 +10,8 @@ from pathlib import Path
 import duckdb
 import pytest
 from benchcamp.studies.bigbench_containers import queries
-from benchcamp.studies.bigbench_containers.datagen import DATA_PARAMETERS, generate
+from benchcamp.studies.bigbench_containers.datagen.parameters import DATA_PARAMETERS
+from benchcamp.studies.bigbench_containers.datagen.writing import generate
 from benchcamp.studies.bigbench_containers.queries import (
     Fingerprint,
     QueryParameterError,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from benchcamp.studies.bigbench_containers import text_reference as tr
-from benchcamp.studies.bigbench_containers.datagen import generate, word_list
+from benchcamp.studies.bigbench_containers.datagen.parameters import word_list
+from benchcamp.studies.bigbench_containers.datagen.writing import generate
 
 REPO = Path(__file__).resolve().parents[2]
 UDF_MODULE = REPO / "lab" / "bigbench-udf"

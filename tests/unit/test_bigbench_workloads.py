@@ -47,7 +47,7 @@ def _ctx(repetition: int = 1) -> RunContext:
 def test_the_run_is_the_bigbench_load_workload_one_unit_per_run() -> None:
     assert isinstance(get_workload("bigbench_load"), BigBenchRun)
     spec = load_spec("bigbench_containers")
-    from benchcamp.pipeline.campaign import implemented_workloads
+    from benchcamp.pipeline.campaign.conf import implemented_workloads
 
     assert implemented_workloads(spec) == ["bigbench_load"]
     assert [cell.key for cell in spec.cells("tiny", implemented_workloads(spec))] == [
@@ -308,7 +308,8 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
     from datetime import UTC, datetime
 
     from benchcamp.core.records import read_records
-    from benchcamp.pipeline import campaign
+    from benchcamp.pipeline.campaign.steps import run_execute
+    from benchcamp.transport import ssh
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path))
     unit = {
@@ -338,12 +339,12 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
     # the target's load before and after the own step, as tests/data/host_load/a1.txt recorded it
     # (no SSH target here: the two readings stand for the two short sessions)
     readings = iter([("2", "7.32 8.46 7.87 15/340 23410"), ("2", "8.05 8.58 7.92 17/442 23604")])
-    monkeypatch.setattr(campaign.ssh, "read_load", lambda connection: next(readings))
+    monkeypatch.setattr(ssh, "read_load", lambda connection: next(readings))
     monkeypatch.setattr(BigBenchRun, "run_own_step", own_step)
-    monkeypatch.setattr(campaign, "_capture_environment", lambda *args: None)
-    monkeypatch.setattr(campaign.ssh, "run_step", lambda ctx, conn, name, *rest, **kw: removed.append(name))
-    with pytest.raises(campaign.ssh.StepFailed):
-        campaign.run_execute(unit)
+    monkeypatch.setattr("benchcamp.pipeline.campaign.steps._capture_environment", lambda *args: None)
+    monkeypatch.setattr(ssh, "run_step", lambda ctx, conn, name, *rest, **kw: removed.append(name))
+    with pytest.raises(ssh.StepFailed):
+        run_execute(unit)
     records = read_records(rep / "records.jsonl")
     assert len(records) == 1 + 30 + 60 + 3
     failed = [(r.workload, r.params.get("query")) for r in records if r.status == "failed"]

@@ -1,3 +1,4 @@
+# Over 600 lines: every unit check of the campaign steps (conf, plan, scripts, steps) in one file.
 """Run configuration checks and planning: bad input is refused before anything runs."""
 
 from __future__ import annotations
@@ -16,20 +17,11 @@ import pytest
 from benchcamp.core.paths import UnsafePathName, child
 from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import archive
-from benchcamp.pipeline.campaign import (
-    CampaignConfError,
-    campaign_id,
-    check_conf,
-    clean_body,
-    cleanup_body,
-    context_for,
-    expected_cells,
-    plan_units,
-    preflight_body,
-    resolve_campaign,
-    step_facts,
-    table_location,
-)
+from benchcamp.pipeline.campaign.conf import CampaignConfError, campaign_id, check_conf, resolve_campaign
+from benchcamp.pipeline.campaign.plan import context_for, expected_cells, plan_units
+from benchcamp.pipeline.campaign.steps import clean_body, step_facts
+from benchcamp.pipeline.campaign.target import cleanup_body, preflight_body, table_location
+from benchcamp.pipeline.campaign.unit import RepetitionUnit
 from benchcamp.transport import ssh
 from benchcamp.transport.ssh import commands_body
 from benchcamp.workloads import get_workload
@@ -54,6 +46,22 @@ def test_defaults_plan_every_implemented_cell_times_repetitions() -> None:
         ("local_lab", "hive_aggregation", 3),
         ("local_lab", "hive_join", 3),
     }
+
+
+def test_a_planned_unit_has_the_typed_keys_and_crosses_task_boundaries_as_json() -> None:
+    """A unit is what `RepetitionUnit` declares (a run order adds its optional keys) and comes back
+    from JSON unchanged: Airflow hands units between tasks as XCom, the archive keeps them as JSON."""
+    conf = check_conf(SPEC, {"ladder": "tiny", "order": "randomised", "order_seed": 3})
+    units = plan_units(SPEC, conf, "c1")
+    assert RepetitionUnit.__optional_keys__ == {"position", "order", "order_seed", "kept"}
+    assert units["local_lab"][0] == {
+        "study": "hibench_dse", "campaign": "c1", "environment": "local_lab", "workload": "hive_aggregation",
+        "params": {"data_size_gb": 0.012}, "repetition": 0, "ladder": "tiny", "position": 1,
+        "order": "randomised", "order_seed": 3,
+    }  # fmt: skip
+    for unit in units["local_lab"]:
+        assert set(unit) == RepetitionUnit.__required_keys__ | {"position", "order", "order_seed"}
+    assert json.loads(json.dumps(units)) == units
 
 
 def test_hive_workloads_need_a_hive_connection_on_the_target() -> None:
@@ -661,12 +669,13 @@ def test_with_regenerate_data_false_the_first_repetition_generates_and_the_next_
     import shutil
     from datetime import UTC, datetime
 
-    from benchcamp.pipeline import campaign
+    from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
+    from benchcamp.pipeline.campaign.steps import _latest_step_status, forget_shared_inputs, run_generate
     from benchcamp.workloads.base import ArchivedStep
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
     once = SPEC.model_copy(update={"regenerate_data": False})
-    monkeypatch.setattr(campaign, "load_spec", lambda study: once)
+    monkeypatch.setattr("benchcamp.pipeline.campaign.plan.load_spec", lambda study: once)
     bodies: list[str] = []
 
     def generate_on_target(
@@ -688,28 +697,27 @@ def test_with_regenerate_data_false_the_first_repetition_generates_and_the_next_
          "params": {"data_size_gb": 0.012, "maps": 4, "reduces": 2}, "repetition": rep, "ladder": "tiny"}
         for rep in (1, 2, 3)
     ]  # fmt: skip
-    first = campaign.run_generate(units[0])
+    first = run_generate(units[0])
     assert len(bodies) == 1 and '-skipTrash "$INPUT"' in bodies[0]  # a crashed run's input goes first
     for unit in units[1:]:
-        assert (
-            campaign.run_generate(unit)
-            == f"input generated once for the cell (regenerate_data: false) by {first}"
-        )
-        rep_dir = campaign.rep_dir_for(campaign.context_for(unit))
-        assert campaign._latest_step_status(rep_dir, "generate")[0] == 0
+        assert run_generate(unit) == f"input generated once for the cell (regenerate_data: false) by {first}"
+        rep_dir = rep_dir_for(context_for(unit))
+        assert _latest_step_status(rep_dir, "generate")[0] == 0
         meta = json.loads((rep_dir / "generate" / "try1" / "meta.json").read_text())
         assert meta["reused_input_of"] == first and meta["duration_s"] == 0.0
     assert len(bodies) == 1
-    monkeypatch.setattr(campaign, "_uses_data_fs", lambda units: False)  # the preflight's own SSH step
-    campaign._forget_shared_inputs(campaign.context_for(units[0]))
-    campaign.run_generate(units[1])
+    monkeypatch.setattr(
+        "benchcamp.pipeline.campaign.target._uses_data_fs", lambda units: False
+    )  # the preflight's own SSH step
+    forget_shared_inputs(context_for(units[0]))
+    run_generate(units[1])
     assert len(bodies) == 2, "a forgotten input is generated again"
 
 
 def test_controller_setup_runs_here_archive_first_and_fails_naming_its_output(tmp_path: Path) -> None:
     """An environment's controller_setup (e.g. the lab's container brought up before the preflight
     reaches it): argv without a shell, a relative program is the project's, output archived."""
-    from benchcamp.pipeline.campaign import ControllerSetupFailed, run_controller_setup
+    from benchcamp.pipeline.campaign.target import ControllerSetupFailed, run_controller_setup
 
     step = run_controller_setup(("bash", "-c", 'echo "up $1"; echo note >&2', "-", "a b;c"), tmp_path / "ok")
     assert step.exit_code == 0 and step.text("stdout.log") == "up a b;c\n"

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
-from benchcamp.pipeline import archive, campaign
-from benchcamp.pipeline.campaign import EnvironmentCaptureFailed
+from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign.plan import rep_dir_for
+from benchcamp.pipeline.campaign.steps import EnvironmentCaptureFailed, _capture_environment
 from benchcamp.transport import environment as env_facts
 from benchcamp.transport import hive, ssh
 from benchcamp.workloads.base import ArchivedStep, RunContext
@@ -126,9 +127,9 @@ def test_a_capture_that_exits_non_zero_fails_naming_the_target_and_the_archive(
     (step.directory / "stderr.log").write_text("bash: line 1: /proc/meminfo: Permission denied\n")
     _capture_with(monkeypatch, tmp_path, failed)
     ctx = _context()
-    rep_dir = campaign.rep_dir_for(ctx)
+    rep_dir = rep_dir_for(ctx)
     with pytest.raises(EnvironmentCaptureFailed) as caught:
-        campaign._capture_environment(ctx, rep_dir, 1)
+        _capture_environment(ctx, rep_dir, 1)
     message = str(caught.value)
     assert "target 'local_lab' (127.0.0.1:2222)" in message and "exited 255" in message
     assert str(step.directory) in message and "Permission denied" in message
@@ -144,7 +145,7 @@ def test_a_capture_with_missing_facts_computes_no_fingerprint(
     _capture_with(monkeypatch, tmp_path, step)
     ctx = _context()
     with pytest.raises(EnvironmentCaptureFailed, match="did not report hostname, cpu_model") as caught:
-        campaign._capture_environment(ctx, campaign.rep_dir_for(ctx), 1)
+        _capture_environment(ctx, rep_dir_for(ctx), 1)
     assert str(step.directory / "stdout.log") in str(caught.value)
     assert not list((tmp_path / "results").rglob(archive.ENVIRONMENT_FILE))
 
@@ -162,7 +163,7 @@ def test_a_failed_hive_facts_query_fails_the_capture(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(hive, "run_statements", refused)
     ctx = _context("hive_aggregation")
     with pytest.raises(EnvironmentCaptureFailed, match="HiveServer2's facts") as caught:
-        campaign._capture_environment(ctx, campaign.rep_dir_for(ctx), 1)
+        _capture_environment(ctx, rep_dir_for(ctx), 1)
     assert "Could not connect" in str(caught.value) and "hive" in str(caught.value)
     assert not list((tmp_path / "results").rglob(archive.ENVIRONMENT_FILE))
 
@@ -180,5 +181,5 @@ def test_the_time_the_storage_was_reformatted_is_an_environment_fact(
     preflight.mkdir(parents=True)
     (preflight / "meta.json").write_text(json.dumps({"exit_code": 0}))
     (preflight / "stdout.log").write_text("storage_reformatted_at=2026-11-24T04:00:00Z\nsafemode=off\n")
-    snapshot = campaign._capture_environment(ctx, campaign.rep_dir_for(ctx), 1)
+    snapshot = _capture_environment(ctx, rep_dir_for(ctx), 1)
     assert snapshot.facts["storage_reformatted_at"] == "2026-11-24T04:00:00Z"

@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 from benchcamp.core.records import read_records
 from benchcamp.core.steps import ArchivedStep
-from benchcamp.pipeline import archive, campaign
+from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
+from benchcamp.pipeline.campaign.steps import failure_recorded, run_execute
+from benchcamp.pipeline.campaign.target import run_preflight, untouched_target
 from benchcamp.transport import ssh
 
 UNIT: dict[str, Any] = {
@@ -43,14 +46,14 @@ def unreachable_lab(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> int:
 def test_after_an_unreachable_preflight_each_repetition_names_the_preflight(unreachable_lab: int) -> None:
     port = unreachable_lab
     with pytest.raises(ssh.TargetUnreachable):
-        campaign.run_preflight([UNIT])
+        run_preflight([UNIT])
     folder = archive.campaign_dir("hibench_dse", "faults")
     preflight = archive.read_failure(folder / "preflight" / "local_lab" / "try1")
     assert preflight is not None and (preflight.step, preflight.kind) == ("preflight", "unreachable")
     assert f"cannot reach target 127.0.0.1:{port} through connection 'benchcamp_lab_ssh'" in preflight.message
     # The repetitions' clean and generate never ran (upstream failed); execute runs (ALL_DONE).
     with pytest.raises(ssh.StepFailed) as caught:
-        campaign.run_execute(UNIT)
+        run_execute(UNIT)
     message = str(caught.value)
     assert message.startswith("repetition not executed: the preflight on target 'local_lab' failed: ")
     assert f"127.0.0.1:{port}" in message and "clean step" not in message
@@ -66,7 +69,7 @@ def test_after_an_unreachable_preflight_each_repetition_names_the_preflight(unre
         (f"{CELL}/rep1", "preflight"),
     ]
     # Nothing of the campaign ran on the target: its cleanup has nothing to do (no 14 s of tries).
-    assert campaign.untouched_target([UNIT]) == (
+    assert untouched_target([UNIT]) == (
         f"nothing of this campaign ran on target 'local_lab': {preflight.message}"
     )
     first = archive.first_failure_per_step(reasons)
@@ -75,19 +78,19 @@ def test_after_an_unreachable_preflight_each_repetition_names_the_preflight(unre
 
 
 def test_a_repetition_whose_clean_failed_names_the_clean_steps_cause(unreachable_lab: int) -> None:
-    ctx = campaign.context_for(UNIT)
-    rep = campaign.rep_dir_for(ctx)
+    ctx = context_for(UNIT)
+    rep = rep_dir_for(ctx)
     clean_dir = archive.step_dir(rep, "clean", 1)
     clean_dir.mkdir(parents=True)
     (clean_dir / "meta.json").write_text('{"exit_code": 1, "connection": "benchcamp_lab_ssh"}')
     (clean_dir / "stderr.log").write_text("clean: data still present: /benchcamp/x\n")
     step = ArchivedStep(clean_dir, 1, datetime.now(UTC), datetime.now(UTC))
-    with pytest.raises(ssh.StepFailed), campaign.failure_recorded("clean", clean_dir):
+    with pytest.raises(ssh.StepFailed), failure_recorded("clean", clean_dir):
         ssh.raise_if_failed("clean", step)
     with pytest.raises(
         ssh.StepFailed, match="the clean step on target 'local_lab' did not succeed: step 'clean'"
     ):
-        campaign.run_execute(UNIT)
+        run_execute(UNIT)
     failure = archive.read_failure(rep)
     assert failure is not None and (failure.step, failure.kind, failure.exit_code) == ("clean", "failed", 1)
     assert (

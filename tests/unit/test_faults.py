@@ -22,7 +22,8 @@ from benchcamp.core.outcomes import MEANING, SEVERITY, ExitCode, for_signal, tab
 from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import archive, attempts, outcome, target_lock
-from benchcamp.pipeline.campaign import check_conf, plan_units
+from benchcamp.pipeline.campaign.conf import check_conf
+from benchcamp.pipeline.campaign.plan import plan_units
 
 SPEC = load_spec("hibench_dse")
 CELL = "wordcount|data_size_gb=0.012|maps=4|reduces=2"

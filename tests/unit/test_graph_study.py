@@ -353,7 +353,7 @@ def test_the_dag_s_load_copies_the_spec_s_set_comparisons(
     """The load task (run_load) writes the campaign and the pairs graph_config_deltas compares."""
     from benchcamp.core.records import cell_key
     from benchcamp.pipeline import archive
-    from benchcamp.pipeline.campaign import run_load
+    from benchcamp.pipeline.campaign.finish import run_load
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
     records = recorded_records("c1")

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord
 from benchcamp.pipeline import warehouse as wh
-from benchcamp.pipeline.campaign import resolve_campaign
+from benchcamp.pipeline.campaign.conf import resolve_campaign
 from benchcamp.pipeline.transform import build_marts
 
 STUDY = "hibench_dse"

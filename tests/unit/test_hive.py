@@ -156,7 +156,7 @@ def test_an_unreachable_hiveserver2_at_execute_leaves_a_failed_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from benchcamp.core.records import read_records
-    from benchcamp.pipeline.campaign import run_execute
+    from benchcamp.pipeline.campaign.steps import run_execute
     from benchcamp.transport.ssh import TargetUnreachable
 
     port = _hive_connection_to_a_closed_port(monkeypatch, "benchcamp_lab_hive")

@@ -17,7 +17,8 @@ from benchcamp.core.spec import SpecError, load_spec, parse_spec
 from benchcamp.core.study import study_folders
 from benchcamp.pipeline import archive, host_load, run_order
 from benchcamp.pipeline import warehouse as wh
-from benchcamp.pipeline.campaign import CampaignConfError, check_conf, plan_units
+from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf
+from benchcamp.pipeline.campaign.plan import plan_units
 from benchcamp.pipeline.transform import build_marts
 from benchcamp.presentation.environment_load_section import environment_load_blocks
 from benchcamp.transport import ssh

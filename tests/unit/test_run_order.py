@@ -13,7 +13,9 @@ import pytest
 from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.core.spec import SpecError, load_spec, load_spec_file
 from benchcamp.pipeline import archive, run_order
-from benchcamp.pipeline.campaign import CampaignConfError, check_conf, plan_units, run_load
+from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf
+from benchcamp.pipeline.campaign.finish import run_load
+from benchcamp.pipeline.campaign.plan import plan_units
 
 SPEC = load_spec("hibench_dse")
 # two Hive workloads with the spec's one warm-up per cell, and one without: 9 cells at tiny

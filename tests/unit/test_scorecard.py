@@ -24,7 +24,7 @@ from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.ops.cli import main
 from benchcamp.pipeline import archive
 from benchcamp.pipeline import warehouse as wh
-from benchcamp.pipeline.campaign import run_load
+from benchcamp.pipeline.campaign.finish import run_load
 from benchcamp.presentation import report
 from scipy import stats
 from test_marts_golden import CAMPAIGN, published_records

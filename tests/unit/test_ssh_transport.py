@@ -25,7 +25,7 @@ from benchcamp.core.steps import ArchivedStep
 from benchcamp.ops.lab.config import sshd_config_text
 from benchcamp.ops.lab.layout import LAB_CONNECTION_ID
 from benchcamp.ops.lab.services import ensure_ssh_keys
-from benchcamp.pipeline.campaign import context_for
+from benchcamp.pipeline.campaign.plan import context_for
 from benchcamp.transport import ssh
 
 SSHD = Path("/usr/sbin/sshd")
@@ -349,7 +349,9 @@ def _fake_hadoop(bin_dir: Path, df_available: int, jar_fails: bool = False) -> N
 def test_a_preflight_refusing_for_space_fails_at_once_and_the_repetitions_say_why(
     sshd: Sshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchcamp.pipeline import archive, campaign
+    from benchcamp.pipeline import archive
+    from benchcamp.pipeline.campaign.steps import run_execute
+    from benchcamp.pipeline.campaign.target import run_preflight, untouched_target
 
     sshd.start()
     _fake_hadoop(tmp_path / "bin", df_available=41926656)
@@ -359,16 +361,16 @@ def test_a_preflight_refusing_for_space_fails_at_once_and_the_repetitions_say_wh
     without_webhdfs = spec.model_copy(
         update={"environments": [env.replace(webhdfs_url=None) for env in spec.environments]}
     )
-    monkeypatch.setattr(campaign, "load_spec", lambda study: without_webhdfs)
+    monkeypatch.setattr("benchcamp.pipeline.campaign.plan.load_spec", lambda study: without_webhdfs)
     unit = {**UNIT, "ladder": "small", "params": {"data_size_gb": 0.044, "maps": 4, "reduces": 2}}
     with pytest.raises(ssh.TargetRefused) as refused:
-        campaign.run_preflight([unit])
+        run_preflight([unit])
     first = str(refused.value).splitlines()[0]
     assert first.startswith(f"target 127.0.0.1:{sshd.port} refused: step 'preflight' exited 7")
     assert "needs 118111601 bytes (its data x 1.25 headroom) but the data file system has 41926656" in first
     with pytest.raises(ssh.StepFailed, match="the preflight on target 'local_lab' failed: target 127"):
-        campaign.run_execute(unit)
-    assert campaign.untouched_target([unit]) is None  # the preflight ran there: the cleanup runs
+        run_execute(unit)
+    assert untouched_target([unit]) is None  # the preflight ran there: the cleanup runs
     (preflight, repetition) = archive.failure_reasons("hibench_dse", "faults")
     assert (preflight.step, preflight.kind, preflight.exit_code) == ("preflight", "refused", 7)
     assert "41926656 bytes free" in preflight.stderr_tail
@@ -377,12 +379,14 @@ def test_a_preflight_refusing_for_space_fails_at_once_and_the_repetitions_say_wh
 
 
 def test_an_execute_that_exits_non_zero_leaves_its_reason_and_stderr(sshd: Sshd, tmp_path: Path) -> None:
-    from benchcamp.pipeline import archive, campaign
+    from benchcamp.pipeline import archive
+    from benchcamp.pipeline.campaign.plan import rep_dir_for
+    from benchcamp.pipeline.campaign.steps import run_execute
 
     sshd.start()
     _fake_hadoop(tmp_path / "bin", df_available=10**12, jar_fails=True)
     ctx = context_for(UNIT)
-    rep = campaign.rep_dir_for(ctx)
+    rep = rep_dir_for(ctx)
     for step in ("clean", "generate"):
         (rep / step / "try1").mkdir(parents=True)
         (rep / step / "try1" / "meta.json").write_text('{"exit_code": 0}')
@@ -390,7 +394,7 @@ def test_an_execute_that_exits_non_zero_leaves_its_reason_and_stderr(sshd: Sshd,
     with pytest.raises(
         ssh.StepFailed, match=r"step 'execute' exited 1 on 127\.0\.0\.1:\d+: java.io.IOException"
     ):
-        campaign.run_execute(UNIT)
+        run_execute(UNIT)
     failure = archive.read_failure(rep)
     assert failure is not None and (failure.step, failure.kind, failure.exit_code) == ("execute", "failed", 1)
     assert "All datanodes are bad" in failure.stderr_tail and failure.archive == str(rep / "execute" / "try1")

@@ -162,7 +162,7 @@ def test_the_dag_builds_without_a_connection(
     installed: Path, study: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from benchcamp.airflow.dag_factory import study_dags
-    from benchcamp.pipeline.campaign import implemented_workloads
+    from benchcamp.pipeline.campaign.conf import implemented_workloads
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError(f"a connection was opened at DAG parse time: {args}")

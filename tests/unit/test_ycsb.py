@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from benchcamp.core.records import ResultRecord
 from benchcamp.core.spec import AxisValue, StudySpec, load_spec, parse_spec, spec_files
-from benchcamp.pipeline.campaign import CampaignConfError, check_conf
+from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ArchivedStep, GenerateError, ParseError, RunContext, render
 from benchcamp.workloads.ycsb import (

@@ -23,7 +23,7 @@ def airflow_environment(connections: Mapping[str, str]) -> dict[str, str]:
     `connections`: the `AIRFLOW_CONN_*` variables of the targets (the callers in ops pass the lab's,
     `lab.airflow_connection_env()`: the lab is above this layer and is not imported from here).
     """
-    from benchcamp.pipeline.campaign import DEFAULT_CONNECTIONS_ENV
+    from benchcamp.pipeline.campaign.conf import DEFAULT_CONNECTIONS_ENV
 
     root = repo_root()
     env = {
@@ -38,7 +38,7 @@ def airflow_environment(connections: Mapping[str, str]) -> dict[str, str]:
         "BENCHCAMP_RESULTS": str(results_root()),
     }
     env.update(connections)
-    # the trigger forms default to the environments these connections reach (`campaign.default_environment`)
+    # the trigger forms default to the environments these connections reach (`campaign.conf.default_environment`)
     env[DEFAULT_CONNECTIONS_ENV] = ",".join(ssh_connection_ids(connections))
     return env
 
@@ -159,7 +159,7 @@ def mark_run_failed(env: dict[str, str], dag_id: str, campaign: str) -> list[str
 def pool_definitions() -> dict[str, dict[str, object]]:
     """Every pool the study DAGs use, as `airflow pools import` reads them: one slot each."""
     from benchcamp.core.spec import load_spec, study_names
-    from benchcamp.pipeline.campaign import WAREHOUSE_POOL, target_pool
+    from benchcamp.pipeline.campaign.conf import WAREHOUSE_POOL, target_pool
 
     pools = {WAREHOUSE_POOL: "DuckDB warehouse: one writer at a time"}
     for study in study_names():

@@ -1,3 +1,4 @@
+# Over 600 lines on purpose: one study DAG's whole task graph reads as one piece; its steps live in pipeline/.
 """Build one Airflow DAG per study spec: clean → generate → execute → validate → load → dbt → report.
 
 Parse time reads only the bundled spec and the committed dbt manifest: no
@@ -31,7 +32,7 @@ from airflow.sdk import (
 from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, RUN_ORDERS, StudySpec, load_spec
 from benchcamp.core.study import study_plugins
 from benchcamp.pipeline.adaptive import adaptive_rounds
-from benchcamp.pipeline.campaign import (
+from benchcamp.pipeline.campaign.conf import (
     CAMPAIGN_PATTERN,
     DEFAULT_CONNECTIONS_ENV,
     MAX_REPETITIONS,
@@ -41,10 +42,11 @@ from benchcamp.pipeline.campaign import (
     conf_summary,
     default_environment,
     implemented_workloads,
-    plan_units,
     resolve_campaign,
     target_pool,
 )
+from benchcamp.pipeline.campaign.plan import plan_units
+from benchcamp.pipeline.campaign.unit import Plan, RepetitionUnit
 
 START_DATE = datetime(2026, 1, 1)
 # The load task emits, through this alias, one event on `hardware_asset(environment)` per target
@@ -270,7 +272,7 @@ def schedule_for(spec: StudySpec) -> str | None:
     """The study's cron schedule, or none when BENCHCAMP_SCHEDULES=off.
 
     Unpausing a scheduled DAG makes Airflow create its latest interval's run at once (catchup off
-    still creates one; its plan skips it, `campaign.late_scheduled_run`); a test or demo stack
+    still creates one; its plan skips it, `campaign.conf.late_scheduled_run`); a test or demo stack
     that wants no scheduled run at all turns schedules off.
     """
     return None if os.environ.get("BENCHCAMP_SCHEDULES", "on").lower() == "off" else spec.schedule
@@ -313,7 +315,7 @@ def build_study_dag(study: str) -> DAG:
     ) as dag:
 
         @task
-        def plan() -> dict[str, list[dict[str, Any]]]:
+        def plan() -> Plan:
             from benchcamp.pipeline.attempts import begin_attempt, save_plan
 
             context = get_current_context()
@@ -343,8 +345,8 @@ def build_study_dag(study: str) -> DAG:
         target_steps = [repetition_group(env.name, units, adaptive_rounds(spec)) for env in spec.environments]
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
-        def validate(units: dict[str, list[dict[str, Any]]] | None) -> int:
-            from benchcamp.pipeline.campaign import run_validate
+        def validate(units: Plan | None) -> int:
+            from benchcamp.pipeline.campaign.finish import run_validate
 
             skip_unless_planned(units)
             context = get_current_context()
@@ -355,7 +357,8 @@ def build_study_dag(study: str) -> DAG:
 
         @task(pool=WAREHOUSE_POOL, outlets=[HARDWARE_CHANGE_ALIAS])
         def load() -> dict[str, Any]:
-            from benchcamp.pipeline.campaign import RunInfo, check_conf, run_load, run_settings
+            from benchcamp.pipeline.campaign.conf import check_conf, run_settings
+            from benchcamp.pipeline.campaign.finish import RunInfo, run_load
 
             context = get_current_context()
             run_type, logical_date = _run_kind(context)
@@ -403,7 +406,7 @@ def build_study_dag(study: str) -> DAG:
             return [regression.summary() for regression in regressions]
 
         @task(trigger_rule=TriggerRule.ALL_DONE)
-        def report(units: dict[str, list[dict[str, Any]]] | None) -> None:
+        def report(units: Plan | None) -> None:
             from benchcamp.presentation.report import run_report
 
             skip_unless_planned(units)
@@ -412,7 +415,7 @@ def build_study_dag(study: str) -> DAG:
         # every upstream succeeded or was skipped (another target's steps), at least one succeeded
         @task(trigger_rule=TriggerRule.NONE_FAILED_MIN_ONE_SUCCESS)
         def publish() -> str:
-            from benchcamp.pipeline.campaign import gate
+            from benchcamp.pipeline.campaign.finish import gate
 
             context = get_current_context()
             return gate(spec.study, _campaign(context), bool(context["params"]["fail_on_validation"]))
@@ -470,10 +473,10 @@ def _run_kind(context: Any) -> tuple[str, datetime | None]:
 
 
 def _late_scheduled_run(context: Any) -> str | None:
-    """`campaign.late_scheduled_run` for this run: its type, scheduled time (`run_after`) and start."""
+    """`campaign.conf.late_scheduled_run` for this run: its type, scheduled time (`run_after`) and start."""
     from datetime import UTC
 
-    from benchcamp.pipeline.campaign import late_scheduled_run
+    from benchcamp.pipeline.campaign.conf import late_scheduled_run
 
     dag_run = context["dag_run"]
     run_type, _logical_date = _run_kind(context)
@@ -486,7 +489,7 @@ PLANNED_CAMPAIGN = "campaign"  # the XCom key under which `plan` keeps the run's
 
 
 def _campaign(context: Any) -> str:
-    """The run's campaign (`campaign.resolve_campaign`). A backfill run's name counts how often its
+    """The run's campaign (`campaign.conf.resolve_campaign`). A backfill run's name counts how often its
     run was cleared, so every task after `plan` reads the name `plan` fixed: clearing one task of
     the run later (which counts as a clear) must not move that task to another campaign."""
     run_type, logical_date = _run_kind(context)
@@ -542,7 +545,7 @@ def fail_fast(step: Callable[[], T]) -> T:
     waiting longer cannot help, and a campaign on a dead target should fail in seconds."""
     from airflow.sdk.exceptions import AirflowFailException
 
-    from benchcamp.pipeline.campaign import CampaignConfError
+    from benchcamp.pipeline.campaign.conf import CampaignConfError
     from benchcamp.transport.ssh import TargetRefused, TargetUnreachable
 
     try:
@@ -558,7 +561,7 @@ def fail_fast(step: Callable[[], T]) -> T:
 # the steps that run whatever happened before them (the warm-ups' end, each adaptive decision)
 # are not directly downstream and read this target's units from its XCom. Steps outside the group
 # (validate, report, ...) come after the teardown, so another target's skipped setup is not theirs.
-def target_units(environment: str) -> list[dict[str, Any]] | None:
+def target_units(environment: str) -> list[RepetitionUnit] | None:
     """This target's units (`units_<env>`'s XCom) in a task of its group; None without a plan."""
     units = get_current_context()["ti"].xcom_pull(task_ids=f"units_{environment}")
     return None if units is None else list(units)
@@ -583,24 +586,24 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         "max_retry_delay": timedelta(minutes=5),
     }
 
-    def steps(unit: dict[str, Any]) -> None:
+    def steps(unit: RepetitionUnit) -> None:
         @task(**retrying, map_index_template=UNIT_LABEL)
-        def clean(unit: dict[str, Any]) -> dict[str, str]:
-            from benchcamp.pipeline.campaign import run_clean
+        def clean(unit: RepetitionUnit) -> dict[str, str]:
+            from benchcamp.pipeline.campaign.steps import run_clean
 
             return fail_fast(lambda: run_clean(unit, get_current_context()["ti"].try_number))
 
         @task(**retrying, map_index_template=UNIT_LABEL)
-        def generate(unit: dict[str, Any]) -> str:
-            from benchcamp.pipeline.campaign import run_generate
+        def generate(unit: RepetitionUnit) -> str:
+            from benchcamp.pipeline.campaign.steps import run_generate
 
             return fail_fast(lambda: run_generate(unit, get_current_context()["ti"].try_number))
 
         @task(**step_args, trigger_rule=TriggerRule.ALL_DONE, map_index_template=UNIT_LABEL)
-        def execute(unit: dict[str, Any]) -> dict[str, Any]:
+        def execute(unit: RepetitionUnit) -> dict[str, Any]:
             from airflow.sdk.exceptions import AirflowFailException
 
-            from benchcamp.pipeline.campaign import run_execute
+            from benchcamp.pipeline.campaign.steps import run_execute
 
             try:
                 return run_execute(unit, get_current_context()["ti"].try_number)
@@ -615,7 +618,7 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
     repetitions = task_group(group_id=f"repetitions_{environment}")(steps)
 
     @task(task_id=f"units_{environment}")
-    def units_for(plan: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    def units_for(plan: Plan) -> list[RepetitionUnit]:
         """This target's units; skipped when the run targets another: the scheduler then skips
         the whole group (`target_units` above) without starting a process for any of its tasks."""
         if not plan.get(environment):
@@ -625,11 +628,11 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         return plan[environment]
 
     @task(task_id=f"warmup_units_{environment}")
-    def warmup_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def warmup_units(environment_units: list[RepetitionUnit]) -> list[RepetitionUnit]:
         return [unit for unit in environment_units if int(unit["repetition"]) <= 0 and not unit.get("kept")]
 
     @task(task_id=f"measured_units_{environment}")
-    def measured_units(environment_units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def measured_units(environment_units: list[RepetitionUnit]) -> list[RepetitionUnit]:
         return [unit for unit in environment_units if int(unit["repetition"]) >= 1 and not unit.get("kept")]
 
     @task(task_id=f"warmups_done_{environment}", trigger_rule=TriggerRule.ALL_DONE)
@@ -637,10 +640,10 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         """Measured repetitions wait for every warm-up to end, failed or not."""
 
     @task(task_id=f"cleanup_{environment}", **retrying)  # the teardown of `units_<env>` below
-    def cleanup(environment_units: list[dict[str, Any]] | None) -> dict[str, str]:
+    def cleanup(environment_units: list[RepetitionUnit] | None) -> dict[str, str]:
         from airflow.sdk.exceptions import AirflowSkipException
 
-        from benchcamp.pipeline.campaign import run_cleanup, untouched_target
+        from benchcamp.pipeline.campaign.target import run_cleanup, untouched_target
 
         skip_unless_planned(environment_units)
         units = list(environment_units or [])
@@ -658,10 +661,10 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         return fail_fast(lambda: run_cleanup(units, get_current_context()["ti"].try_number))
 
     @task(task_id=f"preflight_{environment}", **retrying)
-    def preflight(environment_units: list[dict[str, Any]]) -> dict[str, str]:
+    def preflight(environment_units: list[RepetitionUnit]) -> dict[str, str]:
         from airflow.sdk.exceptions import AirflowFailException
 
-        from benchcamp.pipeline.campaign import run_preflight
+        from benchcamp.pipeline.campaign.target import run_preflight
         from benchcamp.pipeline.target_lock import TargetBusy, check_free
 
         if environment_units:  # one campaign per target: a `benchcamp run` may hold it (no retry)
@@ -704,10 +707,10 @@ UNIT_LABEL = "{{ benchcamp_unit_label(task) }}"
 
 
 def task_unit_label(task: Any) -> str:
-    """The label of the unit a repetition step runs (`campaign.unit_label`), from its rendered
+    """The label of the unit a repetition step runs (`campaign.plan.unit_label`), from its rendered
     arguments (the steps take the unit positionally: `op_args`); empty when it has none (never
     raises, see `unit_label`)."""
-    from benchcamp.pipeline.campaign import unit_label
+    from benchcamp.pipeline.campaign.plan import unit_label
 
     keywords = getattr(task, "op_kwargs", None)
     positional = getattr(task, "op_args", None)
@@ -733,10 +736,10 @@ def adaptive_repetitions(environment: str, steps: Any, rounds: int, after: Any) 
 
     def adapt(round_number: int) -> Any:
         @task(task_id=f"adapt_{environment}_{round_number}", trigger_rule=TriggerRule.ALL_DONE)
-        def adapt_round() -> list[dict[str, Any]]:
+        def adapt_round() -> list[RepetitionUnit]:
             from benchcamp.core.spec import load_spec
             from benchcamp.pipeline.adaptive import run_round
-            from benchcamp.pipeline.campaign import check_conf
+            from benchcamp.pipeline.campaign.conf import check_conf
 
             environment_units = target_units(environment)
             skip_unless_planned(environment_units)

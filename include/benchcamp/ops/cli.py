@@ -1,3 +1,4 @@
+# Over 600 lines: every `benchcamp` subcommand and its argparse tree; each handler is thin over the packages.
 """`benchcamp`: import results, print reports, run the lab and whole campaigns.
 
 Exit codes: one table for every command (`core.outcomes`, the README's "Exit codes and faults").
@@ -491,7 +492,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from benchcamp.ops import lab
     from benchcamp.ops.lab.services import STORE_SERVICES
     from benchcamp.pipeline import target_lock
-    from benchcamp.pipeline.campaign import CampaignConfError, check_conf, resolve_campaign
+    from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf, resolve_campaign
 
     spec = load_spec(args.study)
     lab_connections = lab.lab_ssh_connection_ids()
@@ -742,7 +743,7 @@ def _stop_remote_jobs(study: str, campaign: str, target: str | None, signal_name
     """The campaign's jobs still running on the target, stopped (their process groups), and the
     repetitions they measured marked interrupted."""
     from benchcamp.core.spec import load_spec
-    from benchcamp.pipeline.campaign import stop_campaign
+    from benchcamp.pipeline.campaign.target import stop_campaign
 
     spec = load_spec(study)
     # an interleaved campaign runs on its target's whole group: its jobs may be on any of them

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.core.spec import StudySpec
 from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign.unit import Plan, RepetitionUnit
 from benchcamp.workloads.base import slug
 
 CONFIDENCE = 0.95
@@ -249,7 +250,7 @@ def _rounds(study: str, campaign: str, root: Path | None = None) -> list[dict[st
     return [json.loads(path.read_text(encoding="utf-8")) for path in files]
 
 
-def added_units(study: str, campaign: str, root: Path | None = None) -> list[dict[str, Any]]:
+def added_units(study: str, campaign: str, root: Path | None = None) -> list[RepetitionUnit]:
     """The repetition units every adaptive round of the campaign added (validation expects them)."""
     return [unit for found in _rounds(study, campaign, root) for unit in found["added_units"]]
 
@@ -266,7 +267,7 @@ def stops(study: str, campaign: str, root: Path | None = None) -> list[dict[str,
 
 
 def run_round(
-    environment_units: list[dict[str, Any]],
+    environment_units: list[RepetitionUnit],
     round_number: int,
     last: bool,
     target_ci_pct: float | None,
@@ -274,7 +275,7 @@ def run_round(
     min_ok_repetitions: int | None,
     minimum: int,
     root: Path | None = None,
-) -> list[dict[str, Any]]:
+) -> list[RepetitionUnit]:
     """One adaptive round on one target: decide from the archive, archive the decisions and the
     units added (numbered after the cell's last planned repetition), return those units.
 
@@ -302,7 +303,7 @@ def run_round(
         for decision in round_["decisions"]
         if decision["reason"] is not None
     }
-    last_unit: dict[CellId, dict[str, Any]] = {}
+    last_unit: dict[CellId, RepetitionUnit] = {}
     for unit in measured + [unit for round_ in earlier for unit in round_["added_units"]]:
         cell = (unit["environment"], unit["workload"], cell_key(unit["workload"], unit["params"]))
         if cell not in last_unit or int(unit["repetition"]) > int(last_unit[cell]["repetition"]):
@@ -319,7 +320,7 @@ def run_round(
         if decision.more and last:
             decision = Decision(**{**asdict(decision), "more": False, "reason": "max_repetitions"})
         decisions.append(decision)
-    added = [
+    added: list[RepetitionUnit] = [
         {**last_unit[decision.cell], "repetition": decision.repetitions + 1}
         for decision in decisions
         if decision.more
@@ -351,9 +352,7 @@ def run_round(
     return added
 
 
-def finish(
-    units: dict[str, list[dict[str, Any]]], min_ok_repetitions: int | None, root: Path | None = None
-) -> None:
+def finish(units: Plan, min_ok_repetitions: int | None, root: Path | None = None) -> None:
     """After the DAG's last adaptive round has run its repetitions (validate calls this): decide the
     cells that round gave a repetition to once more, nothing added, so each records why it stopped
     (still short of the target there: at max_repetitions). Re-running it replaces its own file."""

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -27,6 +27,7 @@ from benchcamp.core.records import (
     read_jsonl,
     write_jsonl,
 )
+from benchcamp.pipeline.campaign.unit import RepetitionUnit
 from benchcamp.workloads.base import slug
 
 RECORDS_FILE = "records.jsonl"
@@ -61,13 +62,13 @@ def repetition_dir(
     return child(campaign_dir(study, campaign, root), cell, f"rep{repetition}", what="cell")
 
 
-def unit_environment(unit: dict[str, Any]) -> str | None:
+def unit_environment(unit: RepetitionUnit) -> str | None:
     """The environment a unit's archive folder names: an interleaved campaign's units only (see
     `repetition_dir`); a campaign on one environment keeps `<cell>/rep<N>`."""
     return str(unit["environment"]) if unit.get("order") == "interleaved" else None
 
 
-def unit_repetition_dir(unit: dict[str, Any], root: Path | None = None) -> Path:
+def unit_repetition_dir(unit: RepetitionUnit, root: Path | None = None) -> Path:
     """A planned unit's repetition folder."""
     return repetition_dir(
         unit["study"],

@@ -23,10 +23,10 @@ import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from benchcamp.core.records import cell_key, read_jsonl
 from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign.unit import Plan, RepetitionUnit
 
 ATTEMPTS_DIR = "attempts"
 LOGS_DIR = "logs"
@@ -44,7 +44,7 @@ class Attempt:
     moved_to: Path | None
 
 
-def _rep_dir(unit: dict[str, Any], root: Path | None) -> Path:
+def _rep_dir(unit: RepetitionUnit, root: Path | None) -> Path:
     return archive.unit_repetition_dir(unit, root)
 
 
@@ -70,8 +70,8 @@ def _move(source: Path, destination: Path) -> None:
 
 
 def begin_attempt(
-    plan: dict[str, list[dict[str, Any]]], study: str, campaign: str, resume: bool, root: Path | None = None
-) -> tuple[dict[str, list[dict[str, Any]]], Attempt]:
+    plan: Plan, study: str, campaign: str, resume: bool, root: Path | None = None
+) -> tuple[Plan, Attempt]:
     """Move an earlier attempt of the campaign aside; return the plan with kept units marked.
 
     A unit whose repetition is kept gets `"kept": True` (the DAG does not run it, validation
@@ -112,9 +112,9 @@ def begin_attempt(
         for part in sorted(entry.iterdir()):  # a cell with kept repetitions: the rest moves
             if part not in kept_here:
                 _move(part, destination / entry.name / part.name)
-    marked = {
+    marked: Plan = {
         environment: [
-            {**unit, "kept": True} if _rep_dir(unit, root) in kept_dirs else dict(unit)
+            {**unit, "kept": True} if _rep_dir(unit, root) in kept_dirs else unit.copy()
             for unit in environment_units
         ]
         for environment, environment_units in plan.items()
@@ -141,22 +141,20 @@ def _record(campaign_dir: Path, number: int, resume: bool, kept: int, moved_to: 
     )
 
 
-def save_plan(
-    plan: dict[str, list[dict[str, Any]]], study: str, campaign: str, root: Path | None = None
-) -> Path:
+def save_plan(plan: Plan, study: str, campaign: str, root: Path | None = None) -> Path:
     """The attempt's whole plan (kept units marked), for the run's outcome (`pipeline.outcome`)."""
     path = archive.campaign_dir(study, campaign, root) / PLAN_FILE
     archive.write_atomically(path, json.dumps(plan, indent=2, default=str))
     return path
 
 
-def load_plan(study: str, campaign: str, root: Path | None = None) -> dict[str, list[dict[str, Any]]] | None:
+def load_plan(study: str, campaign: str, root: Path | None = None) -> Plan | None:
     path = archive.campaign_dir(study, campaign, root) / PLAN_FILE
     if not path.is_file():
         return None
-    loaded: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
+    loaded: Plan = json.loads(path.read_text(encoding="utf-8"))
     return loaded
 
 
-def is_measured(unit: dict[str, Any]) -> bool:
+def is_measured(unit: RepetitionUnit) -> bool:
     return int(unit["repetition"]) >= 1

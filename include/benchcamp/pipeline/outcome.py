@@ -177,9 +177,9 @@ def mark_interrupted(study: str, campaign: str, signal_name: str, root: Path | N
     """After a stop: every planned repetition with a step that started and did not end, and no
     records yet, gets a failed record and the interruption as its reason (`archive.Failure`); a
     re-run under the campaign's name runs it again. (The jobs stopped on the target mark theirs:
-    `campaign.stop_campaign`.)"""
+    `campaign.target.stop_campaign`.)"""
     from benchcamp.core.steps import ArchivedStep
-    from benchcamp.pipeline.campaign import context_for
+    from benchcamp.pipeline.campaign.plan import context_for
     from benchcamp.workloads import get_workload
 
     plan = attempts.load_plan(study, campaign, root) or {}

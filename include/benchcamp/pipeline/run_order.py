@@ -22,6 +22,7 @@ from typing import Any
 from benchcamp.core.records import cell_key
 from benchcamp.core.spec import RUN_ORDERS, RunOrder
 from benchcamp.pipeline.archive import write_atomically
+from benchcamp.pipeline.campaign.unit import RepetitionUnit
 
 RUN_ORDER_FILE = "run_order.json"
 MAX_SEED = 2**32 - 1
@@ -47,7 +48,7 @@ def derived_seed(study: str, campaign: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{study}/{campaign}".encode()).digest()[:4], "big")
 
 
-def _cell(unit: dict[str, Any]) -> str:
+def _cell(unit: RepetitionUnit) -> str:
     return cell_key(unit["workload"], unit["params"])
 
 
@@ -59,7 +60,7 @@ def balanced_turns(group: list[str], repetition: int) -> list[str]:
     return list(group) if repetition % 2 else list(reversed(group))
 
 
-def interleaved(units: list[dict[str, Any]], group: list[str]) -> list[dict[str, Any]]:
+def interleaved(units: list[RepetitionUnit], group: list[str]) -> list[RepetitionUnit]:
     """The units of every environment of an interleave group (each environment's as planned:
     cell by cell, warm-ups first) in one run order: every warm-up first (the group's order), then
     one block per repetition number, in which each environment runs its cells' repetition of
@@ -68,7 +69,7 @@ def interleaved(units: list[dict[str, Any]], group: list[str]) -> list[dict[str,
     warmups = [
         unit for env in group for unit in units if unit["environment"] == env and int(unit["repetition"]) <= 0
     ]
-    blocks: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    blocks: dict[int, dict[str, list[RepetitionUnit]]] = {}
     for unit in units:
         repetition = int(unit["repetition"])
         if repetition >= 1:
@@ -82,7 +83,7 @@ def interleaved(units: list[dict[str, Any]], group: list[str]) -> list[dict[str,
     return warmups + measured
 
 
-def ordered(units: list[dict[str, Any]], order: RunOrder, seed: int) -> list[dict[str, Any]]:
+def ordered(units: list[RepetitionUnit], order: RunOrder, seed: int) -> list[RepetitionUnit]:
     """One target's units (as planned: cell by cell, each cell's warm-ups before its repetitions)
     with the measured repetitions in the run order.
 
@@ -102,7 +103,7 @@ def ordered(units: list[dict[str, Any]], order: RunOrder, seed: int) -> list[dic
         rng.shuffle(measured)
     else:  # blocked: one block per repetition number, each holding every cell once
         cells = list(dict.fromkeys(_cell(unit) for unit in measured))
-        by_repetition: dict[int, dict[str, dict[str, Any]]] = {}
+        by_repetition: dict[int, dict[str, RepetitionUnit]] = {}
         for unit in measured:
             by_repetition.setdefault(int(unit["repetition"]), {})[_cell(unit)] = unit
         measured = []
@@ -113,7 +114,7 @@ def ordered(units: list[dict[str, Any]], order: RunOrder, seed: int) -> list[dic
     return warmups + measured
 
 
-def with_positions(units: list[dict[str, Any]], order: RunOrder, seed: int) -> list[dict[str, Any]]:
+def with_positions(units: list[RepetitionUnit], order: RunOrder, seed: int) -> list[RepetitionUnit]:
     """The units in run order, each with its 1-based `position` on the target, the `order` and the
     `order_seed` (kept with the unit through Airflow, archived by the execute step).
 
@@ -128,7 +129,7 @@ def with_positions(units: list[dict[str, Any]], order: RunOrder, seed: int) -> l
     return [{**unit, "position": position[id(unit)], "order": order, "order_seed": seed} for unit in units]
 
 
-def save_run_order(rep_dir: Path, unit: dict[str, Any]) -> Path | None:
+def save_run_order(rep_dir: Path, unit: RepetitionUnit) -> Path | None:
     """Archive the repetition's planned place in the run order (a unit planned before run orders
     existed, or added later without one, has none: nothing is written)."""
     if "position" not in unit:
@@ -138,7 +139,7 @@ def save_run_order(rep_dir: Path, unit: dict[str, Any]) -> Path | None:
     return path
 
 
-def run_order_row(unit: dict[str, Any]) -> dict[str, Any]:
+def run_order_row(unit: RepetitionUnit) -> dict[str, Any]:
     """The `raw.run_order` row of a unit."""
     return {
         "study": unit["study"],

@@ -1,6 +1,6 @@
 """One campaign per target, from the CLI as in the stack: a lock file per target environment.
 
-The stack's 1-slot pools (`campaign.target_pool`) keep its own runs apart, but `benchcamp run`
+The stack's 1-slot pools (`campaign.conf.target_pool`) keep its own runs apart, but `benchcamp run`
 runs `airflow dags test` on a metadata database of its own, where no pool sees another run: two
 runs of one study on one target were both accepted and measured each other. `benchcamp run`
 now holds `<locks>/target-<connection>.lock` (an flock, released when the process ends, even

@@ -177,7 +177,7 @@ def full_matrix_cells(study: str) -> int:
     fewest cells): a campaign with fewer cells on a target ran a subset (some workloads or cells)
     or was interrupted."""
     from benchcamp.core.spec import LADDERS, load_spec
-    from benchcamp.pipeline.campaign import implemented_workloads
+    from benchcamp.pipeline.campaign.conf import implemented_workloads
 
     spec = load_spec(study)
     return min(len(spec.cells(ladder, implemented_workloads(spec))) for ladder in LADDERS)

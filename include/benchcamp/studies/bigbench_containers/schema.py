@@ -1,6 +1,6 @@
 """The 23 tables of the bigbench_containers study, and how Hive and DuckDB read them.
 
-One place for the schema, so the generator (`datagen.py`), the Hive load, the queries and the
+One place for the schema, so the generator (`datagen/`), the Hive load, the queries and the
 DuckDB checks agree on every column and type. 20 tables keep their TPC-DS columns (no catalog_*
 tables, no call_center); 3 are BigBench's: item_marketprices, web_clickstreams, product_reviews.
 

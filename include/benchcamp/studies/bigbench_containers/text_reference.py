@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final, NamedTuple
 
-from benchcamp.studies.bigbench_containers.datagen import word_list
+from benchcamp.studies.bigbench_containers.datagen.parameters import word_list
 
 __all__ = [
     "NEGATION_WINDOW",

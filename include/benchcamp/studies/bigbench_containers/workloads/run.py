@@ -1,3 +1,4 @@
+# Over 600 lines: one BigBench run's four phases and the checks between them form one workload.
 """One BigBench run (one repetition) as one campaign unit: generate, then load, power, throughput.
 
 The unit is a `bigbench_load` cell (cluster_nodes x scale_factor_gb); its steps are:
@@ -195,7 +196,7 @@ class BigBenchRun(Workload):
         input_location(ctx)
 
     def estimated_bytes(self, ctx: RunContext) -> int:
-        from benchcamp.studies.bigbench_containers.datagen import estimate_bytes
+        from benchcamp.studies.bigbench_containers.datagen.scaling import estimate_bytes
 
         return round(estimate_bytes(scale_factor(ctx)) * BYTES_PER_TEXT_BYTE)
 
@@ -235,7 +236,7 @@ class BigBenchRun(Workload):
         ]  # fmt: skip
 
     def verify_generate(self, ctx: RunContext, step: ArchivedStep) -> dict[str, float]:
-        from benchcamp.studies.bigbench_containers.datagen import expected_rows, scale_for
+        from benchcamp.studies.bigbench_containers.datagen.scaling import expected_rows, scale_for
 
         path = step.directory / DATAGEN_FILE
         try:

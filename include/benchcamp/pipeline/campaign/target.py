@@ -1,0 +1,455 @@
+"""Once per campaign and target: the preflight before any repetition (safe mode, leftovers of
+earlier campaigns, free space), the cleanup after all of them, and stopping its running jobs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shlex
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchcamp.core.paths import check_component, child, repo_root
+from benchcamp.core.spec import load_spec
+from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign.plan import by_environment, context_for
+from benchcamp.pipeline.campaign.steps import (
+    failure_recorded,
+    forget_shared_inputs,
+    preflight_root,
+    run_hive,
+    step_facts,
+    uses_webhdfs,
+)
+from benchcamp.pipeline.campaign.unit import RepetitionUnit
+from benchcamp.platforms import webhdfs
+from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
+from benchcamp.transport import ssh
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import ArchivedStep, RunContext, Shell, Word, render, slug
+
+# Exit codes by which a step refuses what waiting cannot change (see preflight_body):
+# the task fails at once (ssh.TargetRefused), no retry.
+PREFLIGHT_REFUSALS = frozenset({5, 7, 8})  # safe mode after its wait, too little space, reformat failed
+
+
+def stop_campaign(
+    study: str,
+    campaign: str,
+    signal_name: str,
+    environments: list[str] | None = None,
+    grace_s: float = ssh.STOP_GRACE_S,
+) -> list[ssh.StoppedJob]:
+    """For `benchcamp run`'s SIGINT/SIGTERM handler, once Airflow's process is stopped: stop the
+    campaign's running jobs on each target (`environments`, default every one of the study) and
+    mark the repetitions they measured interrupted (`archive.mark_interrupted`).
+
+    A target that cannot be reached within a short budget is logged and skipped: nothing can be
+    stopped there. Returns the jobs stopped.
+    """
+    spec = load_spec(study)
+    stopped: list[ssh.StoppedJob] = []
+    for environment in spec.environments:
+        if environments is not None and environment.name not in environments:
+            continue
+        try:
+            jobs = ssh.stop_campaign_jobs(
+                environment, study, campaign, grace_s, attempts=2, first_wait_s=1.0, budget_s=3.0
+            )
+        except (ssh.TargetUnreachable, ssh.TargetRefused) as exc:
+            logging.getLogger(__name__).warning("cannot stop the jobs on %s: %s", environment.name, exc)
+            continue
+        for job in jobs:
+            if job.step in archive.MEASURING_STEPS:
+                # an interleaved campaign archives each environment's repetitions apart
+                interleaved = f"{job.cell}@{slug(environment.name)}"
+                cell = (
+                    interleaved
+                    if (archive.campaign_dir(study, campaign) / interleaved).is_dir()
+                    else job.cell
+                )
+                rep_dir = child(
+                    archive.campaign_dir(study, campaign), cell, f"rep{job.repetition}", what="cell"
+                )
+                archive.mark_interrupted(rep_dir, signal_name, job.step)
+        stopped += jobs
+    return stopped
+
+
+def _uses_data_fs(units: list[RepetitionUnit]) -> bool:
+    """Whether any unit's workload keeps data on the target's Hadoop file system."""
+    return any(get_workload(unit["workload"]).uses_data_fs for unit in units)
+
+
+SPACE_HEADROOM = 1.25  # the study left about 25% of the storage free for temporary data
+
+
+def leftovers_lines(ctx: RunContext, data_fs: bool = True) -> list[str]:
+    """Shell lines that remove what campaigns of this study left on the target, and say so.
+
+    A campaign killed mid-way (SIGTERM, a lost worker) never runs its cleanup, and a failed
+    cleanup leaves its data: the next campaign of the study on the target removes it first, so
+    the space it needs is free and no stale data is measured. Removed: the study's folder on
+    the data file system (`<data_root>/<study>/`, else `"$WORK"/<study>/*/rep*/data` and the
+    cells' `input`) and the generators' staging folders on the target's disk, the current
+    campaign's own included (a re-run of the same name regenerates its inputs: the preflight
+    forgets them). Other studies' paths are never touched. This is safe only because one
+    campaign runs on a target at a time (the CLI's lock; the stack's 1-slot pool per target):
+    a campaign running beside it would lose its data. Prints `leftovers_removed` (paths),
+    `leftovers_files`, `leftovers_bytes` and `leftover_campaigns` (their names, comma-separated).
+    """
+    study = check_component(slug(ctx.spec.study), "path part")
+    lines = [
+        "shopt -s nullglob",
+        'leftover_names=""; leftovers_removed=0; leftovers_files=0; leftovers_bytes=0',
+        # the generators' staging folders on the target's own disk
+        f'for dir in "$WORK"/{shlex.quote(study)}/*/*/rep*/staging; do',
+        "  leftovers_bytes=$(( leftovers_bytes + $(find \"$dir\" -type f -printf '%s\\n' | awk '{ n += $1 } END { print n + 0 }') ))",
+        '  leftovers_files=$(( leftovers_files + $(find "$dir" -type f | wc -l) ))',
+        f'  rest=${{dir#"$WORK"/{shlex.quote(study)}/}}; leftover_names="$leftover_names${{rest%%/*}}"$\'\\n\'',
+        '  rm -rf "$dir"; leftovers_removed=$(( leftovers_removed + 1 ))',
+        "done",
+        "shopt -u nullglob",
+    ]
+    root = ctx.environment.hadoop.data_root
+    if data_fs and uses_webhdfs(ctx) and root:
+        study_root = f"{root.rstrip('/')}/{study}"
+        url = ctx.environment.hadoop.webhdfs_url or ""
+        lines += [
+            *webhdfs.summary_lines(url, study_root, "preflight"),
+            'if [ -n "$children" ]; then',
+            *("  " + line for line in webhdfs.delete_lines(url, study_root, True, "preflight: leftovers")),
+            "  leftover_names=\"$leftover_names$children\"$'\\n'",
+            "  leftovers_removed=$(( leftovers_removed + $(printf '%s\\n' \"$children\" | grep -c .) ))",
+            "  leftovers_files=$(( leftovers_files + ${child_files:-0} ))",
+            "  leftovers_bytes=$(( leftovers_bytes + ${child_bytes:-0} ))",
+            "fi",
+        ]
+    elif data_fs:
+        # `hadoop fs` expands the (quoted) patterns itself: on HDFS the shell sees no such paths
+        words: list[Word]
+        if root:
+            prefix = Shell(shlex.quote(f"{root.rstrip('/')}/{study}"))
+            words = [f"{root.rstrip('/')}/{study}/*"]
+        else:
+            prefix = Shell(f'"$WORK"/{shlex.quote(study)}')
+            words = [
+                Shell(f'"$WORK"/{shlex.quote(f"{study}/{tail}")}') for tail in ("*/*/rep*/data", "*/*/input")
+            ]
+        hadoop, found = ctx.hadoop, Shell('"${paths[@]}"')
+        lines += [
+            # DIR_COUNT FILE_COUNT CONTENT_SIZE PATHNAME per match; nothing when nothing matches
+            f"listing=$({render([*hadoop, 'fs', '-count', *words])} 2>/dev/null || true)",
+            'if [ -n "$listing" ]; then',
+            '  mapfile -t paths < <(printf \'%s\\n\' "$listing" | awk \'NF >= 4 { $1 = $2 = $3 = ""; '
+            'sub(/^ +/, ""); print }\')',
+            "  leftovers_files=$(( leftovers_files + $(printf '%s\\n' \"$listing\" | awk '{ n += $2 } END { print n + 0 }') ))",
+            "  leftovers_bytes=$(( leftovers_bytes + $(printf '%s\\n' \"$listing\" | awk '{ n += $3 } END { print n + 0 }') ))",
+            '  for path in "${paths[@]}"; do',
+            f"    rest=${{path#*{prefix}/}}; leftover_names=\"$leftover_names${{rest%%/*}}\"$'\\n'",
+            "  done",
+            f"  {render([*hadoop, 'fs', '-rm', '-r', '-f', '-skipTrash', found])} >/dev/null",
+            f"  left=$({render([*hadoop, 'fs', '-ls', '-d', found])} 2>/dev/null | grep -c . || true)",
+            '  if [ "${left:-0}" -gt 0 ]; then echo "preflight: leftovers still present: $left path(s)" >&2; exit 9; fi',
+            "  leftovers_removed=$(( leftovers_removed + ${#paths[@]} ))",
+            "fi",
+        ]
+    lines += [
+        "echo leftovers_removed=$leftovers_removed",
+        "echo leftovers_files=$leftovers_files",
+        "echo leftovers_bytes=$leftovers_bytes",
+        'echo "leftover_campaigns=$(printf \'%s\' "$leftover_names" | grep . | sort -u | paste -sd, -)"',
+    ]
+    return lines
+
+
+def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> str:
+    """Before anything runs on a target: HDFS out of safe mode (bounded wait), what earlier
+    campaigns of the study left removed (`leftovers_lines`), then enough free space.
+
+    Without `data_fs` (no workload of the campaign keeps data on a Hadoop file system) only
+    the work directory is made and its staging leftovers removed: the target may have no Hadoop.
+    """
+    hadoop = ctx.hadoop
+    lines = ["set -u"]
+    if ctx.spec.reformat_storage and ctx.environment.transport.reformat_command:
+        # The study starts every campaign on freshly formatted storage (the command is the spec's).
+        lines += [
+            f"( {ctx.environment.transport.reformat_command}\n) || {{ rc=$?; echo \"preflight: the environment's "
+            'reformat_command failed (exit $rc)" >&2; exit 8; }',
+            'echo "storage_reformatted_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
+        ]
+    if not data_fs:
+        return (
+            "\n".join([*lines, *leftovers_lines(ctx, data_fs), 'mkdir -p "$WORK"', "echo data_fs=none"])
+            + "\n"
+        )
+    wait_s = ctx.environment.hadoop.safemode_wait_s
+    if wait_s:
+        lines += [
+            f"deadline=$(( $(date +%s) + {int(wait_s)} ))",
+            f"until {render([*hadoop, 'dfsadmin', '-safemode', 'get'])} 2>/dev/null | grep -q 'Safe mode is OFF'; do",
+            f'  if [ "$(date +%s)" -ge "$deadline" ]; then echo "preflight: HDFS is still in safe mode after {int(wait_s)} s" >&2; exit 5; fi',
+            "  sleep 5",
+            "done",
+            "echo safemode=off",
+        ]
+    lines += leftovers_lines(ctx, data_fs)  # before the free space is read: they held some of it
+    root = (
+        Shell(shlex.quote(ctx.environment.hadoop.data_root))
+        if ctx.environment.hadoop.data_root
+        else Shell('"$WORK"')
+    )
+    lines += [
+        f'mkdir -p "$WORK"; {render([*hadoop, "fs", "-mkdir", "-p", root])} 2>/dev/null || true',
+        f"available=$({render([*hadoop, 'fs', '-df', root])} 2>/dev/null | awk 'NR==2 {{print $4}}')",
+        'if [ -z "$available" ]; then echo "preflight: cannot read the free space of the data file system" >&2; exit 6; fi',
+        "echo data_available_bytes=$available",
+        f"echo data_needed_bytes={needed_bytes}",
+        f'if [ "$available" -lt {needed_bytes} ]; then echo "preflight: the largest cell needs {needed_bytes} bytes '
+        f"(its data x {SPACE_HEADROOM} headroom) but the data file system has $available bytes free: choose a "
+        'smaller ladder or free space" >&2; exit 7; fi',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class ControllerSetupFailed(RuntimeError):
+    """An environment's controller_setup exited non-zero; names it and its archived output."""
+
+
+def run_controller_setup(argv: tuple[str, ...], archive_dir: Path) -> ArchivedStep:
+    """Run an environment's `controller_setup` here (not over SSH), archive-first: its argv,
+    output, exit code and times are written before its exit code is judged."""
+    archive_dir.mkdir(parents=True, exist_ok=True)
+    program = argv[0] if "/" not in argv[0] or argv[0].startswith("/") else str(repo_root() / argv[0])
+    command = [shutil.which(program) or program, *argv[1:]]
+    (archive_dir / "command.json").write_text(json.dumps(command), encoding="utf-8")
+    started = datetime.now(UTC)
+    with (archive_dir / "stdout.log").open("wb") as out, (archive_dir / "stderr.log").open("wb") as err:
+        try:
+            code = subprocess.run(command, stdout=out, stderr=err, cwd=repo_root(), check=False).returncode
+        except OSError as exc:  # a missing program is a failed setup, said like one
+            err.write(f"{exc}\n".encode())
+            code = 127
+    step = ArchivedStep(
+        directory=archive_dir, exit_code=code, started_at=started, finished_at=datetime.now(UTC)
+    )
+    (archive_dir / "status").write_text(f"{code} {step.duration_s:.3f}\n", encoding="utf-8")
+    if code != 0:
+        raise ControllerSetupFailed(
+            f"controller_setup {' '.join(argv)!r} exited {code}; raw output archived in {archive_dir}\n"
+            f"{ssh.stderr_tail(step.text('stderr.log'))}"
+        )
+    return step
+
+
+def table_location(rows: list[list[Any]]) -> str:
+    """The path of a table's data from DESCRIBE FORMATTED's rows (`Location:`, then
+    `hdfs://host:port/path`), without scheme and authority; empty when there is none."""
+    for row in rows:
+        if len(row) >= 2 and str(row[0]).strip() == "Location:" and row[1]:
+            return re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "", str(row[1]).strip())
+    return ""
+
+
+def _leftover_tables(ctx: RunContext, units: list[RepetitionUnit], archive_dir: Path) -> dict[str, list[str]]:
+    """Drop the Hive tables campaigns of this study left (their data under `<data_root>/<study>/`);
+    {campaign: [tables]}.
+
+    Only tables named as the campaign's workloads name theirs are looked at (SHOW TABLES, then
+    DESCRIBE FORMATTED each for its location): a shared HiveServer2's other tables cost nothing
+    and are never dropped.
+    """
+    root = ctx.environment.hadoop.data_root
+    patterns = {get_workload(unit["workload"]).hive_table_pattern for unit in units} - {None}
+    statements = [HiveStatement("ping", "SELECT 1", fetch=True)]
+    if root and patterns:
+        statements.append(HiveStatement("tables", "SHOW TABLES", fetch=True))
+    listed = run_hive(ctx, statements, archive_dir / "hive", "preflight")
+    if len(statements) == 1:
+        return {}
+    names = [str(row[0]) for row in json.loads(listed.text(RESULTS_FILE))["tables"] if row]
+    candidates = [name for name in names if any(re.fullmatch(p or "", name) for p in patterns)]
+    if not candidates:
+        return {}
+    described = run_hive(
+        ctx,
+        [HiveStatement(name, f"DESCRIBE FORMATTED {identifier(name)}", fetch=True) for name in candidates],
+        archive_dir / "hive_tables",
+        "preflight",
+    )
+    rows = json.loads(described.text(RESULTS_FILE))
+    study_root = f"{(root or '').rstrip('/')}/{check_component(slug(ctx.spec.study), 'path part')}/"
+    found: dict[str, list[str]] = {}
+    for name in candidates:
+        location = table_location(rows.get(name, []))
+        if location.startswith(study_root):
+            found.setdefault(location[len(study_root) :].split("/")[0], []).append(name)
+    drops = [
+        HiveStatement(f"drop_{n}", f"DROP TABLE IF EXISTS {n}") for names in found.values() for n in names
+    ]
+    if drops:
+        run_hive(ctx, drops, archive_dir / "hive_drop", "preflight")
+    return found
+
+
+def run_preflight(units: list[RepetitionUnit], try_number: int = 1) -> dict[str, str]:
+    """Reject a campaign a target cannot hold, before any data is generated; check Hive answers;
+    remove what earlier campaigns of the study left on the target (`leftovers_lines`) and the
+    Hive tables over it.
+
+    Safe only because one campaign runs on a target at a time (the CLI's lock per target;
+    Airflow's 1-slot pool per target in the stack): whatever the study has there is a leftover.
+    The facts say what went: `leftovers_removed` (paths), `leftovers_files`, `leftovers_bytes`,
+    `leftover_campaigns` (comma-separated) and, for a campaign with Hive workloads,
+    `leftover_tables` (tables dropped).
+    """
+    if not units:
+        return {"preflight": "nothing planned on this target"}
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: each environment of its group, in turn
+        return {
+            f"{environment}.{key}": value
+            for environment, env_units in targets.items()
+            for key, value in run_preflight(env_units, try_number).items()
+        }
+    ctx = context_for(units[0])
+    needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
+    data_fs = _uses_data_fs(units)
+    archive_dir = archive.step_dir(preflight_root(ctx), slug(ctx.environment.name), try_number)
+    forget_shared_inputs(ctx)  # a re-run campaign (same name) generates its cells' input anew
+    with failure_recorded("preflight", archive_dir):
+        if ctx.environment.transport.controller_setup:
+            run_controller_setup(ctx.environment.transport.controller_setup, archive_dir / "controller_setup")
+        step = ssh.run_step(
+            ctx, ctx.environment.transport.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
+            archive_dir, try_number,
+        )  # fmt: skip
+        ssh.raise_if_failed("preflight", step, PREFLIGHT_REFUSALS)
+        facts = step_facts(step.text("stdout.log"))
+        if any(get_workload(unit["workload"]).uses_hive for unit in units):
+            tables = _leftover_tables(ctx, units, archive_dir)
+            facts["hive"] = "reachable"
+            facts["leftover_tables"] = str(sum(len(names) for names in tables.values()))
+            campaigns = {name for name in facts.get("leftover_campaigns", "").split(",") if name} | set(
+                tables
+            )
+            facts["leftover_campaigns"] = ",".join(sorted(campaigns))
+    return {"archive": str(step.directory), **facts}
+
+
+def _campaign_part(ctx: RunContext) -> str:
+    """`<study>/<campaign>`: the campaign's folder under the target's work and data roots."""
+    return "/".join(check_component(slug(name), "path part") for name in (ctx.spec.study, ctx.campaign))
+
+
+def untouched_target(units: list[RepetitionUnit]) -> str | None:
+    """Why the campaign's cleanup on this target has nothing to do, or None: its preflight never
+    opened a session there (unreachable or refused at connect), so no step of the campaign ran on
+    it (every repetition waits for the preflight). Saves the cleanup's own tries on a dead target."""
+    if not units:
+        return None
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: untouched only when none of them was touched
+        reasons = [untouched_target(env_units) for env_units in targets.values()]
+        return None if None in reasons else "; ".join(reason or "" for reason in reasons)
+    ctx = context_for(units[0])
+    root, target = preflight_root(ctx), slug(ctx.environment.name)
+    failure = archive.step_failure(root, target)
+    if archive.step_tries(root, target) or failure is None or failure.kind not in ("unreachable", "refused"):
+        return None
+    return f"nothing of this campaign ran on target '{ctx.environment.name}': {failure.message}"
+
+
+def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
+    """Delete every repetition's data of the campaign on the target and check it is gone.
+
+    Through WebHDFS where the environment has it (no JVM), else `hadoop fs`; never through
+    HiveServer2, so a dead HiveServer2 cannot keep the data: the Hive tables are external tables
+    over the campaign's data path (`workloads.hivebench`), dropped apart.
+    """
+    hadoop = ctx.hadoop
+    campaign_part = _campaign_part(ctx)
+    staging = Shell(f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/staging')
+    if not data_fs:  # the stores' tables are emptied by the next run's execute step
+        return "\n".join(["set -u", f"rm -rf {staging}", "echo cleanup_verified=yes", ""])
+    root = ctx.environment.hadoop.data_root
+    if uses_webhdfs(ctx) and root:
+        delete = webhdfs.delete_lines(
+            ctx.environment.hadoop.webhdfs_url or "", f"{root.rstrip('/')}/{campaign_part}", True, "cleanup"
+        )
+        return "\n".join(["set -u", f"rm -rf {staging}", *delete, "echo cleanup_verified=yes", ""])
+    if root:
+        pattern = Shell(shlex.quote(f"{root.rstrip('/')}/{campaign_part}"))
+    else:  # the repetitions' data and, with regenerate_data: false, the cells' shared input
+        pattern = Shell(
+            f'"$WORK"/{shlex.quote(campaign_part)}/*/rep*/data "$WORK"/{shlex.quote(campaign_part)}/*/input'
+        )
+    return "\n".join(
+        [
+            "set -u",
+            f"rm -rf {staging}",
+            render([*hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", pattern]) + " >/dev/null",
+            f"left=$({render([*hadoop, 'fs', '-ls', '-d', pattern])} 2>/dev/null | grep -c . || true)",
+            'if [ "${left:-0}" -gt 0 ]; then echo "cleanup: data still present: $left path(s)" >&2; exit 1; fi',
+            "echo cleanup_verified=yes",
+            "",
+        ]
+    )
+
+
+def run_cleanup(units: list[RepetitionUnit], try_number: int = 1) -> dict[str, str]:
+    """After every repetition, failed or not: delete the campaign's data on the target, then drop
+    its Hive tables.
+
+    Idempotent; runs with trigger rule ALL_DONE so a failed campaign never leaves the next
+    one a dirty cluster. The data goes first and without HiveServer2: when HiveServer2 cannot
+    drop the tables the data is still gone (verified), the task fails naming HiveServer2, and
+    the next campaign's preflight on this target drops the tables left behind.
+    """
+    if not units:
+        return {"cleanup": "nothing planned on this target"}
+    targets = by_environment(units)
+    if len(targets) > 1:  # an interleaved campaign: each environment of its group, in turn
+        return {
+            f"{environment}.{key}": value
+            for environment, env_units in targets.items()
+            for key, value in run_cleanup(env_units, try_number).items()
+        }
+    ctx = context_for(units[0])
+    archive_dir = archive.step_dir(
+        archive.campaign_dir(ctx.spec.study, ctx.campaign) / "cleanup", ctx.environment.name, try_number
+    )
+    statements: list[HiveStatement] = []
+    seen: set[str] = set()
+    for unit in units:
+        unit_ctx = context_for(unit)
+        for statement in get_workload(unit_ctx.workload).hive_clean(unit_ctx):
+            if statement.sql not in seen:
+                seen.add(statement.sql)
+                statements.append(statement)
+    forget_shared_inputs(ctx)
+    step = ssh.run_step(
+        ctx, ctx.environment.transport.connection, "cleanup",
+        cleanup_body(ctx, _uses_data_fs(units)),
+        archive_dir, try_number,
+    )  # fmt: skip
+    hive_failure: Exception | None = None
+    if statements:
+        try:
+            run_hive(ctx, statements, archive_dir / "hive", "cleanup")
+        except (ssh.StepFailed, ssh.TargetUnreachable) as exc:
+            hive_failure = exc
+    ssh.raise_if_failed("cleanup", step)
+    if hive_failure is not None:
+        raise ssh.StepFailed(
+            f"cleanup on '{ctx.environment.name}': the campaign's data is deleted (verified gone) but "
+            f"HiveServer2 ({ctx.environment.hive.connection}) did not drop its {len(statements)} Hive "
+            f"table(s); the next campaign's preflight on this target drops them. {hive_failure}"
+        ) from hive_failure
+    return {"archive": str(step.directory), "hive_tables_dropped": str(len(statements))}
