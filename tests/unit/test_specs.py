@@ -444,4 +444,7 @@ def test_the_dag_factory_refuses_a_bad_spec_with_the_message_of_spec_check(
     with pytest.raises(SpecError) as error:
         build_study_dag("hibench_dse")
     assert str(error.value) + "\n" == checked
-    assert len(checked.splitlines()) == 2 and f"{spec_file}:{line_of(spec_file.read_text(), 'workloads: [')}: workloads[2]: " in checked
+    assert (
+        len(checked.splitlines()) == 2
+        and f"{spec_file}:{line_of(spec_file.read_text(), 'workloads: [')}: workloads[2]: " in checked
+    )
