@@ -100,6 +100,8 @@ def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from test_graph_study import recorded_records as graph_records
     from test_hdfs_links_study import recorded_records as links_records
     from test_marts_golden import published_records
+    from test_report import LATE
+    from test_report import records as hibench_lab_records
     from test_ycsb_marts import parsed_recording, records
 
     tmp = tmp_path_factory.mktemp("recorded")
@@ -111,7 +113,8 @@ def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         + example_records()
         + graph_records(CAMPAIGN)
         + links_records(CAMPAIGN)
-        + [ResultRecord.model_validate(row) for row in bigbench_records(CAMPAIGN)],
+        + [ResultRecord.model_validate(row) for row in bigbench_records(CAMPAIGN)]
+        + hibench_lab_records(CAMPAIGN, LATE),  # with TestDFSIO: the hibench plugin's mart has rows
     )
     for study in (
         "ycsb_hbase_cassandra",
@@ -140,10 +143,16 @@ def test_the_example_is_registered_with_its_plugin_and_workload(installed: Path)
     assert list(study_folders()) == sorted(STUDIES)
     assert study_plugin(EXAMPLE_ID).report_sections and study_plugin(EXAMPLE_ID).page_sections
     assert get_workload("sleep").family == EXAMPLE_ID  # found in the study's own workloads/ folder
-    # hibench_dse's plugin names only HiBench's report types: every other hook at its default
+    # hibench_dse's plugin: HiBench's report types, its TestDFSIO mart, section and figure, the
+    # settings it reports; every other hook at its default
     hibench = study_plugin("hibench_dse")
     assert hibench.native_names["hibench-report"]["HadoopWordcount"] == "wordcount"
-    assert dataclasses.replace(hibench, native_names={}) == Study("hibench_dse")
+    assert [mart.name for mart in hibench.marts] == ["dfsio_read_write"]
+    assert "mapreduce.job.reduces" in hibench.effective_settings
+    bare = dataclasses.replace(
+        hibench, native_names={}, marts=(), report_sections=(), figures=(), effective_settings=()
+    )
+    assert bare == Study("hibench_dse")
     assert [mart.name for mart in study_plugin("bigbench_containers").marts] == [
         "bigbench_qpm",
         "bigbench_comparison",

@@ -36,7 +36,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from benchcamp.core.records import cell_key
-from benchcamp.core.study import SPEC_FILE, study_folders
+from benchcamp.core.study import SPEC_FILE, study_folders, study_plugins
 
 Ladder = Literal["tiny", "small", "paper"]
 RunOrder = Literal["sequential", "randomised", "blocked", "interleaved"]
@@ -44,7 +44,6 @@ RUN_ORDERS: tuple[RunOrder, ...] = ("sequential", "randomised", "blocked", "inte
 LADDERS: tuple[Ladder, ...] = ("tiny", "small", "paper")
 AxisValue = float | int | str
 _NAME = r"^[a-z][a-z0-9_]*$"
-YCSB_PROPERTY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")  # what YCSB takes after -p
 # Airflow's schedule presets (airflow.sdk.definitions.timetables._cron.CRON_PRESETS, which takes
 # 3 s to import; a unit test keeps the two equal) and the one preset that is not a cron.
 AIRFLOW_CRON_PRESETS: dict[str, str] = {
@@ -214,20 +213,16 @@ def _plain_words(value: str) -> str:
     return value
 
 
-def _ycsb_property_names(value: dict[str, str | int | float]) -> dict[str, str | int | float]:
-    """Names YCSB takes after `-p`: anything else would be split or misread on its command line."""
-    for name in value:
-        if not YCSB_PROPERTY_NAME.fullmatch(name):
-            raise ValueError(f"'{name}' is not a YCSB property name (letters, digits, _ and .)")
-    return value
-
-
 PlainWords = Annotated[str, AfterValidator(_plain_words)]
 HttpAddress = Annotated[str, StringConstraints(pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$")]
 
 
-class _Options(_Strict):
+class EnvironmentOptions(_Strict):
     """One concern of an environment, validated on its own, read from the environment's flat keys.
+
+    The generic concerns are `Environment`'s fields; a study adds its own (`Study.environment_options`,
+    e.g. where its tool finds the target's stores), which every environment takes, read by spec key
+    (`environment.option("ycsb_properties")`).
 
     A field's alias is its spec key (`hadoop_command` for `HadoopOptions.command`), so an error
     names the key the user wrote; code may also give the field's own name.
@@ -243,7 +238,7 @@ class _Options(_Strict):
         return tuple(info.alias or name for name, info in cls.model_fields.items())
 
 
-class TransportOptions(_Options):
+class TransportOptions(EnvironmentOptions):
     """How the target is reached and its machines treated, whatever platform runs there."""
 
     connection: str = Field(min_length=1, description="Airflow SSH connection id")
@@ -281,7 +276,7 @@ class TransportOptions(_Options):
     )
 
 
-class HadoopOptions(_Options):
+class HadoopOptions(EnvironmentOptions):
     """Hadoop on the target: its command, jars, where jobs keep data, HDFS and MapReduce modes."""
 
     command: PlainWords = Field(
@@ -318,7 +313,7 @@ class HadoopOptions(_Options):
     )
 
 
-class HiveOptions(_Options):
+class HiveOptions(EnvironmentOptions):
     """HiveServer2 as the target's Hive workloads reach it."""
 
     connection: str | None = Field(
@@ -326,7 +321,7 @@ class HiveOptions(_Options):
     )
 
 
-class JobHistoryOptions(_Options):
+class JobHistoryOptions(EnvironmentOptions):
     """The MapReduce JobHistory server, for per-task phase times."""
 
     url: HttpAddress | None = Field(
@@ -343,23 +338,11 @@ class JobHistoryOptions(_Options):
     )
 
 
-class YcsbOptions(_Options):
-    """Where the YCSB bindings find this target's stores."""
-
-    properties: Annotated[dict[str, str | int | float], AfterValidator(_ycsb_property_names)] = Field(
-        default_factory=dict,
-        alias="ycsb_properties",
-        description="YCSB `-p` properties that say where this target's stores listen (e.g. "
-        "cassandra.hosts, cassandra.port, hbase.zookeeper.quorum); default: each binding's own "
-        "(the store on the target itself, at its standard port)",
-    )
-
-
 class Environment(_Strict):
     """A named target. Specs name Airflow connections, never hosts.
 
-    Its options are validated by one model per concern (transport, Hadoop, Hive, JobHistory, YCSB)
-    and code reads them by concern (`environment.hadoop.command`), but a spec writes them flat
+    Its options are validated by one model per concern (transport, Hadoop, Hive, JobHistory, and
+    each study's own: `study_option_models`) and code reads them by concern (`environment.hadoop.command`), but a spec writes them flat
     under the environment (`hadoop_command`, `hive_connection`, `jobhistory_url`, ...). Why: an
     environment sets a handful of options, most concerns one or two of them, and one short block per
     target reads better than a nest of one-key mappings; the platform's keys name it already; and
@@ -376,14 +359,15 @@ class Environment(_Strict):
     hadoop: HadoopOptions = Field(default_factory=HadoopOptions)
     hive: HiveOptions = Field(default_factory=HiveOptions)
     jobhistory: JobHistoryOptions = Field(default_factory=JobHistoryOptions)
-    ycsb: YcsbOptions = Field(default_factory=YcsbOptions)
+    # the studies' own concerns (`study_option_models`), each validated, defaults included
+    study_options: tuple[EnvironmentOptions, ...] = ()
 
     @classmethod
-    def option_parts(cls) -> dict[str, type[_Options]]:
+    def option_parts(cls) -> dict[str, type[EnvironmentOptions]]:
         """The fields holding an options model, by name: where each flat key goes."""
-        parts: dict[str, type[_Options]] = {}
+        parts: dict[str, type[EnvironmentOptions]] = {}
         for name, info in cls.model_fields.items():
-            if isinstance(info.annotation, type) and issubclass(info.annotation, _Options):
+            if isinstance(info.annotation, type) and issubclass(info.annotation, EnvironmentOptions):
                 parts[name] = info.annotation
         return parts
 
@@ -395,16 +379,30 @@ class Environment(_Strict):
             return handler(data)
         parts = cls.option_parts()
         owner = {key: part for part, model in parts.items() for key in model.spec_keys()}
+        studies = study_option_models()
+        study_owner = {key: model for model in studies for key in model.spec_keys()}
         grouped: dict[str, Any] = {part: {} for part in parts}
+        study_keys: dict[type[EnvironmentOptions], dict[str, Any]] = {model: {} for model in studies}
         given: dict[str, Any] = {}
+        problems: list[Problem] = []
         for key, value in data.items():
+            if key == "study_options":
+                continue  # only ever built here, from the flat keys
             if key in owner:
                 grouped[owner[key]][key] = value
+            elif key in study_owner:
+                study_keys[study_owner[key]][key] = value
             elif key in parts:
                 given[key] = value  # an options model passed by code, or a nested mapping
             else:
                 grouped[key] = value
-        problems: list[Problem] = []
+        study_options, study_problems = [], []
+        for model, written in study_keys.items():
+            try:
+                study_options.append(model.model_validate(written))
+            except ValidationError as exc:
+                study_problems += list(_validation_problems(exc))
+        grouped["study_options"] = tuple(study_options)
         for part, value in given.items():
             if not isinstance(value, parts[part]):
                 keys = ", ".join(parts[part].spec_keys())
@@ -422,7 +420,7 @@ class Environment(_Strict):
             environment = handler(grouped)
         except ValidationError as exc:
             problems += [Problem(as_written(item.loc), item.message) for item in _validation_problems(exc)]
-        _refuse(problems)
+        _refuse([*problems, *study_problems])
         assert environment is not None
         return environment
 
@@ -431,12 +429,31 @@ class Environment(_Strict):
         keys: dict[str, Any] = {"name": self.name, "description": self.description, "baseline": self.baseline}
         for part in self.option_parts():
             keys.update(getattr(self, part).model_dump())
+        for options in self.study_options:
+            keys.update(options.model_dump())
         return keys
+
+    def option(self, key: str) -> Any:
+        """A study's own option by its spec key (`ycsb_properties`): its value, or its default."""
+        for options in self.study_options:
+            for name, info in type(options).model_fields.items():
+                if (info.alias or name) == key:
+                    return getattr(options, name)
+        raise KeyError(f"no study declares the environment key '{key}'")
 
     def replace(self, **keys: Any) -> Environment:
         """This environment with some spec keys changed (flat, as a spec writes them), validated again:
         for what-if plans and tests, which then cannot build an environment no spec could."""
         return Environment.model_validate({**self.flat_keys(), **keys})
+
+
+def study_option_models() -> tuple[type[EnvironmentOptions], ...]:
+    """Every study's own environment options (`Study.environment_options`), in study order."""
+    models = tuple(model for plugin in study_plugins() for model in plugin.environment_options)
+    for model in models:
+        if not (isinstance(model, type) and issubclass(model, EnvironmentOptions)):
+            raise TypeError(f"{model!r} is no EnvironmentOptions model (core.spec)")
+    return models
 
 
 class Comparison(_Strict):

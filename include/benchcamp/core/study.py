@@ -89,6 +89,10 @@ class Study:
     `native_names` maps, per native format of `benchcamp import --from` (`hibench-report`), the
     tool's own workload names (a HiBench report's Type) to the study's workloads: which of the
     tool's runs measure which workload is the study's call, so a name not listed is refused.
+    `effective_settings` are Hadoop/Hive settings the study varies or reports: every environment
+    capture asks HiveServer2 their effective values (defaults included), whatever the study.
+    `environment_options` are the study's own environment concerns (`core.spec.EnvironmentOptions`
+    models): their flat keys are valid on every environment and read by key (`environment.option`).
     """
 
     id: str
@@ -102,6 +106,9 @@ class Study:
     lab_connections: Callable[[], dict[str, str]] | None = None  # AIRFLOW_CONN_* name → JSON
     lab_teardown: Callable[[], None] | None = None  # stops what those lab targets run; `lab down` calls it
     native_names: dict[str, dict[str, str]] = field(default_factory=dict)  # format → tool's name → workload
+    effective_settings: tuple[str, ...] = ()  # e.g. mapreduce.job.reduces: asked of HiveServer2
+    # `core.spec.EnvironmentOptions` models: keys every environment of any spec may set
+    environment_options: tuple[type[Any], ...] = ()
 
 
 def study_lab_connections() -> dict[str, str]:
@@ -111,6 +118,11 @@ def study_lab_connections() -> dict[str, str]:
         if plugin.lab_connections is not None:
             connections.update(plugin.lab_connections())
     return connections
+
+
+def effective_settings() -> tuple[str, ...]:
+    """Every study's `effective_settings`, in study order, each once: what a capture asks Hive."""
+    return tuple(dict.fromkeys(name for plugin in study_plugins() for name in plugin.effective_settings))
 
 
 def study_lab_teardowns() -> list[tuple[str, Callable[[], None]]]:

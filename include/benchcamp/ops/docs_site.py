@@ -121,10 +121,16 @@ def _models_in(annotation: Any) -> Iterator[tuple[type[BaseModel], str]]:
 
 def _fields(model: type[BaseModel]) -> Iterator[tuple[str, FieldInfo, str]]:
     """A model's keys as a spec writes them, with the concern each belongs to. A model that routes
-    flat keys to options models (`option_parts`) lists their keys in its place."""
+    flat keys to options models (`option_parts`) lists their keys in its place, and the studies' own
+    options (`study_options`) by the concern their model names (`YcsbOptions`: ycsb)."""
     parts: dict[str, type[BaseModel]] = getattr(model, "option_parts", dict)()
     for name, info in model.model_fields.items():
-        if name in parts:
+        if name == "study_options" and parts:
+            for study_model in spec.study_option_models():
+                concern = study_model.__name__.removesuffix("Options").lower()
+                for option, option_info in study_model.model_fields.items():
+                    yield option_info.alias or option, option_info, concern
+        elif name in parts:
             for option, option_info in parts[name].model_fields.items():
                 yield option_info.alias or option, option_info, name
         else:

@@ -306,37 +306,6 @@ def throughput_per_size(rows: Rows) -> Figure:
     return Figure("throughput-per-size", title, chart.to_dict())
 
 
-def dfsio_read_write(rows: Rows) -> Figure:
-    """TestDFSIO read vs write time per data size, side by side."""
-    import altair as alt
-
-    values = [
-        {
-            "data_size_gb": plain(row["data_size_gb"]),
-            "environment": row["environment"],
-            "phase": phase,
-            "seconds": row[column],
-        }
-        for row in rows
-        for phase, column in (("read", "read_s"), ("write", "write_s"))
-        if row.get(column) is not None
-    ]
-    title = "TestDFSIO: read vs write time"
-    chart = (
-        alt.Chart(alt.Data(values=values))
-        .mark_bar()
-        .encode(
-            x=alt.X("data_size_gb:N", title="Data size (GB)"),
-            xOffset="phase:N",
-            y=alt.Y("seconds:Q", title="Time (s)"),
-            color=alt.Color("phase:N", title="Phase"),
-            tooltip=["environment:N", "data_size_gb:N", "phase:N", "seconds:Q"],
-        )
-        .properties(title=title, width=WIDTH, height=HEIGHT)
-    )
-    return Figure("dfsio-read-write", title, chart.to_dict())
-
-
 def time_series(history: Rows, changes: Rows, change_points: Rows | None = None) -> Figure:
     """Each cell's campaign mean, campaign by campaign in the order they finished, one line per
     cell; a red rule at the first campaign on changed hardware, an orange one at the first after a
@@ -472,8 +441,6 @@ def study_figures(
         figures.append(time_vs_size(workload, [row for row in scaling if row["workload"] == workload]))
     if any(row.get("throughput_mb_s") is not None for row in scaling):
         figures.append(throughput_per_size(scaling))
-    if tables.get("dfsio_read_write"):
-        figures.append(dfsio_read_write(tables["dfsio_read_write"]))
     owner = study or study_of(tables)
     for make in study_plugin(owner).figures if owner else ():
         figures += make(tables)

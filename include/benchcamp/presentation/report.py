@@ -27,7 +27,7 @@ from benchcamp.presentation.run_order_section import run_order_blocks
 
 # The generic marts, in every study's report; a study's own marts come from its plugin
 # (`core.study`), in its report (all formats) only when the campaign has rows in them.
-MARTS = ("scaling", "dfsio_read_write", "phase_times", "hardware_changes", "validation")
+MARTS = ("scaling", "phase_times", "hardware_changes", "validation")
 # Besides the marts, what the results page and the HTML report read, copied into the read
 # snapshot after each build.
 _SNAPSHOT_EXTRAS = ("campaigns", "campaign_history", "int_environment_fingerprints")
@@ -37,7 +37,6 @@ Tables = dict[str, list[dict[str, Any]]]
 
 _ORDER = {
     "scaling": "environment, workload, series_params, data_size_gb",
-    "dfsio_read_write": "environment, data_size_gb",
     "phase_times": "environment, workload, series_params, data_size_gb",
     "hardware_changes": "environment",
     "validation": "environment, workload, cell_key, expectation",
@@ -409,11 +408,11 @@ def _processed(value: Any) -> str:
     return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3g}"
 
 
-def _size(value: Any) -> str:
+def data_size(value: Any) -> str:
     return "-" if value is None else f"{value:g}"
 
 
-def _delta(value: Any, baseline: bool) -> str:
+def delta(value: Any, baseline: bool) -> str:
     if value is None:
         return "baseline" if baseline else "-"
     return f"{value:+.2f}"
@@ -477,19 +476,19 @@ def _scaling_blocks(rows: list[dict[str, Any]]) -> list[Block]:
         for cell in cells:
             baseline = cell["data_delta_pct"] is None
             line = [
-                num(_size(cell["data_size_gb"]), cell["data_size_gb"]),
+                num(data_size(cell["data_size_gb"]), cell["data_size_gb"]),
                 num(number(cell["mean_s"]), cell["mean_s"]),
                 num(number(cell["stddev_s"]), cell["stddev_s"]),
                 num(number(cell["stddev_pct"]), cell["stddev_pct"]),
-                num(_delta(cell["data_delta_pct"], baseline), cell["data_delta_pct"]),
-                num(_delta(cell["time_delta_pct"], baseline), cell["time_delta_pct"]),
+                num(delta(cell["data_delta_pct"], baseline), cell["data_delta_pct"]),
+                num(delta(cell["time_delta_pct"], baseline), cell["time_delta_pct"]),
                 num(number(cell["throughput_mb_s"]), cell["throughput_mb_s"]),
                 num(number(cell["linear_projection_s"]), cell["linear_projection_s"]),
                 Cell(_verdict(cell)),
             ]
             if processed:
                 line.insert(1, num(_processed(cell.get("processed_gb")), cell.get("processed_gb")))
-            body.append(Row((_size(cell["data_size_gb"]),), tuple(line)))
+            body.append(Row((data_size(cell["data_size_gb"]),), tuple(line)))
         title = f"{workload} on {environment}" + (f" ({series.replace('|', ', ')})" if series else "")
         out.append(
             Block(
@@ -507,48 +506,6 @@ def _scaling_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     return out
 
 
-def _dfsio_blocks(rows: list[dict[str, Any]]) -> list[Block]:
-    """Per environment, TestDFSIO's read and write side by side at each data size."""
-    headers: tuple[str, ...] = (
-        "Data (GB)",
-        "Read (s)",
-        "Write (s)",
-        "Read/Write Δ (%)",
-        "Read (MB/s)",
-        "Write (MB/s)",
-    )
-    headers += ("Read avg IO (MB/s)", "Write avg IO (MB/s)")
-    out = []
-    for environment in dict.fromkeys(row["environment"] for row in rows):
-        body = [
-            Row(
-                (_size(row["data_size_gb"]),),
-                (
-                    num(_size(row["data_size_gb"]), row["data_size_gb"]),
-                    num(number(row["read_s"]), row["read_s"]),
-                    num(number(row["write_s"]), row["write_s"]),
-                    num(_delta(row["read_write_delta_pct"], baseline=False), row["read_write_delta_pct"]),
-                    num(number(row["read_throughput_mb_s"]), row["read_throughput_mb_s"]),
-                    num(number(row["write_throughput_mb_s"]), row["write_throughput_mb_s"]),
-                    num(number(row["read_avg_io_rate_mb_s"]), row["read_avg_io_rate_mb_s"]),
-                    num(number(row["write_avg_io_rate_mb_s"]), row["write_avg_io_rate_mb_s"]),
-                ),
-            )
-            for row in rows
-            if row["environment"] == environment
-        ]
-        out.append(
-            Block(
-                f"TestDFSIO read vs write on {environment}",
-                headers,
-                tuple(body),
-                notes=(DFSIO_THROUGHPUT,),
-                kind="dfsio",
-            )
-        )
-    return out
-
-
 # The two kinds of % a comparison table shows, one sign convention each, stated once on the page
 # (and named by each table's note): a difference of the value shown, or a gain.
 DIFFERENCE_NOTE = (
@@ -560,13 +517,7 @@ GAIN_NOTE = (
 )
 SIGN_CONVENTIONS = (DIFFERENCE_NOTE, GAIN_NOTE)
 
-# What each MB/s divides: a DFSIO cell has three different ones (scaling, TestDFSIO's two).
 SCALING_THROUGHPUT = "Throughput (MB/s): the data size over the mean job time (the whole job, start to end)"
-DFSIO_THROUGHPUT = (
-    "Read/Write (MB/s): TestDFSIO's throughput, the bytes over the sum of every map's I/O time; "
-    "avg IO (MB/s): the mean of the maps' own rates. Neither counts the job's start-up, so both "
-    "exceed the scaling table's throughput (data size over job time)"
-)
 
 
 def _has(rows: list[dict[str, Any]], column: str) -> bool:
@@ -594,9 +545,9 @@ def _phase_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     for (workload, environment, series), cells in groups.items():
         body = [
             Row(
-                (_size(cell["data_size_gb"]),),
+                (data_size(cell["data_size_gb"]),),
                 (
-                    num(_size(cell["data_size_gb"]), cell["data_size_gb"]),
+                    num(data_size(cell["data_size_gb"]), cell["data_size_gb"]),
                     num(str(cell["n"] or 0), cell["n"] or 0),
                     num(number(cell["job_elapsed_s"]), cell["job_elapsed_s"]),
                     *(
@@ -651,7 +602,7 @@ def _change_point_blocks(rows: list[dict[str, Any]], campaign: str | None) -> li
                 ),
                 num(f"{row['mean_before']:.4g}", row["mean_before"]),
                 num(f"{row['mean_after']:.4g}", row["mean_after"]),
-                num(_delta(row["change_pct"], False), row["change_pct"]),
+                num(delta(row["change_pct"], False), row["change_pct"]),
                 num(f"{row['change']:+.4g}", row["change"]),
                 num(f"{row['p_value']:.2g}", row["p_value"]),
                 Cell(
@@ -840,7 +791,6 @@ def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
     """
     parts: list[Block | list[str]] = [
         *_scaling_blocks(tables.get("scaling", [])),
-        *_dfsio_blocks(tables.get("dfsio_read_write", [])),
         *_phase_blocks(tables.get("phase_times", [])),
         *_hardware_blocks(tables.get("hardware_changes", [])),
         *_change_point_blocks(tables.get(HISTORY_MART, []), campaign_of(tables)),

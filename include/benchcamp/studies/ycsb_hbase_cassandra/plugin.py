@@ -1,8 +1,9 @@
 """The ycsb_hbase_cassandra study's plugin: HBase vs Cassandra as the YCSB study shows them.
 
-Its marts (dbt_project/models/marts/ycsb_*.sql) reach the generic report only through this
-plugin: their sections, the latency-throughput curves; plus its latency-anomaly check
-(validation.py) and the lab's data stores its campaigns run on.
+Its marts (marts/: ycsb_*.sql and the int_ycsb_* models under them) reach the generic report
+only through this plugin: their sections, the latency-throughput curves; plus its latency-anomaly
+check (validation.py), the lab's data stores its campaigns run on and its environment option
+(options.py: `ycsb_properties`, where a target's stores listen).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, lines_of, num
 from benchcamp.presentation.report import number, warmup_note
+from benchcamp.studies.ycsb_hbase_cassandra.options import YcsbOptions
 from benchcamp.studies.ycsb_hbase_cassandra.validation import LATENCY_ANOMALY
 
 
@@ -241,4 +243,5 @@ STUDY = Study(
     figures=(latency_throughput_figures,),
     checks=(LATENCY_ANOMALY,),
     lab_services=frozenset({"hbase", "cassandra"}),  # the data stores YCSB measures
+    environment_options=(YcsbOptions,),  # ycsb_properties: where a target's stores listen
 )
