@@ -305,3 +305,29 @@ def test_no_generic_module_names_a_study() -> None:
         text = path.read_text(encoding="utf-8")
         named = [study for study in STUDIES if study in text]
         assert not named, f"{path.relative_to(ROOT)} names {named}"
+
+
+def _stores() -> list[str]:
+    """The data stores the studies measure: every value of an axis named `store` in a spec."""
+    return sorted(
+        {
+            str(value).lower()
+            for study in study_names()
+            for name, axis in load_spec(study).axes.items()
+            if name == "store"
+            for value in axis.all_values()
+        }
+    )
+
+
+def test_no_generic_mart_names_a_study_or_a_store() -> None:
+    """The dbt models under dbt_project/models/ are every study's: a study's own marts (and the
+    intermediate models only they read) live in its folder's marts/, so no generic model names a
+    study or one of the stores a study compares."""
+    models = [path for path in (ROOT / "dbt_project" / "models").rglob("*") if path.suffix in (".sql", ".py")]
+    stores = _stores()
+    assert len(models) > 20 and stores == ["cassandra", "hbase"]
+    for path in models:
+        text = path.read_text(encoding="utf-8").lower()
+        named = [name for name in [*STUDIES, *stores] if name in text]
+        assert not named, f"{path.relative_to(ROOT)} names {named}"
