@@ -663,7 +663,9 @@ class StudySpec(_Checked):
         description="groups of environments on the same hosts that a campaign may run interleaved "
         "(conf `interleave`: every environment of the group in one campaign, repetition by "
         "repetition in a balanced ABBA order, so a drift of the machine lands on both sides); the "
-        "first of a group is its A side. docs/fair-comparisons.md",
+        "first of a group is its A side. docs/fair-comparisons.md. They are also the pairs a study's "
+        "comparison marts compare (dbt's int_environment_pairs): the group's baseline environment, "
+        "else its first, against each other member",
     )
     thresholds: Thresholds = Field(default_factory=Thresholds)
     history: History | None = Field(
