@@ -36,7 +36,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from benchcamp.core.records import cell_key
-from benchcamp.core.study import SPEC_FILE, study_folders, study_plugins
+from benchcamp.core.study import SPEC_FILE, forget_with_the_studies, study_folders, study_plugins
 
 Ladder = Literal["tiny", "small", "paper"]
 RunOrder = Literal["sequential", "randomised", "blocked", "interleaved"]
@@ -1182,3 +1182,6 @@ def load_spec(study: str) -> StudySpec:
         if study_id(path) == study:
             return load_spec_file(path)
     raise SpecError(f"unknown study '{study}' (known: {', '.join(study_names())})")
+
+
+forget_with_the_studies(load_spec.cache_clear)

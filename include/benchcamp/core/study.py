@@ -18,12 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from benchcamp.core.figure import Figure
 from benchcamp.core.records import ResultRecord
-
-if TYPE_CHECKING:  # the figure type only; the contract itself needs nothing above core
-    from benchcamp.presentation.figures import Figure
 
 STUDIES_PACKAGE = "benchcamp.studies"
 PLUGIN_MODULE = "plugin"
@@ -37,7 +35,7 @@ Tables = dict[str, Rows]  # mart name → one campaign's rows, as `presentation.
 # the results page and the HTML report render through their templates and compare across
 # campaigns. A plain function's lines are shown on the page as preformatted text.
 ReportSection = Callable[[Tables], list[str]]
-FigureMaker = Callable[[Tables], list["Figure"]]
+FigureMaker = Callable[[Tables], list[Figure]]
 # An HTML fragment for the results page and the static report. Prefer
 # `presentation.templating.TemplateSection(template, context)`: a Jinja2 fragment in the study's
 # folder and a function of the tables giving its (autoescaped) variables; called, it renders.
@@ -189,9 +187,18 @@ def study_workload_modules() -> list[str]:
     return names
 
 
+# Caches of what the study folders hold, kept above this module (`core.spec`'s loaded specs):
+# each registers its `cache_clear` here, so this module never imports its users.
+_DERIVED_CACHES: list[Callable[[], None]] = []
+
+
+def forget_with_the_studies(cache_clear: Callable[[], None]) -> None:
+    """Have `forget_studies` drop a cache built from the study folders too."""
+    _DERIVED_CACHES.append(cache_clear)
+
+
 def forget_studies() -> None:
     """Drop what was discovered (tests that install a study into `benchcamp.studies.__path__`)."""
-    from benchcamp.core.spec import load_spec
-
     study_plugin.cache_clear()
-    load_spec.cache_clear()
+    for cache_clear in _DERIVED_CACHES:
+        cache_clear()

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from benchcamp.core.paths import child, results_root
+from benchcamp.core.paths import child, results_root, slug
 from benchcamp.core.records import (
     EnvironmentSnapshot,
     ResultRecord,
@@ -27,7 +27,6 @@ from benchcamp.core.records import (
     read_jsonl,
     write_jsonl,
 )
-from benchcamp.workloads.base import slug
 
 RECORDS_FILE = "records.jsonl"
 ENVIRONMENT_FILE = "environment.json"

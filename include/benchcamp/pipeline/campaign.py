@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp.core.claims import load_claims
-from benchcamp.core.paths import check_component, child, default_warehouse, repo_root
+from benchcamp.core.paths import check_component, child, default_warehouse, repo_root, slug
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import (
     LADDERS,
@@ -55,7 +55,6 @@ from benchcamp.workloads.base import (
     Workload,
     data_path,
     render,
-    slug,
 )
 
 CONF_KEYS = (

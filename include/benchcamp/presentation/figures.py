@@ -13,34 +13,17 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
+
+from benchcamp.core.figure import Figure
+from benchcamp.core.study import study_plugin
+from benchcamp.presentation.report import study_of
 
 Rows = list[dict[str, Any]]
 
 WIDTH = 520
 HEIGHT = 300
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One figure: a stable id (its download name), a title and its Vega-Lite specification."""
-
-    id: str
-    title: str
-    spec: dict[str, Any]
-    notes: tuple[str, ...] = ()  # shown under the figure (e.g. the anomalies it marks)
-
-    def svg(self) -> str:
-        import vl_convert
-
-        return str(vl_convert.vegalite_to_svg(self.spec))
-
-    def png(self, scale: float = 2.0) -> bytes:
-        import vl_convert
-
-        return bytes(vl_convert.vegalite_to_png(self.spec, scale=scale))
 
 
 ZOOM = "zoom"  # the interval selection bound to the scales: drag to pan, wheel to zoom
@@ -432,9 +415,6 @@ def study_figures(
 ) -> list[Figure]:
     """Every figure the campaign's marts support, in page order (none for an empty mart): the
     generic ones, the study plugin's (`study` None: the study the rows name), the time series."""
-    from benchcamp.core.study import study_plugin
-    from benchcamp.presentation.report import study_of
-
     figures: list[Figure] = []
     scaling = tables.get("scaling", [])
     for workload in dict.fromkeys(row["workload"] for row in scaling):

@@ -19,11 +19,25 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from benchcamp.core.claims import MIN_RUNS_PER_SIDE
+from benchcamp.core.paths import default_warehouse
+from benchcamp.core.spec import LADDERS, load_spec
 from benchcamp.core.study import Mart, study_plugin, study_plugins
+from benchcamp.pipeline import archive
+from benchcamp.pipeline.campaign import implemented_workloads
+from benchcamp.pipeline.transform import read_last_build
 from benchcamp.pipeline.warehouse import wait_for_warehouse
 from benchcamp.presentation.blocks import Block, Cell, Row, num
 from benchcamp.presentation.environment_load_section import environment_load_blocks
 from benchcamp.presentation.run_order_section import run_order_blocks
+from benchcamp.presentation.text import (
+    data_size,
+    delta,
+    gb_text,
+    number,
+    verdict,
+    warmup_note,
+)
 
 # The generic marts, in every study's report; a study's own marts come from its plugin
 # (`core.study`), in its report (all formats) only when the campaign has rows in them.
@@ -175,8 +189,6 @@ def full_matrix_cells(study: str) -> int:
     """Cells of the study's smallest full matrix (its implemented workloads at the ladder with the
     fewest cells): a campaign with fewer cells on a target ran a subset (some workloads or cells)
     or was interrupted."""
-    from benchcamp.core.spec import LADDERS, load_spec
-    from benchcamp.pipeline.campaign import implemented_workloads
 
     spec = load_spec(study)
     return min(len(spec.cells(ladder, implemented_workloads(spec))) for ladder in LADDERS)
@@ -209,7 +221,6 @@ def fewest_runs(tables: Tables) -> int | None:
 def few_runs_warning(campaign: str, tables: Tables) -> str | None:
     """A warning when a comparison with this campaign rests on fewer repetitions than the
     scorecard needs to judge a difference (`claims.MIN_RUNS_PER_SIDE`)."""
-    from benchcamp.core.claims import MIN_RUNS_PER_SIDE
 
     fewest = fewest_runs(tables)
     if fewest is None or fewest >= MIN_RUNS_PER_SIDE:
@@ -396,70 +407,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def number(value: Any) -> str:
-    """A table's number: two decimals, `-` for none (public: study plugins print with it too)."""
-    return "-" if value is None else f"{value:.2f}"
-
-
-def _processed(value: Any) -> str:
-    """Published tables give GB with two decimals; below 1 GB keep three significant figures."""
-    if value is None:
-        return "-"
-    return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3g}"
-
-
-def data_size(value: Any) -> str:
-    return "-" if value is None else f"{value:g}"
-
-
-def delta(value: Any, baseline: bool) -> str:
-    if value is None:
-        return "baseline" if baseline else "-"
-    return f"{value:+.2f}"
-
-
-def _verdict(row: dict[str, Any]) -> str:
-    """`yes`, or `no: ` and why: σ% above the study's threshold, failed expectations, failed runs."""
-    reasons = []
-    if row["within_threshold"] is False:
-        reasons.append("σ% above threshold")
-    if not row["passed_validation"]:
-        reasons.append("failed validation")
-    if row["n_failed"]:
-        reasons.append(f"{row['n_failed']} failed run(s)")
-    if not row["n"]:
-        reasons.append("no ok run")
-    return "no: " + ", ".join(reasons) if reasons else "yes"
-
-
-def grid(headers: list[str], body: list[list[str]], text_columns: int = 0) -> str:
-    """A pipe table, numbers right-aligned; the last `text_columns` columns are left-aligned text."""
-    widths = [max([len(header), *(len(row[i]) for row in body)]) for i, header in enumerate(headers)]
-    first_text = len(headers) - text_columns
-    lines = [
-        "| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)) + " |",
-        "|" + "|".join("-" * (w + 2) for w in widths) + "|",
-    ]
-    for row in body:
-        cells = [
-            cell.ljust(width) if index >= first_text else cell.rjust(width)
-            for index, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def warmup_note(cells: list[dict[str, Any]]) -> list[str]:
-    """How many warm-up repetitions ran before the measured ones (in no figure above)."""
-    counts = sorted({int(cell.get("n_warmup") or 0) for cell in cells} - {0})
-    if not counts:
-        return []
-    per_cell = " or ".join(str(count) for count in counts)
-    return [
-        f"warm-ups: {per_cell} per cell, run first and left out of every figure (status warmup in the raw data)"
-    ]
-
-
 def _scaling_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """Per workload, environment and series: each data size's time, spread, deltas and verdict."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -484,10 +431,10 @@ def _scaling_blocks(rows: list[dict[str, Any]]) -> list[Block]:
                 num(delta(cell["time_delta_pct"], baseline), cell["time_delta_pct"]),
                 num(number(cell["throughput_mb_s"]), cell["throughput_mb_s"]),
                 num(number(cell["linear_projection_s"]), cell["linear_projection_s"]),
-                Cell(_verdict(cell)),
+                Cell(verdict(cell)),
             ]
             if processed:
-                line.insert(1, num(_processed(cell.get("processed_gb")), cell.get("processed_gb")))
+                line.insert(1, num(gb_text(cell.get("processed_gb")), cell.get("processed_gb")))
             body.append(Row((data_size(cell["data_size_gb"]),), tuple(line)))
         title = f"{workload} on {environment}" + (f" ({series.replace('|', ', ')})" if series else "")
         out.append(
@@ -775,14 +722,6 @@ def _scorecard_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     return out
 
 
-def left_align(headers: list[str], body: list[list[str]], columns: int) -> None:
-    """Pad the first `columns` cells of every row to their column's width (text, not numbers)."""
-    for column in range(columns):
-        width = max(len(headers[column]), *(len(line[column]) for line in body))
-        for line in body:
-            line[column] = line[column].ljust(width)
-
-
 def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
     """The report's parts in order: generic blocks, the study's sections, the validation verdicts.
 
@@ -869,7 +808,6 @@ def build_note(warehouse: Path) -> str | None:
     """When the warehouse's latest dbt build failed: "figures below are from <time>, the last
     successful build; the build at <time> failed: <node>: <message>" (None when it succeeded, or
     no build is recorded), so a stale figure is never shown as current."""
-    from benchcamp.pipeline.transform import read_last_build
 
     with _read_only(warehouse) as con:
         status = read_last_build(con)
@@ -882,8 +820,6 @@ def run_report(study: str, campaign: str, warehouse: Path | None = None) -> str:
     (Was `pipeline.campaign.run_report`: it renders, so it lives here, above the pipeline.)
     The table starts with `build_note` when the latest build failed.
     """
-    from benchcamp.core.paths import default_warehouse
-    from benchcamp.pipeline import archive
 
     path = warehouse or default_warehouse()
     tables = read_tables(path, study, campaign)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchcamp.core.figure import Figure
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Row, TableSection, num
-from benchcamp.presentation.figures import Figure
-from benchcamp.presentation.report import data_size, delta, number
+from benchcamp.presentation.text import data_size, delta, number
 
 HIBENCH_TYPES = {
     "WORDCOUNT": "wordcount",
