@@ -16,7 +16,7 @@ from benchcamp.core.spec import SpecError, load_spec, parse_spec, spec_files
 from benchcamp.pipeline import adaptive, archive, campaign, warehouse
 from benchcamp.pipeline.adaptive import CellState, allowed_failures, decide, precision
 from benchcamp.pipeline.validation import cell_statistics
-from benchcamp.presentation.report import _adequacy_blocks
+from benchcamp.presentation.sections import _adequacy_blocks
 
 # Student's t quantiles t(0.975, df) from the printed tables (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2)
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}

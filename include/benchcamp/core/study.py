@@ -29,7 +29,7 @@ WORKLOADS_PACKAGE = "workloads"
 SPEC_FILE = "spec.yaml"
 
 Rows = list[dict[str, Any]]
-Tables = dict[str, Rows]  # mart name → one campaign's rows, as `presentation.report.read_tables` gives
+Tables = dict[str, Rows]  # mart name → one campaign's rows, as `presentation.marts.read_tables` gives
 # Lines of the text report (each block starts with ""). Prefer `presentation.blocks.TableSection`,
 # a report section given as data: called it gives these lines; its `blocks(tables)` gives the rows
 # the results page and the HTML report render through their templates and compare across

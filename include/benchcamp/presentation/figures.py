@@ -18,7 +18,7 @@ from typing import Any
 
 from benchcamp.core.figure import Figure
 from benchcamp.core.study import study_plugin
-from benchcamp.presentation.report import study_of
+from benchcamp.presentation.marts import study_of
 
 Rows = list[dict[str, Any]]
 

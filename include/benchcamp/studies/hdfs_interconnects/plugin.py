@@ -16,7 +16,7 @@ from benchcamp.core.figure import Figure
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import GAIN_NOTE
+from benchcamp.presentation.sections import GAIN_NOTE
 from benchcamp.presentation.text import number
 
 LATENCY_NAMES = {

@@ -13,7 +13,7 @@ from benchcamp.core.figure import Figure
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import DIFFERENCE_NOTE
+from benchcamp.presentation.sections import DIFFERENCE_NOTE
 from benchcamp.presentation.text import number
 
 PHASES = ("map", "shuffle", "merge", "reduce")
