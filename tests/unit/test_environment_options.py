@@ -5,17 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from benchcamp.core.spec import (
+from benchcamp.core.environment_options import (
     Environment,
     HadoopOptions,
     HiveOptions,
     JobHistoryOptions,
-    SpecError,
     TransportOptions,
-    load_spec,
-    parse_spec,
     study_option_models,
 )
+from benchcamp.core.spec import SpecError, load_spec, parse_spec
 from benchcamp.studies.ycsb_hbase_cassandra.options import YcsbOptions
 from pydantic import BaseModel, ValidationError
 

@@ -89,7 +89,7 @@ class Study:
     tool's runs measure which workload is the study's call, so a name not listed is refused.
     `effective_settings` are Hadoop/Hive settings the study varies or reports: every environment
     capture asks HiveServer2 their effective values (defaults included), whatever the study.
-    `environment_options` are the study's own environment concerns (`core.spec.EnvironmentOptions`
+    `environment_options` are the study's own environment concerns (`core.environment_options.EnvironmentOptions`
     models): their flat keys are valid on every environment and read by key (`environment.option`).
     """
 
@@ -105,7 +105,7 @@ class Study:
     lab_teardown: Callable[[], None] | None = None  # stops what those lab targets run; `lab down` calls it
     native_names: dict[str, dict[str, str]] = field(default_factory=dict)  # format → tool's name → workload
     effective_settings: tuple[str, ...] = ()  # e.g. mapreduce.job.reduces: asked of HiveServer2
-    # `core.spec.EnvironmentOptions` models: keys every environment of any spec may set
+    # `core.environment_options.EnvironmentOptions` models: keys every environment of any spec may set
     environment_options: tuple[type[Any], ...] = ()
 
 

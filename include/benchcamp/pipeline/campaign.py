@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchcamp.core.claims import load_claims
+from benchcamp.core.matrix import LADDERS
 from benchcamp.core.paths import check_component, child, default_warehouse, repo_root, slug
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import (
-    LADDERS,
     MAX_WARMUP_REPETITIONS,
     Environment,
     Ladder,

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from benchcamp.core.claims import MIN_RUNS_PER_SIDE
-from benchcamp.core.spec import LADDERS, load_spec
+from benchcamp.core.matrix import LADDERS
+from benchcamp.core.spec import load_spec
 from benchcamp.core.study import Mart, study_plugin, study_plugins
 from benchcamp.pipeline.campaign import implemented_workloads
 from benchcamp.pipeline.transform import read_last_build

@@ -15,6 +15,8 @@ repetition whose two copies disagree; either alone is accepted (a plain JSON or 
 exporter), neither is output cut short. Parsing is pure: the functions below take text.
 """
 
+# Over 600 lines: one workload family per module; its parser, commands and cell checks share YCSB's model.
+
 from __future__ import annotations
 
 import dataclasses

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from benchcamp.core.spec import EnvironmentOptions
+from benchcamp.core.environment_options import EnvironmentOptions
 from benchcamp.workloads.ycsb import YCSB_PROPERTY_NAME
 
 
