@@ -149,11 +149,7 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     closed = _free_port()
     spec = load_spec(STUDY)
     environments = [
-        env.model_copy(
-            update={"ycsb": env.ycsb.model_copy(update={"properties": {"cassandra.port": closed}})}
-        )
-        if env.name == "local_lab"
-        else env
+        env.replace(ycsb_properties={"cassandra.port": closed}) if env.name == "local_lab" else env
         for env in spec.environments
     ]
     moved = spec.model_copy(update={"environments": environments})

@@ -19,7 +19,7 @@ from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf
 from benchcamp.pipeline.campaign.finish import run_validate
 from benchcamp.pipeline.campaign.plan import expected_cells
 from benchcamp.pipeline.validation import cell_statistics
-from benchcamp.presentation.report import _adequacy_blocks
+from benchcamp.presentation.sections import _adequacy_blocks
 
 # Student's t quantiles t(0.975, df) from the printed tables (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2)
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}

@@ -5,17 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from benchcamp.core.spec import (
+from benchcamp.core.environment_options import (
     Environment,
     HadoopOptions,
     HiveOptions,
     JobHistoryOptions,
-    SpecError,
     TransportOptions,
-    YcsbOptions,
-    load_spec,
-    parse_spec,
+    study_option_models,
 )
+from benchcamp.core.spec import SpecError, load_spec, parse_spec
+from benchcamp.studies.ycsb_hbase_cassandra.options import YcsbOptions
 from pydantic import BaseModel, ValidationError
 
 BAD_OPTIONS: list[tuple[type[BaseModel], dict[str, Any], str]] = [
@@ -54,11 +53,13 @@ def test_an_environment_routes_flat_keys_to_its_options() -> None:
     assert environment.hadoop.command == "hadoop-yarn"
     assert environment.jobhistory.url == "http://127.0.0.1:19888"
     assert environment.jobhistory.via == "ip netns exec benchcamp-yarn"
-    assert environment.hive.connection is None and environment.ycsb.properties == {}
+    assert environment.hive.connection is None and environment.option("ycsb_properties") == {}
 
 
 def test_the_options_models_take_every_flat_key_once() -> None:
-    keys = [key for model in Environment.option_parts().values() for key in model.spec_keys()]
+    models = [*Environment.option_parts().values(), *study_option_models()]
+    assert YcsbOptions in models  # a study's own options, taken by every environment
+    keys = [key for model in models for key in model.spec_keys()]
     assert len(keys) == len(set(keys))
     assert not set(keys) & {"name", "description", "baseline"}
 

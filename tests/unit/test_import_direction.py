@@ -85,3 +85,68 @@ def test_studies_import_no_private_name() -> None:
                 if names or parts:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module} {names}")
     assert not found, found
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(node: ast.Import | ast.ImportFrom, modules: set[str]) -> list[str]:
+    """The package's modules an import statement loads (a `from x import y` of a submodule: x.y)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names if alias.name in modules]
+    base = node.module or ""
+    return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def test_no_import_inside_a_function_hides_a_cycle() -> None:
+    """An import inside a function may keep a heavy module off an import path (the CLI, a DAG file),
+    never hide a cycle: the module it imports must not import the importing module back, directly
+    or through other module-level imports (what `blocks.py`/`report.py` and `spec.py`/`study.py`
+    did)."""
+    paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    modules = set(paths)
+    top: dict[str, set[str]] = {}
+    inner: dict[str, list[tuple[int, str]]] = {}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top[name], inner[name] = set(), []
+        pending: list[tuple[ast.AST, bool]] = [(node, False) for node in tree.body]
+        while pending:
+            node, in_function = pending.pop()
+            if isinstance(node, ast.If) and _is_type_checking(node):
+                continue  # never runs
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for module in _imported(node, modules):
+                    if module in modules and module != name:
+                        if in_function:
+                            inner[name].append((node.lineno, module))
+                        else:
+                            top[name].add(module)
+            nested = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            pending += [(child, nested) for child in ast.iter_child_nodes(node)]
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, stack = set(), [start]
+        while stack:
+            module = stack.pop()
+            if module == goal:
+                return True
+            if module not in seen:
+                seen.add(module)
+                stack += top.get(module, ())
+        return False
+
+    assert len(paths) > 90 and sum(len(found) for found in inner.values()) > 50  # the scan sees them
+    cycles = [
+        f"{paths[name].relative_to(ROOT)}:{line}: imports {module}, which imports it back"
+        for name, found in inner.items()
+        for line, module in dict.fromkeys(found)
+        if reaches(module, name)
+    ]
+    assert not cycles, "\n".join(cycles)

@@ -164,10 +164,10 @@ def test_json_is_study_campaign_and_the_three_marts(warehouse: Path) -> None:
     assert (payload["study"], payload["campaign"]) == (STUDY, "new")
     assert list(payload["tables"]) == [
         "scaling",
-        "dfsio_read_write",
         "phase_times",
         "hardware_changes",
         "validation",
+        "dfsio_read_write",  # the study's own mart (its plugin's), after the generic ones
     ]
     assert payload["tables"]["scaling"] == tables["scaling"]
     (dfsio,) = [row for row in payload["tables"]["dfsio_read_write"] if row["data_size_gb"] == 0.017]
@@ -205,10 +205,10 @@ def test_csv_has_one_block_per_mart(warehouse: Path) -> None:
     blocks = text.split("\n\n")
     assert [block.splitlines()[0] for block in blocks if block] == [
         "# scaling",
-        "# dfsio_read_write",
         "# phase_times",
         "# hardware_changes",
         "# validation",
+        "# dfsio_read_write",
     ]
     scaling = list(csv.DictReader(io.StringIO(blocks[0].split("\n", 1)[1])))
     assert list(scaling[0]) == SCALING_COLUMNS and len(scaling) == 9

@@ -15,6 +15,7 @@ import pytest
 from benchcamp.core.outcomes import ExitCode
 from benchcamp.ops.cli import main
 from benchcamp.presentation import report
+from benchcamp.studies.hibench_dse import plugin as hibench_plugin
 from test_marts_golden import CAMPAIGN, _results_client, published_records
 
 STUDY = "hibench_dse"
@@ -336,8 +337,10 @@ def test_each_mb_s_says_what_it_divides(client: Any) -> None:
         "read_avg_io_rate_mb_s",
         "write_avg_io_rate_mb_s",
     )
-    (dfsio,) = report._dfsio_blocks([{**row, **dict.fromkeys(measures, 50.0)}])
-    assert dfsio.notes == (report.DFSIO_THROUGHPUT,) and "sum of every map's I/O time" in dfsio.notes[0]
+    (dfsio,) = hibench_plugin.dfsio_blocks([{**row, **dict.fromkeys(measures, 50.0)}])
+    assert (
+        dfsio.notes == (hibench_plugin.DFSIO_THROUGHPUT,) and "sum of every map's I/O time" in dfsio.notes[0]
+    )
     assert "Throughput per data size (data size / mean job time)" in page
 
 

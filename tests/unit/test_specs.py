@@ -9,10 +9,10 @@ from pathlib import Path
 
 import benchcamp.core.spec as spec_module
 import pytest
+from benchcamp.core.matrix import LADDERS
 from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.spec import (
     AIRFLOW_CRON_PRESETS,
-    LADDERS,
     MissingAxis,
     SpecError,
     load_spec,

@@ -100,6 +100,8 @@ def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from test_graph_study import recorded_records as graph_records
     from test_hdfs_links_study import recorded_records as links_records
     from test_marts_golden import published_records
+    from test_report import LATE
+    from test_report import records as hibench_lab_records
     from test_ycsb_marts import parsed_recording, records
 
     tmp = tmp_path_factory.mktemp("recorded")
@@ -111,7 +113,8 @@ def recorded(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         + example_records()
         + graph_records(CAMPAIGN)
         + links_records(CAMPAIGN)
-        + [ResultRecord.model_validate(row) for row in bigbench_records(CAMPAIGN)],
+        + [ResultRecord.model_validate(row) for row in bigbench_records(CAMPAIGN)]
+        + hibench_lab_records(CAMPAIGN, LATE),  # with TestDFSIO: the hibench plugin's mart has rows
     )
     for study in (
         "ycsb_hbase_cassandra",
@@ -140,10 +143,16 @@ def test_the_example_is_registered_with_its_plugin_and_workload(installed: Path)
     assert list(study_folders()) == sorted(STUDIES)
     assert study_plugin(EXAMPLE_ID).report_sections and study_plugin(EXAMPLE_ID).page_sections
     assert get_workload("sleep").family == EXAMPLE_ID  # found in the study's own workloads/ folder
-    # hibench_dse's plugin names only HiBench's report types: every other hook at its default
+    # hibench_dse's plugin: HiBench's report types, its TestDFSIO mart, section and figure, the
+    # settings it reports; every other hook at its default
     hibench = study_plugin("hibench_dse")
     assert hibench.native_names["hibench-report"]["HadoopWordcount"] == "wordcount"
-    assert dataclasses.replace(hibench, native_names={}) == Study("hibench_dse")
+    assert [mart.name for mart in hibench.marts] == ["dfsio_read_write"]
+    assert "mapreduce.job.reduces" in hibench.effective_settings
+    bare = dataclasses.replace(
+        hibench, native_names={}, marts=(), report_sections=(), figures=(), effective_settings=()
+    )
+    assert bare == Study("hibench_dse")
     assert [mart.name for mart in study_plugin("bigbench_containers").marts] == [
         "bigbench_qpm",
         "bigbench_comparison",
@@ -295,4 +304,30 @@ def test_no_generic_module_names_a_study() -> None:
     for path in generic:
         text = path.read_text(encoding="utf-8")
         named = [study for study in STUDIES if study in text]
+        assert not named, f"{path.relative_to(ROOT)} names {named}"
+
+
+def _stores() -> list[str]:
+    """The data stores the studies measure: every value of an axis named `store` in a spec."""
+    return sorted(
+        {
+            str(value).lower()
+            for study in study_names()
+            for name, axis in load_spec(study).axes.items()
+            if name == "store"
+            for value in axis.all_values()
+        }
+    )
+
+
+def test_no_generic_mart_names_a_study_or_a_store() -> None:
+    """The dbt models under dbt_project/models/ are every study's: a study's own marts (and the
+    intermediate models only they read) live in its folder's marts/, so no generic model names a
+    study or one of the stores a study compares."""
+    models = [path for path in (ROOT / "dbt_project" / "models").rglob("*") if path.suffix in (".sql", ".py")]
+    stores = _stores()
+    assert len(models) > 20 and stores == ["cassandra", "hbase"]
+    for path in models:
+        text = path.read_text(encoding="utf-8").lower()
+        named = [name for name in [*STUDIES, *stores] if name in text]
         assert not named, f"{path.relative_to(ROOT)} names {named}"

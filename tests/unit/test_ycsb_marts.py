@@ -188,7 +188,7 @@ def test_report_prints_the_comparison_as_the_study_would(tables: dict[str, list[
     csv_blocks = [
         block.splitlines()[0] for block in report.render(tables, "csv", STUDY).split("\n\n") if block
     ]
-    assert csv_blocks == ["# scaling", "# dfsio_read_write", "# phase_times", "# hardware_changes", "# validation", "# ycsb_summary",
+    assert csv_blocks == ["# scaling", "# phase_times", "# hardware_changes", "# validation", "# ycsb_summary",
                           "# ycsb_latency_throughput", "# ycsb_comparison"]  # fmt: skip
 
 
@@ -230,7 +230,7 @@ def test_an_anomalous_sweep_is_marked_on_its_curve_and_listed_under_it(tmp_path:
 
 def stores_compared_model() -> Any:
     """The Python model's module, imported from its file as dbt-duckdb runs it."""
-    path = project_dir() / "models" / "intermediate" / "int_ycsb_stores_compared.py"
+    path = project_dir() / "studies" / "ycsb_hbase_cassandra" / "marts" / "int_ycsb_stores_compared.py"
     spec = importlib.util.spec_from_file_location("int_ycsb_stores_compared", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -8,6 +8,8 @@ its own 1-slot pool, with upstream-first weights so the scheduler finishes one
 repetition (clean, generate, execute) before it starts the next.
 """
 
+# Over 600 lines: the DAG's shape with its TaskFlow callables, which close over the spec and call pipeline/.
+
 from __future__ import annotations
 
 import os
@@ -29,7 +31,8 @@ from airflow.sdk import (
     task_group,
 )
 
-from benchcamp.core.spec import LADDERS, MAX_WARMUP_REPETITIONS, RUN_ORDERS, StudySpec, load_spec
+from benchcamp.core.matrix import LADDERS
+from benchcamp.core.spec import MAX_WARMUP_REPETITIONS, RUN_ORDERS, StudySpec, load_spec
 from benchcamp.core.study import study_plugins
 from benchcamp.pipeline.adaptive import adaptive_rounds
 from benchcamp.pipeline.campaign.conf import (

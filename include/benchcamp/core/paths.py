@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 
@@ -21,6 +22,18 @@ def check_component(name: str, what: str) -> str:
             f"{what} {name!r} cannot name a folder: it must start with a letter or digit and hold no slash"
         )
     return name
+
+
+_SAFE_SLUG = re.compile(r"[^A-Za-z0-9_.=-]+")
+
+
+def slug(text: str) -> str:
+    """A path component that is safe on any filesystem and stable for the same input.
+
+    Leading dots become underscores: `.` and `..` would name the parent itself or above it.
+    """
+    cleaned = _SAFE_SLUG.sub("_", text).strip("_")[:180] or "_"
+    return "_" * (len(cleaned) - len(cleaned.lstrip("."))) + cleaned.lstrip(".")
 
 
 def child(parent: Path, *names: str, what: str = "name") -> Path:

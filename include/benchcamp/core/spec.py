@@ -6,45 +6,46 @@ Every model forbids unknown keys, so a typo'd key fails loudly with its path
 instead of silently dropping a parameter. A bad spec is refused with every
 problem at once, each as `file:line: key.path: what to fix`, whoever loads it
 (`benchcamp spec check`, the DAG factory, the importer).
+
+This module is the spec model and its loading; its parts live by concern: the base models and
+how a problem is reported (`core.spec_problems`), an environment and its options
+(`core.environment_options`), the axes, series and cells (`core.matrix`).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal
 
 import yaml
 from croniter import CroniterBadCronError, CroniterBadDateError, croniter
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ModelWrapValidatorHandler,
-    StringConstraints,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
+from pydantic import Field, StringConstraints, ValidationError, ValidationInfo, field_validator
+
+from benchcamp.core.environment_options import Environment
+from benchcamp.core.matrix import Axis, AxisValue, Cell, Ladder, Series, axis_value_problems
+from benchcamp.core.spec_problems import (
+    NAME,
+    Checked,
+    MissingAxis,
+    Problem,
+    SpecError,
+    Strict,
+    refuse,
+    repeated_keys,
+    repeats,
+    report_problems,
+    validation_problems,
+    yaml_error,
 )
-from pydantic_core import PydanticCustomError
+from benchcamp.core.study import SPEC_FILE, forget_with_the_studies, study_folders
 
-from benchcamp.core.records import cell_key
-from benchcamp.core.study import SPEC_FILE, study_folders
-
-Ladder = Literal["tiny", "small", "paper"]
 RunOrder = Literal["sequential", "randomised", "blocked", "interleaved"]
 RUN_ORDERS: tuple[RunOrder, ...] = ("sequential", "randomised", "blocked", "interleaved")
-LADDERS: tuple[Ladder, ...] = ("tiny", "small", "paper")
-AxisValue = float | int | str
-_NAME = r"^[a-z][a-z0-9_]*$"
-YCSB_PROPERTY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")  # what YCSB takes after -p
 # Airflow's schedule presets (airflow.sdk.definitions.timetables._cron.CRON_PRESETS, which takes
 # 3 s to import; a unit test keeps the two equal) and the one preset that is not a cron.
 AIRFLOW_CRON_PRESETS: dict[str, str] = {
@@ -60,64 +61,6 @@ _SCHEDULE_FORMS = (
     "give five fields (minute hour day-of-month month day-of-week, e.g. '0 1 * * 6'), "
     f"an Airflow preset ({', '.join([*AIRFLOW_CRON_PRESETS, AIRFLOW_ONCE])}) or null for manual runs only"
 )
-_SPEC_PROBLEMS = "spec_problems"  # the pydantic error type that carries a model's own problems
-
-
-class SpecError(ValueError):
-    """A spec that does not validate; each line of the message names the file, line and key."""
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in a spec: where (a key path, or a line) and what to fix."""
-
-    loc: tuple[str | int, ...]
-    message: str
-    line: int | None = None  # when the key path alone would point elsewhere (a repeated key)
-
-
-class MissingAxis(SpecError):
-    """A record without an axis of its series; `axes`: the one it lacks, or the one per series
-    when it could belong to several (e.g. a CSV's missing column to name instead)."""
-
-    def __init__(self, message: str, axes: tuple[str, ...]) -> None:
-        super().__init__(message)
-        self.axes = axes
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _refuse(problems: Iterable[Problem]) -> None:
-    """Raise every problem at once: a pydantic validator yields one error, so the problems travel
-    in its context and `parse_spec` unpacks them (their paths are relative to the validated value)."""
-    found = list(problems)
-    if found:
-        summary = "; ".join(f"{key_path(item.loc) or 'here'}: {item.message}" for item in found)
-        raise PydanticCustomError(_SPEC_PROBLEMS, summary, {"problems": found})
-
-
-class _Checked(_Strict):
-    """A model whose own checks report every problem at its own key path, not only the first."""
-
-    def problems(self) -> Iterator[Problem]:
-        yield from ()
-
-    @model_validator(mode="after")
-    def _refuse_problems(self) -> Self:
-        _refuse(self.problems())
-        return self
-
-
-def _repeats(loc: tuple[str | int, ...], items: Iterable[Hashable]) -> Iterator[Problem]:
-    """A problem for every item listed a second time (4 and 4.0 are the same number)."""
-    first: dict[Hashable, int] = {}
-    for index, item in enumerate(items):
-        if item in first:
-            yield Problem((*loc, index), f"{item!r} is listed twice (first at [{first[item]}]): remove one")
-        else:
-            first[item] = index
 
 
 def schedule_problem(value: str) -> str | None:
@@ -138,7 +81,7 @@ def schedule_problem(value: str) -> str | None:
     return None
 
 
-class Thresholds(_Strict):
+class Thresholds(Strict):
     """Quality gates applied per cell by the validation step."""
 
     max_stddev_pct: float = Field(default=10.0, gt=0, description="largest acceptable σ% (sample σ)")
@@ -147,10 +90,10 @@ class Thresholds(_Strict):
     )
 
 
-MetricName = Annotated[str, StringConstraints(pattern=_NAME)]
+MetricName = Annotated[str, StringConstraints(pattern=NAME)]
 
 
-class ChangePointSettings(_Strict):
+class ChangePointSettings(Strict):
     """How a study's change points are found: Apache Otava's analysis options, its defaults but
     for the magnitude (README "Change points and regression alerts" has why)."""
 
@@ -173,7 +116,7 @@ class ChangePointSettings(_Strict):
     )
 
 
-class History(_Checked):
+class History(Checked):
     """What the change-point detection tracks across a study's campaigns (`change_points` mart).
 
     Each metric with the direction in which it is better; a change point in the bad direction
@@ -207,390 +150,16 @@ class History(_Checked):
         return "higher" if self.metrics[metric] == "higher" else "lower"
 
 
-def _plain_words(value: str) -> str:
-    """Words a command line is built from, never a shell fragment: a spec cannot inject `; rm`."""
-    if not all(re.fullmatch(r"[A-Za-z0-9_./=:+-]+", word) for word in value.split()):
-        raise ValueError("must be plain words (letters, digits, _ . / = : + -), e.g. 'dse hadoop'")
-    return value
-
-
-def _ycsb_property_names(value: dict[str, str | int | float]) -> dict[str, str | int | float]:
-    """Names YCSB takes after `-p`: anything else would be split or misread on its command line."""
-    for name in value:
-        if not YCSB_PROPERTY_NAME.fullmatch(name):
-            raise ValueError(f"'{name}' is not a YCSB property name (letters, digits, _ and .)")
-    return value
-
-
-PlainWords = Annotated[str, AfterValidator(_plain_words)]
-HttpAddress = Annotated[str, StringConstraints(pattern=r"^https?://[A-Za-z0-9.-]+(:\d+)?/?$")]
-
-
-class _Options(_Strict):
-    """One concern of an environment, validated on its own, read from the environment's flat keys.
-
-    A field's alias is its spec key (`hadoop_command` for `HadoopOptions.command`), so an error
-    names the key the user wrote; code may also give the field's own name.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
-    )
-
-    @classmethod
-    def spec_keys(cls) -> tuple[str, ...]:
-        """The environment keys this model takes: each field's alias, or its name."""
-        return tuple(info.alias or name for name, info in cls.model_fields.items())
-
-
-class TransportOptions(_Options):
-    """How the target is reached and its machines treated, whatever platform runs there."""
-
-    connection: str = Field(min_length=1, description="Airflow SSH connection id")
-    work_dir: str | None = Field(
-        default=None,
-        description="scratch directory on the target; default $BENCHCAMP_WORK_DIR or ~/benchcamp",
-    )
-    nodes: int = Field(default=1, ge=1)
-    drop_caches: bool = Field(default=True, description="try to drop the page cache before each repetition")
-    reformat_command: str | None = Field(
-        default=None,
-        min_length=1,
-        description="for studies with reformat_storage: a shell command, run on the target by the "
-        "campaign's preflight, that stops the target's storage (e.g. HDFS), formats it and starts it "
-        "again; its output is archived and its time recorded in the environment facts",
-    )
-    facts_command: str | None = Field(
-        default=None,
-        min_length=1,
-        description="a shell command run on the target with every environment capture, printing "
-        "`name=value` lines: facts only the environment knows (the storage device an install is on, "
-        "a measured link rate), kept under the facts' `target`",
-    )
-    controller_setup: tuple[str, ...] = Field(
-        default=(),
-        description="a program and its arguments (no shell) run where Airflow's task runs, not over "
-        "SSH, by the campaign's preflight before it reaches the target: it brings up a target that "
-        "machine hosts itself (e.g. the lab's container); a relative program path is the project's "
-        "(lab/bin/...); its output is archived and a non-zero exit fails the preflight",
-    )
-    hardware_facts: tuple[str, ...] = Field(
-        default=(),
-        description="names among facts_command's facts that are hardware (e.g. storage_disk, "
-        "storage_model): they join the fingerprint, so a change of them splits the time series",
-    )
-
-
-class HadoopOptions(_Options):
-    """Hadoop on the target: its command, jars, where jobs keep data, HDFS and MapReduce modes."""
-
-    command: PlainWords = Field(
-        default="hadoop", min_length=1, alias="hadoop_command", description="e.g. hadoop, yarn, dse hadoop"
-    )
-    data_root: str | None = Field(
-        default=None,
-        description="where jobs read and write data as Hadoop sees it (e.g. an HDFS path); default: "
-        "a 'data' folder in the repetition's scratch directory (right for file:/// local mode)",
-    )
-    examples_jar: str | None = Field(
-        default=None, description="path of hadoop-mapreduce-examples.jar; default: found under $HADOOP_HOME"
-    )
-    tests_jar: str | None = Field(
-        default=None,
-        description="path of hadoop-mapreduce-client-jobclient-*-tests.jar (TestDFSIO); default: under $HADOOP_HOME",
-    )
-    mapreduce_local: bool = Field(
-        default=False,
-        description="MapReduce runs in local mode (LocalJobRunner), which forces one map per job "
-        "whatever mapreduce.job.maps says; generators then write their data with one map",
-    )
-    safemode_wait_s: float | None = Field(
-        default=None,
-        gt=0,
-        description="HDFS: before a campaign, wait up to this long for the NameNode to leave safe mode "
-        "(`dfsadmin -safemode get`); unset for file systems without safe mode",
-    )
-    webhdfs_url: HttpAddress | None = Field(
-        default=None,
-        description="the NameNode's HTTP address as the target reaches it (e.g. http://nn:9870): "
-        "repetition data under data_root is deleted and checked through WebHDFS with curl instead of "
-        "starting `hadoop fs` JVMs; the target's BENCHCAMP_WEBHDFS_URL, if set, wins",
-    )
-
-
-class HiveOptions(_Options):
-    """HiveServer2 as the target's Hive workloads reach it."""
-
-    connection: str | None = Field(
-        default=None, alias="hive_connection", description="Airflow HiveServer2 connection id"
-    )
-
-
-class JobHistoryOptions(_Options):
-    """The MapReduce JobHistory server, for per-task phase times."""
-
-    url: HttpAddress | None = Field(
-        default=None,
-        alias="jobhistory_url",
-        description="MapReduce JobHistory server as the target reaches it (e.g. http://jhs:19888): "
-        "after every MapReduce job its per-task phase times are fetched from the REST API",
-    )
-    via: PlainWords = Field(
-        default="",
-        alias="jobhistory_via",
-        description="command prefix on the target to reach the JobHistory server (the lab: "
-        "'ip netns exec benchcamp-yarn'); empty on real clusters",
-    )
-
-
-class YcsbOptions(_Options):
-    """Where the YCSB bindings find this target's stores."""
-
-    properties: Annotated[dict[str, str | int | float], AfterValidator(_ycsb_property_names)] = Field(
-        default_factory=dict,
-        alias="ycsb_properties",
-        description="YCSB `-p` properties that say where this target's stores listen (e.g. "
-        "cassandra.hosts, cassandra.port, hbase.zookeeper.quorum); default: each binding's own "
-        "(the store on the target itself, at its standard port)",
-    )
-
-
-class Environment(_Strict):
-    """A named target. Specs name Airflow connections, never hosts.
-
-    Its options are validated by one model per concern (transport, Hadoop, Hive, JobHistory, YCSB)
-    and code reads them by concern (`environment.hadoop.command`), but a spec writes them flat
-    under the environment (`hadoop_command`, `hive_connection`, `jobhistory_url`, ...). Why: an
-    environment sets a handful of options, most concerns one or two of them, and one short block per
-    target reads better than a nest of one-key mappings; the platform's keys name it already; and
-    it is the form every spec has had, so no spec changes and `benchcamp spec check` points at the
-    same lines. The flat keys are routed to their model before validation and an error names the
-    key as written (`environments[2].hadoop_command`), on its line. A nested mapping
-    (`hadoop: {command: ...}`) is refused, naming the flat keys to write instead: one form only.
-    """
-
-    name: str = Field(pattern=_NAME)
-    description: str = ""
-    baseline: bool = False
-    transport: TransportOptions
-    hadoop: HadoopOptions = Field(default_factory=HadoopOptions)
-    hive: HiveOptions = Field(default_factory=HiveOptions)
-    jobhistory: JobHistoryOptions = Field(default_factory=JobHistoryOptions)
-    ycsb: YcsbOptions = Field(default_factory=YcsbOptions)
-
-    @classmethod
-    def option_parts(cls) -> dict[str, type[_Options]]:
-        """The fields holding an options model, by name: where each flat key goes."""
-        parts: dict[str, type[_Options]] = {}
-        for name, info in cls.model_fields.items():
-            if isinstance(info.annotation, type) and issubclass(info.annotation, _Options):
-                parts[name] = info.annotation
-        return parts
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _from_flat_keys(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
-        """Route a spec's flat keys to their options models; report errors at the flat key."""
-        if not isinstance(data, dict):
-            return handler(data)
-        parts = cls.option_parts()
-        owner = {key: part for part, model in parts.items() for key in model.spec_keys()}
-        grouped: dict[str, Any] = {part: {} for part in parts}
-        given: dict[str, Any] = {}
-        for key, value in data.items():
-            if key in owner:
-                grouped[owner[key]][key] = value
-            elif key in parts:
-                given[key] = value  # an options model passed by code, or a nested mapping
-            else:
-                grouped[key] = value
-        problems: list[Problem] = []
-        for part, value in given.items():
-            if not isinstance(value, parts[part]):
-                keys = ", ".join(parts[part].spec_keys())
-                problems.append(Problem((part,), f"unknown key: write its options flat here ({keys})"))
-            elif grouped[part]:
-                problems.append(Problem((part,), f"give either '{part}' or its keys, not both"))
-            else:
-                grouped[part] = value
-
-        def as_written(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
-            return loc[1:] if len(loc) > 1 and loc[0] in parts else loc
-
-        environment = None
-        try:
-            environment = handler(grouped)
-        except ValidationError as exc:
-            problems += [Problem(as_written(item.loc), item.message) for item in _validation_problems(exc)]
-        _refuse(problems)
-        assert environment is not None
-        return environment
-
-    def flat_keys(self) -> dict[str, Any]:
-        """The environment as a spec writes it: every key flat."""
-        keys: dict[str, Any] = {"name": self.name, "description": self.description, "baseline": self.baseline}
-        for part in self.option_parts():
-            keys.update(getattr(self, part).model_dump())
-        return keys
-
-    def replace(self, **keys: Any) -> Environment:
-        """This environment with some spec keys changed (flat, as a spec writes them), validated again:
-        for what-if plans and tests, which then cannot build an environment no spec could."""
-        return Environment.model_validate({**self.flat_keys(), **keys})
-
-
-class Comparison(_Strict):
-    """Two values of one axis a study compares: `value` against `against` (its baseline there)."""
-
-    value: AxisValue
-    against: AxisValue
-
-
-class Axis(_Checked):
-    """One dimension of the matrix: fixed values, or values per ladder size."""
-
-    description: str = ""
-    unit: str = ""
-    kind: Literal["number", "category"] = "number"
-    values: list[AxisValue] | None = None
-    ladder: dict[Ladder, list[AxisValue]] | None = None
-    baseline: AxisValue | Literal["smallest"] | None = None
-    positive: bool = True
-    comparisons: list[Comparison] = Field(
-        default_factory=list,
-        description="pairs of this axis's values a study's marts compare (value against against), "
-        "for studies whose published comparisons are not all against the baseline; copied into "
-        "raw.axis_comparisons by every load and import",
-    )
-
-    def problems(self) -> Iterator[Problem]:
-        if (self.values is None) == (self.ladder is None):
-            yield Problem((), "give exactly one of 'values' or 'ladder'")
-            return
-        yield from self._comparison_problems()
-        lists: list[tuple[tuple[str | int, ...], list[AxisValue]]] = []
-        if self.values is not None:
-            lists.append((("values",), self.values))
-        if self.ladder is not None:
-            for size in LADDERS:
-                if size not in self.ladder:
-                    yield Problem(("ladder",), f"ladder lacks size '{size}': give {', '.join(LADDERS)}")
-            lists += [(("ladder", size), self.ladder[size]) for size in LADDERS if size in self.ladder]
-        for loc, values in lists:
-            if not values:
-                yield Problem(loc, "is empty: list at least one value")
-            for index, value in enumerate(values):
-                try:
-                    self.check_value(value)
-                except ValueError as exc:
-                    yield Problem((*loc, index), str(exc))
-            yield from _repeats(loc, values)
-        if self.baseline in (None, "smallest") or not all(values for _, values in lists):
-            return
-        if self.values is not None and self.baseline not in self.values:
-            yield Problem(("baseline",), f"{self.baseline!r} is not one of the values {self.values}")
-        if self.ladder is not None:
-            lacking = [str(loc[-1]) for loc, values in lists if self.baseline not in values]
-            if lacking:
-                yield Problem(
-                    ("baseline",),
-                    f"{self.baseline!r} is not on the ladder's {' and '.join(lacking)} "
-                    f"level{'s' if len(lacking) > 1 else ''}: list it on every level, or write 'smallest'",
-                )
-
-    def _comparison_problems(self) -> Iterator[Problem]:
-        """Each comparison names two different values the axis takes, and is listed once."""
-        ladder = self.ladder or {}
-        known = (
-            self.values
-            if self.values is not None
-            else list(dict.fromkeys(v for size in LADDERS for v in ladder.get(size, [])))
-        )
-        for index, item in enumerate(self.comparisons):
-            for key in ("value", "against"):
-                named = getattr(item, key)
-                if named not in known:
-                    yield Problem(
-                        ("comparisons", index, key),
-                        f"{named!r} is not one of the axis's values {known}: name one of them, "
-                        "or add it to the values",
-                    )
-            if item.value == item.against:
-                yield Problem(
-                    ("comparisons", index, "against"),
-                    f"compares {item.value!r} with itself: name another value",
-                )
-        yield from _repeats(("comparisons",), [(item.value, item.against) for item in self.comparisons])
-
-    def all_values(self) -> list[AxisValue]:
-        if self.values is not None:
-            return list(self.values)
-        assert self.ladder is not None
-        return [value for size in LADDERS for value in self.ladder[size]]
-
-    def values_at(self, ladder: Ladder) -> list[AxisValue]:
-        if self.values is not None:
-            return list(self.values)
-        assert self.ladder is not None
-        return list(self.ladder[ladder])
-
-    def baseline_at(self, ladder: Ladder) -> AxisValue:
-        values = self.values_at(ladder)
-        if self.baseline is None or self.baseline == "smallest":
-            if self.kind == "number":
-                return min(values, key=float)
-            return values[0]
-        return self.baseline
-
-    def check_value(self, value: Any) -> None:
-        if self.kind == "number":
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{value!r} is not a number")
-            if self.positive and value <= 0:
-                raise ValueError(f"{value!r} must be greater than 0")
-        elif not isinstance(value, str) or not value:
-            raise ValueError(f"{value!r} is not a category name")
-
-
-class Series(_Strict):
-    """A sub-matrix: workloads × the product of the listed axes (× combinations).
-
-    Its own problems are reported by the spec's `series` check, with those of its references,
-    so that one series' repeated value does not hide another's unknown workload.
-    """
-
-    name: str = Field(pattern=_NAME)
-    description: str = ""
-    workloads: list[str] = Field(min_length=1)
-    axes: dict[str, list[AxisValue] | Literal["ladder", "baseline"]] = Field(default_factory=dict)
-    combinations: list[dict[str, AxisValue]] = Field(
-        default_factory=list, description="points crossed with the axes, for paired sweeps like maps/reduces"
-    )
-    ladders: list[Ladder] = Field(default_factory=lambda: list(LADDERS))
-
-    def problems(self) -> Iterator[Problem]:
-        """Repeated workloads, axis values or sizes; empty value lists."""
-        yield from _repeats(("workloads",), self.workloads)
-        for axis_name, choice in self.axes.items():
-            if isinstance(choice, list):
-                if not choice:
-                    yield Problem(("axes", axis_name), "is empty: list at least one value, or write ladder")
-                yield from _repeats(("axes", axis_name), choice)
-        if not self.ladders:
-            yield Problem(("ladders",), f"is empty: list the sizes the series runs at ({', '.join(LADDERS)})")
-        yield from _repeats(("ladders",), self.ladders)
-
-
 SettingValue = float | int | str | bool
 
 
 MAX_WARMUP_REPETITIONS = 10
 
 
-class StudySpec(_Checked):
+class StudySpec(Checked):
     """A published study turned into a repeatable campaign."""
 
-    study: str = Field(pattern=_NAME)
+    study: str = Field(pattern=NAME)
     title: str = Field(min_length=1)
     description: str = ""
     source: str = ""
@@ -646,7 +215,9 @@ class StudySpec(_Checked):
         description="groups of environments on the same hosts that a campaign may run interleaved "
         "(conf `interleave`: every environment of the group in one campaign, repetition by "
         "repetition in a balanced ABBA order, so a drift of the machine lands on both sides); the "
-        "first of a group is its A side. docs/fair-comparisons.md",
+        "first of a group is its A side. docs/fair-comparisons.md. They are also the pairs a study's "
+        "comparison marts compare (dbt's int_environment_pairs): the group's baseline environment, "
+        "else its first, against each other member",
     )
     thresholds: Thresholds = Field(default_factory=Thresholds)
     history: History | None = Field(
@@ -696,7 +267,7 @@ class StudySpec(_Checked):
     @field_validator("environments")
     @classmethod
     def _one_of_each_environment(cls, environments: list[Environment]) -> list[Environment]:
-        repeated = _repeats((), [env.name for env in environments])
+        repeated = repeats((), [env.name for env in environments])
         problems = [Problem((*item.loc, "name"), item.message) for item in repeated]
         baselines = [index for index, env in enumerate(environments) if env.baseline]
         problems += [
@@ -706,29 +277,29 @@ class StudySpec(_Checked):
             )
             for index in baselines[1:]
         ]
-        _refuse(problems)
+        refuse(problems)
         return environments
 
     @field_validator("axes")
     @classmethod
     def _axis_names(cls, axes: dict[str, Axis]) -> dict[str, Axis]:
-        _refuse(
+        refuse(
             Problem((name,), f"axis name {name!r} must be snake_case")
             for name in axes
-            if not re.fullmatch(_NAME, name)
+            if not re.fullmatch(NAME, name)
         )
         return axes
 
     @field_validator("workloads")
     @classmethod
     def _one_of_each_workload(cls, workloads: list[str]) -> list[str]:
-        _refuse(_repeats((), workloads))
+        refuse(repeats((), workloads))
         return workloads
 
     @field_validator("series")
     @classmethod
     def _series_refer_to_the_spec(cls, series: list[Series], info: ValidationInfo) -> list[Series]:
-        repeated = _repeats((), [item.name for item in series])
+        repeated = repeats((), [item.name for item in series])
         problems = [Problem((*item.loc, "name"), item.message) for item in repeated]
         workloads: list[str] | None = info.data.get("workloads")
         axes: dict[str, Axis] | None = info.data.get("axes")
@@ -749,7 +320,7 @@ class StudySpec(_Checked):
                     )
                 elif isinstance(choice, list):
                     for position, value in enumerate(choice):
-                        problems += _axis_value_problems(
+                        problems += axis_value_problems(
                             axes, axis_name, value, (index, "axes", axis_name, position)
                         )
             for position, point in enumerate(item.combinations):
@@ -758,15 +329,15 @@ class StudySpec(_Checked):
                     if axis_name not in axes:
                         problems.append(Problem(loc, f"axis '{axis_name}' is not declared in 'axes'"))
                     else:
-                        problems += _axis_value_problems(axes, axis_name, value, loc)
-        _refuse(problems)
+                        problems += axis_value_problems(axes, axis_name, value, loc)
+        refuse(problems)
         return series
 
     @field_validator("settings")
     @classmethod
     def _settings_of_known_workloads(cls, settings: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         workloads: list[str] = info.data.get("workloads", list(settings))
-        _refuse(
+        refuse(
             Problem((workload,), f"workload '{workload}' is not in 'workloads'")
             for workload in settings
             if workload not in workloads
@@ -818,7 +389,7 @@ class StudySpec(_Checked):
                 )
             if len(set(group)) < 2:
                 yield Problem(("interleave", index), "a group interleaves two or more different environments")
-            yield from _repeats(("interleave", index), group)
+            yield from repeats(("interleave", index), group)
             for position, name in enumerate(group):
                 if name not in known:
                     yield Problem(
@@ -946,156 +517,6 @@ class StudySpec(_Checked):
         )
 
 
-def _axis_value_problems(
-    axes: dict[str, Axis], axis_name: str, value: AxisValue, loc: tuple[str | int, ...]
-) -> list[Problem]:
-    """A value a series or combination picks for an axis must be one the axis can take."""
-    axis = axes[axis_name]
-    try:
-        axis.check_value(value)
-    except ValueError as exc:
-        return [Problem(loc, f"axis '{axis_name}': {exc}")]
-    if axis.kind == "category" and value not in axis.all_values():
-        return [Problem(loc, f"axis '{axis_name}' has no value {value!r}")]
-    return []
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One point of a study's matrix."""
-
-    workload: str
-    params: dict[str, AxisValue] = field(hash=False)
-    series: str = ""
-
-    @property
-    def key(self) -> str:
-        return cell_key(self.workload, self.params)
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def key_path(loc: Sequence[str | int]) -> str:
-    """`series[2].axes.maps`, `settings.ycsb_a['custom.io.file.buffer.size']`: a key path to look up."""
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif _IDENTIFIER.fullmatch(part):
-            text += f".{part}" if text else part
-        else:
-            text += f"[{part!r}]"
-    return text
-
-
-def _is_union_tag(part: str | int) -> bool:
-    """Pydantic names the member of a union in an error's location: 'int', 'list[...]', '[key]'."""
-    return isinstance(part, str) and (part in ("float", "int", "str", "bool") or "[" in part)
-
-
-def _locate(root: yaml.Node, loc: Sequence[str | int]) -> tuple[tuple[str | int, ...], int]:
-    """The key path `loc` names in the document (union tags dropped) and the line of its key,
-    item, or (for a missing key) the mapping that lacks it."""
-    node: yaml.Node | None = root
-    path: list[str | int] = []
-    line = root.start_mark.line + 1
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            pair = next((pair for pair in node.value if pair[0].value == str(part)), None)
-            if pair is not None:
-                path.append(part)
-                line, node = pair[0].start_mark.line + 1, pair[1]
-                continue
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            path.append(part)
-            node = node.value[part]
-            line = node.start_mark.line + 1
-            continue
-        if not _is_union_tag(part):
-            path.append(part)
-            node = None  # a key the document lacks: stay on its mapping's line
-    return tuple(path), line
-
-
-def _repeated_keys(root: yaml.Node) -> Iterator[Problem]:
-    """Keys given twice in one mapping, which YAML loaders resolve silently (the last one wins)."""
-    seen: set[int] = set()
-
-    def walk(node: yaml.Node, loc: tuple[str | int, ...]) -> Iterator[Problem]:
-        if id(node) in seen:  # an alias of an anchor already walked
-            return
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            first: dict[str, int] = {}
-            for key, value in node.value:
-                name, line = str(key.value), key.start_mark.line + 1
-                if name in first and name != "<<":
-                    yield Problem(
-                        (*loc, name),
-                        f"key '{name}' is given twice (first on line {first[name]}); only the last one "
-                        "would count: merge them",
-                        line,
-                    )
-                first.setdefault(name, line)
-                yield from walk(value, (*loc, name))
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                yield from walk(item, (*loc, index))
-
-    yield from walk(root, ())
-
-
-def _validation_problems(error: ValidationError) -> Iterator[Problem]:
-    for item in error.errors():
-        loc = tuple(item["loc"])
-        if item["type"] == _SPEC_PROBLEMS:
-            for problem in item["ctx"]["problems"]:
-                yield Problem(loc + problem.loc, problem.message)
-        elif item["type"] == "extra_forbidden":
-            yield Problem(loc, "unknown key (check the spelling)")
-        elif item["type"] == "missing":
-            yield Problem(loc, "required key is missing")
-        else:
-            yield Problem(loc, item["msg"].removeprefix("Value error, "))
-
-
-_TYPE_MESSAGE = "Input should be a valid "
-
-
-def _joined(messages: list[str]) -> str:
-    """Several messages on one key: separate faults, or the members of a union it matches none
-    of ('Input should be a valid number', '... integer', '... string'), said once."""
-    if len(messages) > 1 and all(message.startswith(_TYPE_MESSAGE) for message in messages):
-        kinds = [message.removeprefix(_TYPE_MESSAGE) for message in messages]
-        return f"{_TYPE_MESSAGE}{', '.join(kinds[:-1])} or {kinds[-1]}"
-    return "; ".join(messages)
-
-
-def _report(source: str, root: yaml.Node, problems: Iterable[Problem]) -> str:
-    """One `source:line: key.path: message` line per problem, in the order of the file."""
-    lines: dict[tuple[int, str], list[str]] = {}
-    for problem in problems:
-        loc, line = _locate(root, problem.loc)
-        where = key_path(loc)
-        messages = lines.setdefault((problem.line or line, where), [])
-        if problem.message not in messages:
-            messages.append(problem.message)
-    return "\n".join(
-        f"{source}:{line}: {where + ': ' if where else ''}{_joined(messages)}"
-        for (line, where), messages in sorted(lines.items(), key=lambda entry: entry[0][0])
-    )
-
-
-def _yaml_error(source: str, exc: yaml.YAMLError) -> SpecError:
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        context = f"{exc.context}, " if exc.context else ""
-        line = mark.line + 1 if mark else 1
-        return SpecError(f"{source}:{line}: not valid YAML: {context}{exc.problem}")
-    return SpecError(f"{source}: not valid YAML: {exc}")
-
-
 def parse_spec(text: str, source: str = "<spec>", study: str | None = None) -> StudySpec:
     """Validate a spec's text; raise SpecError with every problem, each on a line of its own.
 
@@ -1104,10 +525,10 @@ def parse_spec(text: str, source: str = "<spec>", study: str | None = None) -> S
     loader = yaml.SafeLoader(text)
     try:
         root = loader.get_single_node()
-        problems = list(_repeated_keys(root)) if root is not None else []
+        problems = list(repeated_keys(root)) if root is not None else []
         data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
-        raise _yaml_error(source, exc) from exc
+        raise yaml_error(source, exc) from exc
     finally:
         loader.dispose()
     if root is None or not isinstance(data, dict):
@@ -1122,9 +543,9 @@ def parse_spec(text: str, source: str = "<spec>", study: str | None = None) -> S
     try:
         spec = StudySpec.model_validate(data)
     except ValidationError as exc:
-        problems += _validation_problems(exc)
+        problems += validation_problems(exc)
     if problems or spec is None:
-        raise SpecError(_report(source, root, problems))
+        raise SpecError(report_problems(source, root, problems))
     return spec
 
 
@@ -1163,3 +584,6 @@ def load_spec(study: str) -> StudySpec:
         if study_id(path) == study:
             return load_spec_file(path)
     raise SpecError(f"unknown study '{study}' (known: {', '.join(study_names())})")
+
+
+forget_with_the_studies(load_spec.cache_clear)

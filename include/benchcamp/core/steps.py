@@ -7,17 +7,14 @@ Here, below the transport and the workloads, so the runners use these without im
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchcamp.core.paths import check_component
+from benchcamp.core.paths import check_component, slug
 from benchcamp.core.spec import AxisValue, Environment, Ladder, StudySpec
-
-_SAFE_SLUG = re.compile(r"[^A-Za-z0-9_.=-]+")
 
 
 class Shell(str):
@@ -34,15 +31,6 @@ Command = list[Word]
 def render(command: Command) -> str:
     """One shell line: plain words quoted, Shell fragments verbatim."""
     return " ".join(word if isinstance(word, Shell) else shlex.quote(str(word)) for word in command)
-
-
-def slug(text: str) -> str:
-    """A path component that is safe on any filesystem and stable for the same input.
-
-    Leading dots become underscores: `.` and `..` would name the parent itself or above it.
-    """
-    cleaned = _SAFE_SLUG.sub("_", text).strip("_")[:180] or "_"
-    return "_" * (len(cleaned) - len(cleaned.lstrip("."))) + cleaned.lstrip(".")
 
 
 @dataclass(frozen=True)

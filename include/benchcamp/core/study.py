@@ -18,12 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from benchcamp.core.figure import Figure
 from benchcamp.core.records import ResultRecord
-
-if TYPE_CHECKING:  # the figure type only; the contract itself needs nothing above core
-    from benchcamp.presentation.figures import Figure
 
 STUDIES_PACKAGE = "benchcamp.studies"
 PLUGIN_MODULE = "plugin"
@@ -31,13 +29,13 @@ WORKLOADS_PACKAGE = "workloads"
 SPEC_FILE = "spec.yaml"
 
 Rows = list[dict[str, Any]]
-Tables = dict[str, Rows]  # mart name → one campaign's rows, as `presentation.report.read_tables` gives
+Tables = dict[str, Rows]  # mart name → one campaign's rows, as `presentation.marts.read_tables` gives
 # Lines of the text report (each block starts with ""). Prefer `presentation.blocks.TableSection`,
 # a report section given as data: called it gives these lines; its `blocks(tables)` gives the rows
 # the results page and the HTML report render through their templates and compare across
 # campaigns. A plain function's lines are shown on the page as preformatted text.
 ReportSection = Callable[[Tables], list[str]]
-FigureMaker = Callable[[Tables], list["Figure"]]
+FigureMaker = Callable[[Tables], list[Figure]]
 # An HTML fragment for the results page and the static report. Prefer
 # `presentation.templating.TemplateSection(template, context)`: a Jinja2 fragment in the study's
 # folder and a function of the tables giving its (autoescaped) variables; called, it renders.
@@ -89,6 +87,10 @@ class Study:
     `native_names` maps, per native format of `benchcamp import --from` (`hibench-report`), the
     tool's own workload names (a HiBench report's Type) to the study's workloads: which of the
     tool's runs measure which workload is the study's call, so a name not listed is refused.
+    `effective_settings` are Hadoop/Hive settings the study varies or reports: every environment
+    capture asks HiveServer2 their effective values (defaults included), whatever the study.
+    `environment_options` are the study's own environment concerns (`core.environment_options.EnvironmentOptions`
+    models): their flat keys are valid on every environment and read by key (`environment.option`).
     """
 
     id: str
@@ -102,6 +104,9 @@ class Study:
     lab_connections: Callable[[], dict[str, str]] | None = None  # AIRFLOW_CONN_* name → JSON
     lab_teardown: Callable[[], None] | None = None  # stops what those lab targets run; `lab down` calls it
     native_names: dict[str, dict[str, str]] = field(default_factory=dict)  # format → tool's name → workload
+    effective_settings: tuple[str, ...] = ()  # e.g. mapreduce.job.reduces: asked of HiveServer2
+    # `core.environment_options.EnvironmentOptions` models: keys every environment of any spec may set
+    environment_options: tuple[type[Any], ...] = ()
 
 
 def study_lab_connections() -> dict[str, str]:
@@ -111,6 +116,11 @@ def study_lab_connections() -> dict[str, str]:
         if plugin.lab_connections is not None:
             connections.update(plugin.lab_connections())
     return connections
+
+
+def effective_settings() -> tuple[str, ...]:
+    """Every study's `effective_settings`, in study order, each once: what a capture asks Hive."""
+    return tuple(dict.fromkeys(name for plugin in study_plugins() for name in plugin.effective_settings))
 
 
 def study_lab_teardowns() -> list[tuple[str, Callable[[], None]]]:
@@ -177,9 +187,18 @@ def study_workload_modules() -> list[str]:
     return names
 
 
+# Caches of what the study folders hold, kept above this module (`core.spec`'s loaded specs):
+# each registers its `cache_clear` here, so this module never imports its users.
+_DERIVED_CACHES: list[Callable[[], None]] = []
+
+
+def forget_with_the_studies(cache_clear: Callable[[], None]) -> None:
+    """Have `forget_studies` drop a cache built from the study folders too."""
+    _DERIVED_CACHES.append(cache_clear)
+
+
 def forget_studies() -> None:
     """Drop what was discovered (tests that install a study into `benchcamp.studies.__path__`)."""
-    from benchcamp.core.spec import load_spec
-
     study_plugin.cache_clear()
-    load_spec.cache_clear()
+    for cache_clear in _DERIVED_CACHES:
+        cache_clear()

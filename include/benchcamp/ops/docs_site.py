@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from benchcamp.core import claims, outcomes, records, spec
+from benchcamp.core import claims, environment_options, matrix, outcomes, records, spec
 from benchcamp.core.paths import repo_root
 from benchcamp.ops import cli
 
@@ -121,10 +121,16 @@ def _models_in(annotation: Any) -> Iterator[tuple[type[BaseModel], str]]:
 
 def _fields(model: type[BaseModel]) -> Iterator[tuple[str, FieldInfo, str]]:
     """A model's keys as a spec writes them, with the concern each belongs to. A model that routes
-    flat keys to options models (`option_parts`) lists their keys in its place."""
+    flat keys to options models (`option_parts`) lists their keys in its place, and the studies' own
+    options (`study_options`) by the concern their model names (`YcsbOptions`: ycsb)."""
     parts: dict[str, type[BaseModel]] = getattr(model, "option_parts", dict)()
     for name, info in model.model_fields.items():
-        if name in parts:
+        if name == "study_options" and parts:
+            for study_model in environment_options.study_option_models():
+                concern = study_model.__name__.removesuffix("Options").lower()
+                for option, option_info in study_model.model_fields.items():
+                    yield option_info.alias or option, option_info, concern
+        elif name in parts:
             for option, option_info in parts[name].model_fields.items():
                 yield option_info.alias or option, option_info, name
         else:
@@ -286,7 +292,7 @@ def spec_tables(study: str) -> str:
     for name, axis in loaded.axes.items():
         if axis.ladder is not None:
             values = "; ".join(
-                f"`{size}`: {_values(axis.ladder[size])}" for size in spec.LADDERS if size in axis.ladder
+                f"`{size}`: {_values(axis.ladder[size])}" for size in matrix.LADDERS if size in axis.ladder
             )
         else:
             values = _values(axis.values or [])

@@ -22,11 +22,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from benchcamp.core.paths import slug
 from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.core.spec import StudySpec
 from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign.unit import Plan, RepetitionUnit
-from benchcamp.workloads.base import slug
 
 CONFIDENCE = 0.95
 ADAPTIVE_DIR = "adaptive"

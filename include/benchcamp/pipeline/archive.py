@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from benchcamp.core.paths import child, results_root
+from benchcamp.core.paths import child, results_root, slug
 from benchcamp.core.records import (
     EnvironmentSnapshot,
     ResultRecord,
@@ -28,7 +28,6 @@ from benchcamp.core.records import (
     write_jsonl,
 )
 from benchcamp.pipeline.campaign.unit import RepetitionUnit
-from benchcamp.workloads.base import slug
 
 RECORDS_FILE = "records.jsonl"
 ENVIRONMENT_FILE = "environment.json"

@@ -15,10 +15,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from benchcamp.core.paths import slug
 from benchcamp.core.records import read_jsonl
 from benchcamp.pipeline.archive import RECORDS_FILE, write_atomically
 from benchcamp.transport import ssh
-from benchcamp.workloads.base import slug
 
 LOAD_FILE = ssh.LOAD_FILE
 

@@ -30,8 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from benchcamp.core.paths import check_component, results_root
-from benchcamp.workloads.base import slug
+from benchcamp.core.paths import check_component, results_root, slug
 
 LOCKS_ENV = "BENCHCAMP_LOCKS"
 TOKEN_ENV = "BENCHCAMP_LOCK_TOKEN"  # set for the Airflow run a lock holder starts

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchcamp.presentation.text import grid, left_align
+
 Tables = dict[str, list[dict[str, Any]]]
 
 
@@ -65,8 +67,6 @@ class Block:
 
     def lines(self) -> list[str]:
         """The block as the text report prints it: a blank line, the title, the table, notes, items."""
-        from benchcamp.presentation.report import grid, left_align
-
         out = ["", self.title]
         if self.headers:
             body = [row.texts for row in self.rows]

@@ -13,34 +13,17 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
+
+from benchcamp.core.figure import Figure
+from benchcamp.core.study import study_plugin
+from benchcamp.presentation.marts import study_of
 
 Rows = list[dict[str, Any]]
 
 WIDTH = 520
 HEIGHT = 300
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One figure: a stable id (its download name), a title and its Vega-Lite specification."""
-
-    id: str
-    title: str
-    spec: dict[str, Any]
-    notes: tuple[str, ...] = ()  # shown under the figure (e.g. the anomalies it marks)
-
-    def svg(self) -> str:
-        import vl_convert
-
-        return str(vl_convert.vegalite_to_svg(self.spec))
-
-    def png(self, scale: float = 2.0) -> bytes:
-        import vl_convert
-
-        return bytes(vl_convert.vegalite_to_png(self.spec, scale=scale))
 
 
 ZOOM = "zoom"  # the interval selection bound to the scales: drag to pan, wheel to zoom
@@ -306,37 +289,6 @@ def throughput_per_size(rows: Rows) -> Figure:
     return Figure("throughput-per-size", title, chart.to_dict())
 
 
-def dfsio_read_write(rows: Rows) -> Figure:
-    """TestDFSIO read vs write time per data size, side by side."""
-    import altair as alt
-
-    values = [
-        {
-            "data_size_gb": plain(row["data_size_gb"]),
-            "environment": row["environment"],
-            "phase": phase,
-            "seconds": row[column],
-        }
-        for row in rows
-        for phase, column in (("read", "read_s"), ("write", "write_s"))
-        if row.get(column) is not None
-    ]
-    title = "TestDFSIO: read vs write time"
-    chart = (
-        alt.Chart(alt.Data(values=values))
-        .mark_bar()
-        .encode(
-            x=alt.X("data_size_gb:N", title="Data size (GB)"),
-            xOffset="phase:N",
-            y=alt.Y("seconds:Q", title="Time (s)"),
-            color=alt.Color("phase:N", title="Phase"),
-            tooltip=["environment:N", "data_size_gb:N", "phase:N", "seconds:Q"],
-        )
-        .properties(title=title, width=WIDTH, height=HEIGHT)
-    )
-    return Figure("dfsio-read-write", title, chart.to_dict())
-
-
 def time_series(history: Rows, changes: Rows, change_points: Rows | None = None) -> Figure:
     """Each cell's campaign mean, campaign by campaign in the order they finished, one line per
     cell; a red rule at the first campaign on changed hardware, an orange one at the first after a
@@ -463,17 +415,12 @@ def study_figures(
 ) -> list[Figure]:
     """Every figure the campaign's marts support, in page order (none for an empty mart): the
     generic ones, the study plugin's (`study` None: the study the rows name), the time series."""
-    from benchcamp.core.study import study_plugin
-    from benchcamp.presentation.report import study_of
-
     figures: list[Figure] = []
     scaling = tables.get("scaling", [])
     for workload in dict.fromkeys(row["workload"] for row in scaling):
         figures.append(time_vs_size(workload, [row for row in scaling if row["workload"] == workload]))
     if any(row.get("throughput_mb_s") is not None for row in scaling):
         figures.append(throughput_per_size(scaling))
-    if tables.get("dfsio_read_write"):
-        figures.append(dfsio_read_write(tables["dfsio_read_write"]))
     owner = study or study_of(tables)
     for make in study_plugin(owner).figures if owner else ():
         figures += make(tables)

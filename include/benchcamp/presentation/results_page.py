@@ -26,6 +26,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from benchcamp.core.figure import Figure
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.spec import SpecError, load_spec, study_names
 from benchcamp.core.study import study_plugin
@@ -69,7 +70,7 @@ def _campaign_param(campaign: str | None) -> str | None:
     return campaign.replace(" ", "+") if campaign else campaign
 
 
-def campaign_figures(warehouse: Path, study: str, tables: report.Tables) -> list[figures.Figure]:
+def campaign_figures(warehouse: Path, study: str, tables: report.Tables) -> list[Figure]:
     """The figures of one campaign, plus the study's time series (with hardware-change and
     change-point markers)."""
     history, changes = report.read_history(warehouse, study)

@@ -17,6 +17,7 @@ from typing import Any
 
 from benchcamp.core.records import EnvironmentSnapshot
 from benchcamp.core.steps import RunContext
+from benchcamp.core.study import effective_settings
 from benchcamp.platforms.hive import HiveStatement
 
 FACTS_SCRIPT = r"""
@@ -48,18 +49,6 @@ done
 section drop_caches_permitted; [ -w /proc/sys/vm/drop_caches ] && echo yes || echo no
 """
 HARDWARE_FACTS = ("cpu_model", "cpu_cores", "mem_total_gib", "disks")
-# Settings the HiBench study varies or reports; asked of HiveServer2, whose answer is the
-# effective value (defaults included), not only what a *-site.xml happens to set.
-EFFECTIVE_SETTINGS = (
-    "mapreduce.framework.name",
-    "mapreduce.task.io.sort.mb",
-    "mapreduce.job.reduces",
-    "dfs.replication",
-    "dfs.blocksize",
-    "fs.defaultFS",
-    "hive.execution.engine",
-    "hive.exec.reducers.bytes.per.reducer",
-)
 
 
 def facts_script(ctx: RunContext) -> str:
@@ -141,10 +130,11 @@ def parse_facts(text: str) -> dict[str, Any]:
 
 
 def hive_fact_statements() -> list[HiveStatement]:
+    """Hive's version and the effective value of each setting a study asks for (`Study.effective_settings`)."""
     statements = [HiveStatement("hive_version", "SELECT version()", fetch=True)]
     statements += [
         HiveStatement(f"set_{index}", f"SET {name}", fetch=True)
-        for index, name in enumerate(EFFECTIVE_SETTINGS)
+        for index, name in enumerate(effective_settings())
     ]
     return statements
 

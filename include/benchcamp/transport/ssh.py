@@ -32,7 +32,8 @@ from tenacity import (
     wait_exponential,
 )
 
-from benchcamp.core.steps import TOOLS_DIR, ArchivedStep, Command, RunContext, render, slug
+from benchcamp.core.paths import slug
+from benchcamp.core.steps import TOOLS_DIR, ArchivedStep, Command, RunContext, render
 from benchcamp.platforms.hadoop import EXAMPLES_JAR, TESTS_JAR
 
 if TYPE_CHECKING:

@@ -23,7 +23,6 @@ from benchcamp.core.steps import RunContext as RunContext
 from benchcamp.core.steps import Shell as Shell
 from benchcamp.core.steps import Word as Word
 from benchcamp.core.steps import render as render
-from benchcamp.core.steps import slug as slug
 
 if TYPE_CHECKING:
     from benchcamp.platforms.hive import HiveStatement

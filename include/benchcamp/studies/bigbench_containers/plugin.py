@@ -14,10 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from benchcamp.core.claims import MIN_RUNS_PER_SIDE
+from benchcamp.core.figure import Figure
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import GAIN_NOTE, number
+from benchcamp.presentation.sections import GAIN_NOTE
+from benchcamp.presentation.text import number
 
 LABEL = "derived from BigBench; not comparable with TPCx-BB results"
 # (column in bigbench_comparison, what the figure and the tables call it)
@@ -271,7 +273,7 @@ def ratio_points(rows: Rows) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def ratio_figures(tables: Tables) -> list[figures.Figure]:
+def ratio_figures(tables: Tables) -> list[Figure]:
     """Container / baseline per cluster size for Qpm, power, throughput and load (> 1.0 is better)."""
     import altair as alt
 
@@ -292,7 +294,7 @@ def ratio_figures(tables: Tables) -> list[figures.Figure]:
         .properties(width=max(140, figures.WIDTH // 3), height=figures.HEIGHT)
     )
     return [
-        figures.Figure(
+        Figure(
             "bigbench-ratios",
             f"Container / baseline per cluster size, mean over runs (> 1.0 is better; {LABEL})",
             chart.to_dict(),

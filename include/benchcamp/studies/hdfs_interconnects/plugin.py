@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchcamp.core.figure import Figure
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import GAIN_NOTE, number
+from benchcamp.presentation.sections import GAIN_NOTE
+from benchcamp.presentation.text import number
 
 LATENCY_NAMES = {
     "swl": "Sequential write latency",
@@ -204,7 +206,7 @@ def _points(tables: Tables, mart: str, x: str, value: str, scale: float = 1.0) -
     return points
 
 
-def _lines(points: list[dict[str, Any]], name: str, title: str, x_title: str, y_title: str) -> figures.Figure:
+def _lines(points: list[dict[str, Any]], name: str, title: str, x_title: str, y_title: str) -> Figure:
     import altair as alt
 
     chart = (
@@ -224,10 +226,10 @@ def _lines(points: list[dict[str, Any]], name: str, title: str, x_title: str, y_
         )
         .properties(width=max(140, figures.WIDTH // 3), height=figures.HEIGHT)
     )
-    return figures.Figure(name, title, chart.to_dict())
+    return Figure(name, title, chart.to_dict())
 
 
-def link_figures(tables: Tables) -> list[figures.Figure]:
+def link_figures(tables: Tables) -> list[Figure]:
     out = []
     # in the tables' units: latency in ms, throughput in MB/s
     latency = _points(tables, "hdfs_micro_latency", "file_size_mb", "latency_s", scale=1000.0)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchcamp.core.figure import Figure
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import DIFFERENCE_NOTE, number
+from benchcamp.presentation.sections import DIFFERENCE_NOTE
+from benchcamp.presentation.text import number
 
 PHASES = ("map", "shuffle", "merge", "reduce")
 DELTA_PHASES = (*PHASES, "job_elapsed")
@@ -152,7 +154,7 @@ def _storage_blocks(rows: Rows) -> list[Block]:
     return blocks
 
 
-def phase_bars(tables: Tables) -> list[figures.Figure]:
+def phase_bars(tables: Tables) -> list[Figure]:
     """Stacked map/shuffle/merge/reduce bars per job, one bar per storage and configuration set:
     this campaign's storage, and the other storages' latest campaigns where the deltas have them."""
     import altair as alt
@@ -200,9 +202,7 @@ def phase_bars(tables: Tables) -> list[figures.Figure]:
         )
         title = f"{workload} on {graph}: phase times per job, per storage and configuration set"
         out.append(
-            figures.Figure(
-                f"graph-phases-{figures.slug(workload)}-{figures.slug(graph)}", title, chart.to_dict()
-            )
+            Figure(f"graph-phases-{figures.slug(workload)}-{figures.slug(graph)}", title, chart.to_dict())
         )
     return out
 

@@ -1,18 +1,21 @@
 """The ycsb_hbase_cassandra study's plugin: HBase vs Cassandra as the YCSB study shows them.
 
-Its marts (dbt_project/models/marts/ycsb_*.sql) reach the generic report only through this
-plugin: their sections, the latency-throughput curves; plus its latency-anomaly check
-(validation.py) and the lab's data stores its campaigns run on.
+Its marts (marts/: ycsb_*.sql and the int_ycsb_* models under them) reach the generic report
+only through this plugin: their sections, the latency-throughput curves; plus its latency-anomaly
+check (validation.py), the lab's data stores its campaigns run on and its environment option
+(options.py: `ycsb_properties`, where a target's stores listen).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from benchcamp.core.figure import Figure
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, lines_of, num
-from benchcamp.presentation.report import number, warmup_note
+from benchcamp.presentation.text import number, warmup_note
+from benchcamp.studies.ycsb_hbase_cassandra.options import YcsbOptions
 from benchcamp.studies.ycsb_hbase_cassandra.validation import LATENCY_ANOMALY
 
 
@@ -161,7 +164,7 @@ def summary_section(rows: list[dict[str, Any]]) -> list[str]:
     return lines_of(summary_blocks(rows))
 
 
-def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> figures.Figure:
+def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> Figure:
     """Average latency against achieved throughput over the offered-load sweep, per store and
     operation type; points the anomaly check refused are drawn as red crosses with its message."""
     import altair as alt
@@ -203,10 +206,10 @@ def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> 
             if row["cell_key"] in anomalies
         )
     )
-    return figures.Figure(f"latency-throughput-{figures.slug(workload)}", title, chart.to_dict(), notes)
+    return Figure(f"latency-throughput-{figures.slug(workload)}", title, chart.to_dict(), notes)
 
 
-def latency_throughput_figures(tables: Tables) -> list[figures.Figure]:
+def latency_throughput_figures(tables: Tables) -> list[Figure]:
     """One latency-throughput curve per workload, marking the points validation refused as anomalies."""
     curves = tables.get("ycsb_latency_throughput", [])
     anomalies = {
@@ -241,4 +244,5 @@ STUDY = Study(
     figures=(latency_throughput_figures,),
     checks=(LATENCY_ANOMALY,),
     lab_services=frozenset({"hbase", "cassandra"}),  # the data stores YCSB measures
+    environment_options=(YcsbOptions,),  # ycsb_properties: where a target's stores listen
 )

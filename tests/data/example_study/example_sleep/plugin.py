@@ -7,8 +7,8 @@ from typing import Any
 
 from benchcamp.core.study import Mart, Study, Tables
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
-from benchcamp.presentation.report import number
 from benchcamp.presentation.templating import TemplateSection
+from benchcamp.presentation.text import number
 
 MART = "example_sleep_overhead"
 

@@ -5,9 +5,10 @@
 --     ratio baseline / other (the study's plot: > 1.0 is better for the container);
 --   Qpm: gain = (other − baseline) / baseline × 100 and the ratio other / baseline (> 1.0 better).
 -- Qpm is the computed BBQpm@SF, else the imported published one (qpm_published says so).
--- Pairs: the spec's baseline environment (bare_metal) with `container`, and in the lab
--- local_lab with lab_container (the spec allows one baseline; the lab pair is the same study
--- on the project's lab). Both sides from one campaign when it ran both, else the other side's
+-- Pairs: the spec's interleave groups (int_environment_pairs): the baseline environment
+-- (bare_metal) with `container`, and in the lab local_lab with lab_container (the spec allows
+-- one baseline; the lab pair is the same study on the project's lab, local_lab its A side).
+-- Both sides from one campaign when it ran both, else the other side's
 -- latest campaign at that size; rows are listed under every campaign that ran either side.
 -- The mean row (run = 'mean', repetition NULL) averages the per-run values, gains and ratios
 -- over the runs where neither side had a failed record (n_runs of them).
@@ -16,14 +17,8 @@
 -- one after the other on the same hosts may have run under different load (docs/fair-comparisons.md).
 {{ config(materialized='table') }}
 
-{% set pairs = [('bare_metal', 'container'), ('local_lab', 'lab_container')] %}
-
 with pairs as (
-    select * from (values
-        {%- for baseline, other in pairs %}
-        ('{{ baseline }}', '{{ other }}'){{ "," if not loop.last }}
-        {%- endfor %}
-    ) as p(baseline_environment, environment)
+    select study, baseline_environment, environment from {{ ref('int_environment_pairs') }}
 ),
 
 runs as (
@@ -51,7 +46,7 @@ latest as (
 reported as (
     select distinct s.study, s.campaign, p.baseline_environment, p.environment, s.cluster_nodes, s.scale_factor_gb
     from sides as s
-    inner join pairs as p on s.environment in (p.baseline_environment, p.environment)
+    inner join pairs as p on p.study = s.study and s.environment in (p.baseline_environment, p.environment)
 ),
 
 chosen as (

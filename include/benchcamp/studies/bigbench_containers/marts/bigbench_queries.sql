@@ -1,7 +1,8 @@
 -- The power test query by query: per campaign, environment, cluster size, scale factor and
 -- query, the mean time over the usable runs (int_cells_summarised), the query's weight in
 -- T_PT = M × geometric mean, and for a container environment the same delta as the phases
--- against its baseline (bare_metal for container, local_lab for lab_container; the baseline's
+-- against its baseline (int_environment_pairs, the spec's interleave groups: bare_metal for
+-- container, local_lab for lab_container; the baseline's
 -- same campaign when it ran there, else its latest campaign at that size):
 --   gain_pct = (baseline − other) / baseline × 100, ratio_baseline_over_other (> 1.0 is better).
 -- Weight in T_PT: log_share_pct = ln(t) / Σ ln(t) × 100 over the environment's queries (NULL
@@ -9,14 +10,8 @@
 -- factor by which this query moves T_PT compared with a query at the geometric mean.
 {{ config(materialized='table') }}
 
-{% set pairs = [('bare_metal', 'container'), ('local_lab', 'lab_container')] %}
-
 with pairs as (
-    select * from (values
-        {%- for baseline, other in pairs %}
-        ('{{ baseline }}', '{{ other }}'){{ "," if not loop.last }}
-        {%- endfor %}
-    ) as p(baseline_environment, environment)
+    select study, baseline_environment, environment from {{ ref('int_environment_pairs') }}
 ),
 
 queries as (
@@ -67,7 +62,7 @@ baselines as (
         p.baseline_environment,
         coalesce(same.campaign, l.campaign) as baseline_campaign
     from sides as s
-    inner join pairs as p on s.environment = p.environment
+    inner join pairs as p on p.study = s.study and s.environment = p.environment
     left join sides as same
         on same.study = s.study and same.campaign = s.campaign and same.environment = p.baseline_environment
         and same.cluster_nodes is not distinct from s.cluster_nodes

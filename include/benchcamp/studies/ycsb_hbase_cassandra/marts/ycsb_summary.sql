@@ -3,6 +3,8 @@
 -- latency (µs) with their σ; a percentile old YCSB printed only as "under 1 ms" is its bound
 -- (p95_latency_below_us) and the number of repetitions that gave only it (p95_below_n). One row per (study, campaign, environment, workload, cell, op_type).
 -- Every statistic is int_ycsb_ops_summarised's (σ% included), never recomputed here.
+{{ config(materialized='table') }}
+
 with ops as (
     select * from {{ ref('int_ycsb_ops_summarised') }}
 ),

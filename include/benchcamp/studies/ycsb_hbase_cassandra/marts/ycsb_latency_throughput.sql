@@ -2,6 +2,8 @@
 -- per store, workload, client threads and operation type, ordered by target_ops. achieved_pct is
 -- the achieved throughput as a share of the target: well below 100 past saturation, the knee
 -- of the curve, where latency should rise (validation flags a significant fall).
+{{ config(materialized='table') }}
+
 with ops as (
     select * from {{ ref('int_ycsb_ops_summarised') }}
     where target_ops is not null and op_type is not null

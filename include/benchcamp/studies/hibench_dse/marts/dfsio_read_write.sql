@@ -4,6 +4,8 @@
 -- Average I/O rate = Σ(size / time) / N, both MB/s as TestDFSIO prints them.
 -- Grouping also by series_params makes a second DFSIO series (another file size, say)
 -- fail the uniqueness test instead of being silently merged.
+{{ config(materialized='table') }}
+
 with cells as (
     select * from {{ ref('int_cells_summarised') }}
     where workload in ('dfsio_read', 'dfsio_write') and data_size_gb is not null

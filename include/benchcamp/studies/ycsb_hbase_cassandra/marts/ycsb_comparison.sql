@@ -5,6 +5,8 @@
 -- and the verdict at α = 0.05: 'HBase higher', 'Cassandra higher', 'no significant difference',
 -- NULL when a side has fewer than two ok repetitions. Higher throughput is better, higher
 -- latency worse: the verdict names which store's figure is higher, not which store is better.
+{{ config(materialized='table') }}
+
 with tested as (
     select * from {{ ref('int_ycsb_stores_compared') }}
 )

@@ -10,6 +10,8 @@
 -- HdrHistogram, `95thPercentileLatency(ms), 0`: under 1 ms; metric <op>_p95_latency_below_us) is
 -- no latency: it is kept apart as p95_latency_below_us (the bound) and p95_below_n (its repetitions),
 -- so the p95 mean is over measured values only and a cell with bounds alone has a NULL p95.
+{{ config(materialized='view') }}
+
 with cells as (
     select * from {{ ref('int_cells_summarised') }}
     where starts_with(workload, 'ycsb_')
