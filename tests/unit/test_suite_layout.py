@@ -101,7 +101,9 @@ def _every_test(tmp: Path) -> dict[str, list[str]]:
     (tmp / "lister").mkdir()
     (tmp / "lister" / "list_tests.py").write_text(LISTER)
     path = os.pathsep.join(filter(None, (str(tmp / "lister"), os.environ.get("PYTHONPATH"))))
-    env = {**os.environ, "PYTHONPATH": path, "TESTS_LISTED": str(tmp / "tests.json")}
+    # not PYTEST_ADDOPTS: a -k or -m there would leave tests out of the collection
+    env = {name: value for name, value in os.environ.items() if name != "PYTEST_ADDOPTS"}
+    env.update(PYTHONPATH=path, TESTS_LISTED=str(tmp / "tests.json"))
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "list_tests"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
