@@ -152,10 +152,6 @@ def _names(text: str) -> list[str]:
 
 def _jar_rows(mode: str, reviews: list[tuple[str, str]]) -> list[tuple[str, ...]]:
     """The jar's rows for `reviews` (key, text) through its TextCli, without Hive."""
-    if not UDF_JAR.exists():
-        subprocess.run(
-            ["mvn", "-q", "-B", "-f", str(UDF_MODULE / "pom.xml"), "package", "-DskipTests"], check=True
-        )
     stdin = "".join(f"{key}\t{text}\n" for key, text in reviews)
     classpath = f"{UDF_JAR}:{UDF_MODULE / 'target' / 'cli-lib' / '*'}"
     result = subprocess.run(

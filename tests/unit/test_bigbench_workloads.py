@@ -210,19 +210,13 @@ def test_a_runs_databases_live_under_its_repetitions_data_path() -> None:
     assert base.startswith(f"{ctx.environment.hadoop.data_root.rstrip('/')}/{ctx.unit_path}/")
 
 
-def _recorded() -> Path:
-    if not (RECORDED / "execute" / "outcomes.json").exists():
-        pytest.skip("no recorded run")
-    return RECORDED
-
-
 def test_recorded_run_parses_into_the_contract_records() -> None:
     """A real run of the tiny campaign on local_lab (integration test, 25 Nov 2026): q10 failed in
     the power test and in stream 1, q19 in stream 2 (the UDF jar's word list not found in the
     lab HiveServer2's local MapReduce task); every other query ran and was checked."""
     from datetime import UTC, datetime
 
-    step_dir = _recorded() / "execute"
+    step_dir = RECORDED / "execute"
     outcomes = read_outcomes(step_dir / "outcomes.json")
     reasons = ["power test: q10 failed", "q10 failed in stream 1", "q19 failed in stream 2"]
     assert outcomes.invalid_reasons() == reasons
@@ -261,7 +255,7 @@ def test_recorded_query_times_are_the_servers_own() -> None:
     failed query keeps its elapsed time and its error."""
     from benchcamp.platforms.hive import server_timing, statement_logs
 
-    outcomes = {o.query: o for o in read_outcomes(_recorded() / "execute" / "outcomes.json").power}
+    outcomes = {o.query: o for o in read_outcomes(RECORDED / "execute" / "outcomes.json").power}
     for name in ("q01", "q18", "q20"):
         directory = RECORDED / "execute" / "power" / name
         logs = statement_logs((directory / "operation.log").read_text())
@@ -280,7 +274,7 @@ def test_recorded_query_times_are_the_servers_own() -> None:
 def test_recorded_results_check_as_the_run_checked_them() -> None:
     from benchcamp.studies.bigbench_containers.ml import KMeansResult, parse_result
 
-    expected = json.loads((_recorded() / "generate" / "expected.json").read_text())
+    expected = json.loads((RECORDED / "generate" / "expected.json").read_text())
     assert len(expected) == 21 and all(found["rows"] > 0 for found in expected.values())
     power = RECORDED / "execute" / "power"
     rows = json.loads((power / "q01" / "results.json").read_text())["q01_0"]
@@ -294,7 +288,7 @@ def test_recorded_results_check_as_the_run_checked_them() -> None:
 def test_recorded_generate_step_verifies() -> None:
     from datetime import UTC, datetime
 
-    directory = _recorded() / "generate"
+    directory = RECORDED / "generate"
     now = datetime.now(UTC)
     checked = get_workload("bigbench_load").verify_generate(_ctx(), ArchivedStep(directory, 0, now, now))
     assert checked["rows"] > 0 and checked["bytes"] > 5_000_000

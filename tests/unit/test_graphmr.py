@@ -5,8 +5,8 @@ the lab's `hadoop` command in Hadoop local mode (no service, file:/// file syste
 configuration directory of the test's own) on Zachary's karate club and on a generated graph of
 four components fed through a messy copy (comments, spaces, a self-loop, duplicate edges), with
 two reducers. Every answer is compared with networkx: exact triangle count, components and their
-sizes, the mutual friends of every connected pair. They are skipped when the jar (build it with
-`mvn -q -B -f lab/graphmr/pom.xml package`), java or the lab's Hadoop jars are missing.
+sizes, the mutual friends of every connected pair. They fail, not skip, when the jar, java or the
+lab's Hadoop jars are missing (`make setup` builds and installs them).
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from __future__ import annotations
 import gzip
 import os
 import re
-import shutil
 import subprocess
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -249,16 +248,6 @@ class Run:
                 yield line.split("\t")
 
 
-def hadoop_missing() -> str | None:
-    if not JAR.is_file():
-        return f"{JAR.relative_to(ROOT)} not built (mvn -q -B -f lab/graphmr/pom.xml package)"
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        return "no java on PATH"
-    if not any(HADOOP_LIB.glob("hadoop-mapreduce-client-core-*.jar")):
-        return "the lab's Hadoop jars (lab/hadoop/lib) are missing"
-    return None
-
-
 def run_graphmr(algorithm: str, source: Path, out: Path, conf_dir: Path, *options: str) -> Run:
     command = [
         str(HADOOP), "jar", str(JAR), algorithm,
@@ -284,11 +273,11 @@ ALGORITHMS = ("mutual_friends", "triangles", "components")
 
 
 @pytest.fixture(scope="module")
-def graphmr(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case | Run]:
+def graphmr(
+    tmp_path_factory: pytest.TempPathFactory, made_by_setup: Callable[..., None]
+) -> dict[str, Case | Run]:
     """All local-mode runs at once (three at a time): karate, the generated graph, a bad file."""
-    reason = hadoop_missing()
-    if reason:
-        pytest.skip(reason)
+    made_by_setup(JAR, HADOOP_LIB / "hadoop-mapreduce-client-core-*.jar", "java")
     tmp = tmp_path_factory.mktemp("graphmr")
     conf_dir = tmp / "conf"  # empty: Hadoop's defaults, not the lab's HDFS configuration
     conf_dir.mkdir()

@@ -4,15 +4,15 @@ The parser tests read the outputs recorded from real runs of lab/hdfsbench/targe
 the local file system (``recorded/<bench>.txt``, each one run's standard output as printed, Hadoop's
 log line included) and check the values recorded, then the refusals. The last test runs ``swl`` and
 ``srt`` through the lab's ``hadoop jar`` on the local file system (an empty configuration directory
-of its own, ``-D fs.defaultFS=file:///``, no service) and parses what they print; it is skipped when
-the jar (``mvn -q -B -f lab/hdfsbench/pom.xml package``), java or the lab's Hadoop jars are missing.
+of its own, ``-D fs.defaultFS=file:///``, no service) and parses what they print; it fails, not
+skips, when the jar, java or the lab's Hadoop jars are missing (``make setup`` makes them).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -184,16 +184,6 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
 # the jar through the lab's hadoop command, local file system
 
 
-def hadoop_missing() -> str | None:
-    if not JAR.is_file():
-        return f"{JAR.relative_to(ROOT)} not built (mvn -q -B -f lab/hdfsbench/pom.xml package)"
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        return "no java on PATH"
-    if not any(HADOOP_LIB.glob("hadoop-hdfs-client-*.jar")):
-        return "the lab's Hadoop jars (lab/hadoop/lib) are missing"
-    return None
-
-
 def run_hdfsbench(tmp: Path, bench: str, *options: str) -> subprocess.CompletedProcess[str]:
     conf_dir = tmp / "conf"  # empty: Hadoop's defaults, not the lab's HDFS configuration
     conf_dir.mkdir(exist_ok=True)
@@ -207,10 +197,8 @@ def run_hdfsbench(tmp: Path, bench: str, *options: str) -> subprocess.CompletedP
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
 
 
-def test_jar_swl_and_srt_on_the_local_file_system(tmp_path: Path) -> None:
-    reason = hadoop_missing()
-    if reason:
-        pytest.skip(reason)
+def test_jar_swl_and_srt_on_the_local_file_system(tmp_path: Path, made_by_setup: Callable[..., None]) -> None:
+    made_by_setup(JAR, HADOOP_LIB / "hadoop-hdfs-client-*.jar", "java")
     swl = run_hdfsbench(tmp_path, "swl", "--sizes", "64k,1m")
     assert swl.returncode == 0, swl.stderr
     out = parse_hdfsbench_output(swl.stdout)

@@ -13,7 +13,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -29,7 +29,6 @@ from benchcamp.pipeline.campaign.plan import context_for
 from benchcamp.transport import ssh
 
 SSHD = Path("/usr/sbin/sshd")
-pytestmark = pytest.mark.skipif(not SSHD.exists(), reason="needs openssh-server (make setup installs it)")
 CONNECTION_ENV = f"AIRFLOW_CONN_{LAB_CONNECTION_ID.upper()}"
 FAST = {"attempts": 3, "first_wait_s": 0.2, "budget_s": 5.0}
 UNIT = {
@@ -101,8 +100,12 @@ class Sshd:
 
 
 @pytest.fixture
-def sshd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sshd]:
-    """Not started: each test starts it (or not) and points the lab's connection id at it."""
+def sshd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made_by_setup: Callable[..., None]
+) -> Iterator[Sshd]:
+    """Not started: each test starts it (or not) and points the lab's connection id at it. A
+    missing openssh-server fails the test (`make setup` installs it)."""
+    made_by_setup(SSHD)
     import airflow.providers.ssh.hooks.ssh  # noqa: F401  (imported before any timing is taken)
 
     directory = tmp_path / "sshd"
