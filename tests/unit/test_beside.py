@@ -68,6 +68,18 @@ def test_each_cell_is_set_beside_its_latest_campaign_on_the_other_environment(wa
         ["80.00 ± 1.00 (n=3)", "-", "-", "-"],
     ]
     assert {tuple(row[:3]) for row in rows} == {("wordcount", "maps=4 reduces=2", "lab_cluster")}
+    assert [row[3] for row in rows] == ["0.012", "0.017", "0.022"]  # sizes as the ladder writes them
+    header = [cell.strip() for cell in text.splitlines()[1].split("|")[1:-1]]
+    assert header == [
+        "workload",
+        "settings",
+        "environment",
+        "size GiB",
+        "mean s",
+        "local_lab mean s",
+        "ratio",
+        "campaign",
+    ]
     assert text.splitlines()[-1].startswith("fingerprints: lab_cluster ")
     assert "local_lab " in text.splitlines()[-1]
 

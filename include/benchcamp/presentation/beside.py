@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchcamp.presentation import report
+from benchcamp.presentation import report, text
 
 CellKey = tuple[str, float, str]
 
@@ -25,8 +25,8 @@ def _key(row: dict[str, Any]) -> CellKey:
 def _mean(row: dict[str, Any] | None) -> str:
     if row is None or row.get("mean_s") is None:
         return "-"
-    spread = f" ± {report.number(row['stddev_s'])}" if row.get("stddev_s") is not None else ""
-    return f"{report.number(row['mean_s'])}{spread} (n={row['n']})"
+    spread = f" ± {text.number(row['stddev_s'])}" if row.get("stddev_s") is not None else ""
+    return f"{text.number(row['mean_s'])}{spread} (n={row['n']})"
 
 
 def latest_rows(warehouse: Path, study: str, environment: str, skip: str) -> dict[CellKey, dict[str, Any]]:
@@ -51,9 +51,9 @@ def render_beside(warehouse: Path, study: str, campaign: str, environment: str) 
     theirs = latest_rows(warehouse, study, environment, skip=campaign)
     headers = [
         "workload",
-        "size GiB",
         "settings",
         "environment",
+        "size GiB",
         "mean s",
         f"{environment} mean s",
         "ratio",
@@ -67,11 +67,11 @@ def render_beside(warehouse: Path, study: str, campaign: str, environment: str) 
             ratio = f"{float(row['mean_s']) / float(other['mean_s']):.2f}x"
         body.append([
             str(row["workload"]), str(row.get("series_params") or "").replace("|", " "), str(row["environment"]),
-            report.number(row["data_size_gb"]), _mean(row), _mean(other), ratio, str(other["campaign"]) if other else "-",
+            f"{float(row['data_size_gb']):g}", _mean(row), _mean(other), ratio, str(other["campaign"]) if other else "-",
         ])  # fmt: skip
     title = f"{campaign} beside {environment} (per cell, its latest campaign there; ratio = here / there)"
-    report.left_align(headers, body, 3)
-    lines = [title, report.grid(headers, body, text_columns=1)]
+    text.left_align(headers, body, 3)
+    lines = [title, text.grid(headers, body, text_columns=1)]
     if not theirs:
         lines.append(f"no campaign of {study} on {environment} in {warehouse}: run it there first")
     prints = {str(row["environment"]): row.get("fingerprint") for row in ours}

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from benchcamp.core.matrix import LADDERS
 from benchcamp.core.spec import (
-    LADDERS,
     MAX_WARMUP_REPETITIONS,
     Environment,
     Ladder,

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchcamp.core.paths import slug
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, cell_key
 from benchcamp.pipeline import archive, host_load, run_order
 from benchcamp.pipeline.campaign.conf import CampaignConfError
@@ -34,7 +35,6 @@ from benchcamp.workloads.base import (
     Workload,
     data_path,
     render,
-    slug,
 )
 
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchcamp.core.paths import check_component, child, repo_root
+from benchcamp.core.paths import check_component, child, repo_root, slug
 from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign.plan import by_environment, context_for
@@ -31,7 +31,7 @@ from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
-from benchcamp.workloads.base import ArchivedStep, RunContext, Shell, Word, render, slug
+from benchcamp.workloads.base import ArchivedStep, RunContext, Shell, Word, render
 
 # Exit codes by which a step refuses what waiting cannot change (see preflight_body):
 # the task fails at once (ssh.TargetRefused), no retry.
