@@ -285,8 +285,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
         return ExitCode.BAD_INPUT
     try:
-        if beside is not None:
-            text = ""
+        if beside is not None:  # instead of the campaign's own tables
+            from benchcamp.presentation.beside import render_beside
+
+            campaign = args.campaign or report.latest_campaign(target, args.study)
+            text = render_beside(target, args.study, campaign, beside)
         elif args.format == "html":
             from benchcamp.presentation.results_page import static_report
 
@@ -295,11 +298,6 @@ def cmd_report(args: argparse.Namespace) -> int:
             text = report.render(
                 report.read_tables(target, args.study, args.campaign), args.format, args.study
             )
-        if beside is not None:  # instead of the campaign's own tables
-            from benchcamp.presentation.beside import render_beside
-
-            campaign = args.campaign or report.latest_campaign(target, args.study)
-            text = render_beside(target, args.study, campaign, beside)
     except report.ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT

@@ -404,10 +404,6 @@ def start_sshd(host: str) -> None:
         raise LabError(f"sshd on {host} did not start: {result.stderr.strip()}; see {sshd(host).log_file}")
 
 
-def _port_open(address: str, number: int) -> bool:
-    return port_open(address, number)
-
-
 # -- status --------------------------------------------------------------------------------
 
 
@@ -470,7 +466,7 @@ def _checks() -> dict[str, tuple[bool, str]]:
     except (LabError, KeyError) as exc:
         checks["jobhistory"] = (False, str(exc))
     master = ADDRESSES["master"]
-    open_ = _port_open(master, PORTS["metastore"])
+    open_ = port_open(master, PORTS["metastore"])
     checks["metastore"] = (
         open_,
         f"Thrift {'open' if open_ else 'not open'} at {master}:{PORTS['metastore']}",
@@ -500,7 +496,7 @@ def cluster_status() -> ClusterStatus:
     found: list[DaemonStatus] = []
     for host in ADDRESSES:
         pid = sshd(host).pid()
-        open_ = pid is not None and _port_open(ADDRESSES[host], SSH_PORT)
+        open_ = pid is not None and port_open(ADDRESSES[host], SSH_PORT)
         detail = "port 22 open" if open_ else ("port 22 closed" if pid else "not running")
         found.append(DaemonStatus(host, "sshd", pid, open_, rss_mb(pid), detail))
         for name in DAEMONS[host]:
@@ -579,7 +575,7 @@ def _wait_for_metastore() -> None:
     metastore = daemon("master", "metastore")
     wait_healthy(
         lambda: (
-            {} if _port_open(ADDRESSES["master"], PORTS["metastore"]) else {"master metastore": "port closed"}
+            {} if port_open(ADDRESSES["master"], PORTS["metastore"]) else {"master metastore": "port closed"}
         ),
         [metastore],
         "the Hive metastore did not open its port",
