@@ -108,6 +108,26 @@ def test_hiveserver2_answers_through_the_airflow_hive_hook(
     assert rows == [(2,)]
 
 
+def test_a_table_gone_before_its_describe_is_passed_over_only_where_allowed(
+    running_lab: lab.LabStatus, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The leftover scan lists tables, then describes each: another client may drop one between."""
+    from benchcamp.platforms.hive import HiveStatement
+    from benchcamp.transport.hive import run_statements
+
+    for name, value in lab.airflow_connection_env().items():
+        monkeypatch.setenv(name, value)
+    gone = HiveStatement("gone", "DESCRIBE FORMATTED bc_never_made_table", fetch=True, missing_ok=True)
+    after = HiveStatement("after", "SELECT 1 + 1", fetch=True)
+    step = run_statements(lab.LAB_HIVE_CONNECTION_ID, [gone, after], tmp_path / "allowed")
+    assert step.exit_code == 0
+    assert json.loads(step.text("results.json")) == {"gone": [], "after": [[2]]}
+    assert "BENCHCAMP_SKIPPED gone: " in step.text("operation.log")
+    strict = HiveStatement("gone", gone.sql, fetch=True)
+    step = run_statements(lab.LAB_HIVE_CONNECTION_ID, [strict, after], tmp_path / "strict")
+    assert step.exit_code == 1 and "Table not found" in step.text("stderr.log")
+
+
 def test_ssh_hook_reaches_hadoop_on_the_target(
     running_lab: lab.LabStatus, monkeypatch: pytest.MonkeyPatch
 ) -> None:

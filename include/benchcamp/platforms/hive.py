@@ -45,12 +45,17 @@ def string_literal(value: str) -> str:
 
 @dataclass(frozen=True)
 class HiveStatement:
-    """One statement of a step: `timed` ones make the benchmark, `fetch` ones keep their rows."""
+    """One statement of a step: `timed` ones make the benchmark, `fetch` ones keep their rows.
+
+    `missing_ok` ones may name a table that is gone ("Table not found": dropped by another
+    client between a listing and this statement): they give no rows instead of failing the step.
+    """
 
     label: str
     sql: str
     timed: bool = False
     fetch: bool = False
+    missing_ok: bool = False
 
 
 @dataclass(frozen=True)

@@ -263,7 +263,7 @@ def _leftover_tables(ctx: RunContext, units: list[RepetitionUnit], archive_dir: 
 
     Only tables named as the campaign's workloads name theirs are looked at (SHOW TABLES, then
     DESCRIBE FORMATTED each for its location): a shared HiveServer2's other tables cost nothing
-    and are never dropped.
+    and are never dropped, and one another client drops between the two is passed over.
     """
     root = ctx.environment.hadoop.data_root
     patterns = {get_workload(unit["workload"]).hive_table_pattern for unit in units} - {None}
@@ -279,7 +279,10 @@ def _leftover_tables(ctx: RunContext, units: list[RepetitionUnit], archive_dir: 
         return {}
     described = run_hive(
         ctx,
-        [HiveStatement(name, f"DESCRIBE FORMATTED {identifier(name)}", fetch=True) for name in candidates],
+        [
+            HiveStatement(name, f"DESCRIBE FORMATTED {identifier(name)}", fetch=True, missing_ok=True)
+            for name in candidates
+        ],
         archive_dir / "hive_tables",
         "preflight",
     )
