@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from pathlib import Path
 
 import pytest
 from benchcamp.ops.lab import cluster
@@ -72,3 +73,19 @@ def test_status_names_every_daemon_and_the_budget() -> None:
     assert "worker2  10.232.0.12  datanode" in text and "stopped" in text and "crashed; see x.log" in text
     assert f"total RSS: 210 MB (budget {cluster.MEMORY_BUDGET_MB} MB)" in text
     assert not status.healthy and status.problems() == {"worker2 datanode": "crashed; see x.log"}
+
+
+@pytest.mark.parametrize("host", list(cluster.ADDRESSES))
+def test_a_reformat_removes_every_folder_hadoop_writes_on_a_host(host: str) -> None:
+    """`lab cluster reformat` (a study's storage protocol) removes HADOOP_DATA under each host's
+    data folder: every HDFS and YARN folder of the host's configuration must be among them, or a
+    "new" HDFS would start on an old one's blocks or spills."""
+    data = cluster.host_dir(host) / "data"
+    written = {
+        value.split(",")[0]
+        for xml in cluster.site_files(host).values()
+        for value in _properties(xml).values()
+        if value.startswith(str(data))
+    }
+    assert written and all(path.startswith(str(data)) for path in written)
+    assert {Path(path).relative_to(data).parts[0] for path in written} <= set(cluster.HADOOP_DATA)

@@ -354,3 +354,33 @@ def test_one_run_on_several_environments_of_one_connection_takes_its_lock_once(
             ]
         )
     target_lock.check_free("lab_ram", "benchcamp_lab_ssh")  # released when the run ended
+
+
+def test_all_environments_are_the_one_host_labs_the_lab_cluster_only_by_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The graph study's `all` compares the lab's two storages; its lab_cluster environment (five
+    hosts, a minute's protocol per repetition) runs when named, not with them."""
+    from benchcamp.ops import cli
+
+    class Planned(Exception):
+        pass
+
+    targets: list[str | None] = []
+
+    def conf(_args: object, target: str | None, campaign: str) -> dict[str, object]:
+        targets.append(target)
+        return {"campaign": campaign, "environment": target}
+
+    def check_conf(_spec: object, _conf: object) -> None:
+        raise Planned
+
+    monkeypatch.setattr(cli, "_conf", conf)
+    monkeypatch.setattr("benchcamp.pipeline.campaign.conf.check_conf", check_conf)
+    for chosen, expected in (("all", ["lab_disk", "lab_ram"]), ("lab_cluster", ["lab_cluster"])):
+        targets.clear()
+        with pytest.raises(Planned):
+            cli.main(
+                ["run", "mapreduce_ssd_hdd", "--ladder", "tiny", "--environment", chosen, "--campaign", "c"]
+            )
+        assert targets == expected

@@ -137,8 +137,8 @@ def test_hiveserver2_starts_with_the_hive_function_jars_on_its_classpath(
 def test_lab_targets_are_the_labs_ssh_connection_and_those_studies_add(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`benchcamp run --environment all` runs every environment reached through one of these: the
-    lab's, the lab cluster's gateway and those studies add."""
+    """`benchcamp run` on the lab starts what these reach: the lab's, the lab cluster's gateway
+    and those studies add (`--environment all`: all but the cluster's)."""
     from benchcamp.core import study
 
     added = {

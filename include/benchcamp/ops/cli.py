@@ -373,8 +373,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 
 def cmd_lab_cluster(action: str) -> int:
-    """`lab cluster up|status|down`: the five-host cluster in network namespaces (ops/lab/cluster.py).
-    Exit 1 when it cannot start (the message names the host, the daemon and its log) or, for
+    """`lab cluster up|status|down|reformat`: the five-host cluster in network namespaces
+    (ops/lab/cluster.py); `reformat` is the storage protocol studies with `reformat_storage` run
+    from the gateway (lab/bin/lab-cluster). Exit 1 when it cannot start (the message names the host, the daemon and its log) or, for
     `status`, when a daemon is not healthy."""
     from benchcamp.ops.lab import LabError, cluster
 
@@ -384,6 +385,8 @@ def cmd_lab_cluster(action: str) -> int:
         elif action == "down":
             cluster.cluster_down()
             print("lab cluster stopped")
+        elif action == "reformat":
+            print("\n".join(cluster.reformat()))
         else:
             status = cluster.cluster_status()
             print(status.format())
@@ -482,7 +485,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab.
 
     A campaign runs on one environment: --environment names one, several (comma-separated) or
-    `all` (every lab environment of the study), each getting its own campaign, one after the
+    `all` (every environment of the study on the one-host lab; the lab cluster only by name), each getting its own campaign, one after the
     other (named `<campaign>_<environment>` when there are several), so a study comparing lab
     targets (e.g. two storage devices) runs whole. Default: the study's first lab environment.
     The exit code is the most severe of the campaigns' (`core.outcomes`).
@@ -497,8 +500,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     spec = load_spec(args.study)
     lab_connections = lab.lab_ssh_connection_ids()
     lab_targets = [env.name for env in spec.environments if env.transport.connection in lab_connections]
+    one_host = [  # `all`: the one-host lab's environments; the lab cluster is named to be used
+        name
+        for name in lab_targets
+        if spec.environment(name).transport.connection != lab.CLUSTER_CONNECTION_ID
+    ]
     named = [name for name in (args.environment or "").split(",") if name]
-    chosen = lab_targets if named == ["all"] else named or lab_targets[:1]
+    chosen = one_host if named == ["all"] else named or lab_targets[:1]
     unknown = [name for name in chosen if name not in {env.name for env in spec.environments}]
     if unknown or (named == ["all"] and not chosen):
         known = ", ".join(env.name for env in spec.environments)
@@ -852,7 +860,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lab_parser.add_argument("action", choices=["up", "down", "status", "cluster"])
     lab_parser.add_argument(
-        "cluster_action", nargs="?", choices=["up", "down", "status"], metavar="up|status|down"
+        "cluster_action",
+        nargs="?",
+        choices=["up", "down", "status", "reformat"],
+        metavar="up|status|down|reformat",
     )
     lab_parser.add_argument(
         "--stores", action="store_true", help="also the YCSB stores (Cassandra, HBase): ~1 GB, ~20 s more"
@@ -866,7 +877,8 @@ def build_parser() -> argparse.ArgumentParser:
     runner.add_argument("--workloads", help="comma-separated subset")
     runner.add_argument(
         "--environment",
-        help="the study's environment to run on; several, comma-separated, or `all` (every lab environment): "
+        help="the study's environment to run on; several, comma-separated, or `all` (every one-host lab "
+        "environment; the lab cluster's only by name): "
         "one campaign each, in turn (default: the study's first lab environment)",
     )
     runner.add_argument("--cells", help="comma-separated cell keys (default: the whole matrix)")

@@ -21,6 +21,7 @@ the Hadoop-install toolkit (`benchcamp.ops.toolkit`); its jars are the lab's YAR
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ from benchcamp.ops.toolkit import (
     LabError,
     SiteValue,
     active_nodemanagers,
+    drop_page_cache,
     format_namenode,
     hiveserver2_answers,
     http_json,
@@ -606,13 +608,49 @@ def _checks_namenode() -> tuple[bool, str]:
     return state.ready(len(WORKERS)), f"{detail}, {state.fs_state}, {state.free_gib:.1f} GiB free"
 
 
-def cluster_down() -> None:
-    """Stop every daemon (Hive, JobHistory and YARN together first, then HDFS together), every
-    sshd, remove the hosts."""
-    everything = daemons()
+# what each host keeps of HDFS and YARN under its data folder (site_files): a reformat removes it
+HADOOP_DATA = ("name", "blocks", "tmp", "nm-local", "nm-logs")
+
+
+def reformat() -> list[str]:
+    """The storage protocol of a study that starts every experiment on a new HDFS
+    (`reformat_storage`), as its `reformat_command` runs it from the gateway: every Hadoop
+    daemon stopped, the page cache dropped, each host's HDFS and YARN data removed, a new HDFS
+    formatted, everything started again and healthy. Returns name=value lines for the archive.
+
+    Hive's metastore and HiveServer2 stay up (they keep no HDFS state a new session needs:
+    HiveServer2 makes its scratch folders again per session), which halves the protocol's time.
+    A real cluster's own command does the same with its tools (its stop and start scripts, or
+    its manager's API)."""
+    started = time.monotonic()
+    if not network().built():
+        raise LabError("the lab cluster is not up: `benchcamp lab cluster up` first")
+    _stop_daemons(keep=HIVE_DAEMONS)
+    for host in ADDRESSES:
+        for sub in HADOOP_DATA:
+            shutil.rmtree(host_dir(host) / "data" / sub, ignore_errors=True)
+    dropped = drop_page_cache()
+    cluster_up()  # formats the NameNode: its folder is gone
+    return [
+        "hdfs_formatted=yes",
+        f"drop_caches={dropped}",
+        f"hdfs_datanodes={len(WORKERS)}",
+        f"protocol_s={time.monotonic() - started:.1f}",
+    ]
+
+
+def _stop_daemons(keep: tuple[str, ...] = ()) -> None:
+    """Hive, JobHistory and YARN together first, then HDFS together; not the daemons `keep` names."""
+    everything = [each for each in daemons() if not any(each.name.endswith(f"-{name}") for name in keep)]
     hdfs = [each for each in everything if each.main_class in (NAMENODE_CLASS, DATANODE_CLASS)]
     stop_together([each for each in everything if each not in hdfs])
     stop_together(hdfs)
+
+
+def cluster_down() -> None:
+    """Stop every daemon (Hive, JobHistory and YARN together first, then HDFS together), every
+    sshd, remove the hosts."""
+    _stop_daemons()
     for host in ADDRESSES:
         sshd(host).stop(10.0)
     network().remove()
