@@ -48,7 +48,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wh.load_records(path, _records("lab_new", "local_lab", T0 + timedelta(days=1), {0.012: 40.0}))
     cluster = {0.012: 60.0, 0.017: 114.0, 0.022: 80.0}
     wh.load_records(path, _records("on_cluster", "lab_cluster", T0 + timedelta(days=2), cluster))
-    build_marts(path)
+    build_marts(path, unit_tests=False)  # dbt's unit tests: test_marts_golden's scenario
     return path
 
 

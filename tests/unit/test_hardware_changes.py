@@ -96,7 +96,7 @@ def marts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             ("scheduled__2026-11-07T01:00:00+00:00", "backfill", WEEK1),
         ),
     }
-    build_marts(target)
+    build_marts(target, unit_tests=False)  # dbt's unit tests: test_marts_golden's scenario
     from benchcamp.presentation import report
 
     reports = {

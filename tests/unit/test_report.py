@@ -135,7 +135,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     wh.replace_validation_failures(path, STUDY, "new", [failure])
     wh.upsert_study_thresholds(path, STUDY, 10)
-    build_marts(path)
+    build_marts(path, unit_tests=False)  # dbt's unit tests: test_marts_golden's scenario
     return path
 
 

@@ -108,7 +108,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str,
     target = tmp_path_factory.mktemp("ycsb") / "benchcamp.duckdb"
     wh.load_records(target, records() + parsed_recording())
     wh.upsert_study_thresholds(target, STUDY, 10)
-    build_marts(target)
+    build_marts(target, unit_tests=False)  # dbt's unit tests: test_marts_golden's scenario
     return report.read_tables(target, STUDY, CAMPAIGN)
 
 
@@ -207,7 +207,7 @@ def test_an_anomalous_sweep_is_marked_on_its_curve_and_listed_under_it(tmp_path:
     wh.load_records(target, records)
     wh.replace_validation_failures(target, STUDY, "c", failures)
     wh.upsert_study_thresholds(target, STUDY, 10)
-    build_marts(target)
+    build_marts(target, unit_tests=False)  # dbt's unit tests: test_marts_golden's scenario
     tables = report.read_tables(target, STUDY, "c")
     assert len(tables["ycsb_latency_throughput"]) == 3
     (curve,) = [f for f in figures.study_figures(tables) if f.id == "latency-throughput-ycsb-a"]
