@@ -485,9 +485,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab.
 
     A campaign runs on one environment: --environment names one, several (comma-separated) or
-    `all` (every environment of the study on the one-host lab; the lab cluster only by name), each getting its own campaign, one after the
-    other (named `<campaign>_<environment>` when there are several), so a study comparing lab
-    targets (e.g. two storage devices) runs whole. Default: the study's first lab environment.
+    `all` (every environment of the study on the one-host lab; the lab cluster's only by name),
+    each getting its own campaign, one after the other (named `<campaign>_<environment>` when
+    there are several), so a study comparing lab targets (e.g. two storage devices) runs whole.
+    Default: the study's first one-host lab environment.
     The exit code is the most severe of the campaigns' (`core.outcomes`).
     """
     from benchcamp.core.spec import load_spec
@@ -506,7 +507,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if spec.environment(name).transport.connection != lab.CLUSTER_CONNECTION_ID
     ]
     named = [name for name in (args.environment or "").split(",") if name]
-    chosen = one_host if named == ["all"] else named or lab_targets[:1]
+    chosen = one_host if named == ["all"] else named or (one_host or lab_targets)[:1]
     unknown = [name for name in chosen if name not in {env.name for env in spec.environments}]
     if unknown or (named == ["all"] and not chosen):
         known = ", ".join(env.name for env in spec.environments)
