@@ -375,8 +375,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
 def cmd_lab_cluster(action: str) -> int:
     """`lab cluster up|status|down|reformat`: the five-host cluster in network namespaces
     (ops/lab/cluster.py); `reformat` is the storage protocol studies with `reformat_storage` run
-    from the gateway (lab/bin/lab-cluster). Exit 1 when it cannot start (the message names the host, the daemon and its log) or, for
-    `status`, when a daemon is not healthy."""
+    from the gateway (lab/bin/lab-cluster). Exit 1 when it cannot start (the message names the
+    host, the daemon and its log) or, for `status`, when a daemon is not healthy."""
     from benchcamp.ops.lab import LabError, cluster
 
     try:
@@ -880,7 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--environment",
         help="the study's environment to run on; several, comma-separated, or `all` (every one-host lab "
         "environment; the lab cluster's only by name): "
-        "one campaign each, in turn (default: the study's first lab environment)",
+        "one campaign each, in turn (default: the study's first one-host lab environment)",
     )
     runner.add_argument("--cells", help="comma-separated cell keys (default: the whole matrix)")
     runner.add_argument(

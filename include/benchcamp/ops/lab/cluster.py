@@ -634,14 +634,15 @@ def reformat() -> list[str]:
     return [
         "hdfs_formatted=yes",
         f"drop_caches={dropped}",
-        f"hdfs_datanodes={len(WORKERS)}",
+        f"hdfs_datanodes={namenode_state(url('namenode_http')).live_datanodes}",
         f"protocol_s={time.monotonic() - started:.1f}",
     ]
 
 
 def _stop_daemons(keep: tuple[str, ...] = ()) -> None:
     """Hive, JobHistory and YARN together first, then HDFS together; not the daemons `keep` names."""
-    everything = [each for each in daemons() if not any(each.name.endswith(f"-{name}") for name in keep)]
+    kept = {MAIN_CLASSES[name] for name in keep}
+    everything = [each for each in daemons() if each.main_class not in kept]
     hdfs = [each for each in everything if each.main_class in (NAMENODE_CLASS, DATANODE_CLASS)]
     stop_together([each for each in everything if each not in hdfs])
     stop_together(hdfs)
