@@ -143,6 +143,32 @@ def test_spark_command_passes_the_models_options_and_not_hives(tmp_path: Path) -
     assert q28[-2:] == ["--test-percent", "20"] and "--reg-param" not in q28 and "--columns" not in q28
 
 
+def test_spark_command_gives_the_master_and_the_properties_as_spark_submit_would(tmp_path: Path) -> None:
+    """On YARN: the properties are the driver JVM's system properties (before its class path),
+    booleans as Spark writes them; the master is the program's own option."""
+    module = _fake_module(tmp_path)
+    command = ml.spark_command(
+        "q20",
+        {"k": 4},
+        "hdfs://nn:8020/out/q20",
+        tmp_path / "o",
+        module=module,
+        java="j",
+        master="yarn",
+        conf={"spark.yarn.jars": "hdfs://nn:8020/apps/spark/*.jar", "spark.dynamicAllocation.enabled": False},
+    )
+    main = command.index(ml.MAIN_CLASS)
+    assert command[main - 4 : main - 2] == [
+        "-Dspark.dynamicAllocation.enabled=false",
+        "-Dspark.yarn.jars=hdfs://nn:8020/apps/spark/*.jar",
+    ]
+    assert command[main - 2] == "-cp"
+    tail = command[main + 1 :]
+    assert tail[tail.index("--master") + 1] == "yarn"
+    plain = ml.spark_command("q20", {"k": 4}, "in", tmp_path / "o", module=module, java="j")
+    assert "--master" not in plain and not any(part.startswith("-Dspark.") for part in plain)
+
+
 def test_spark_command_refuses_before_running(tmp_path: Path) -> None:
     with pytest.raises(ml.SparkUnavailableError, match="Spark MLlib.*missing.*mvn"):
         ml.spark_command("q20", {"k": 4}, "in", tmp_path / "o", module=tmp_path / "nothing", java="java")

@@ -14,6 +14,7 @@ from benchcamp.core.environment_options import (
     study_option_models,
 )
 from benchcamp.core.spec import SpecError, load_spec, parse_spec
+from benchcamp.studies.bigbench_containers.options import SparkOptions
 from benchcamp.studies.ycsb_hbase_cassandra.options import YcsbOptions
 from pydantic import BaseModel, ValidationError
 
@@ -34,6 +35,11 @@ BAD_OPTIONS: list[tuple[type[BaseModel], dict[str, Any], str]] = [
     (JobHistoryOptions, {"jobhistory_via": "ip netns exec x && curl"}, "jobhistory_via"),
     (YcsbOptions, {"ycsb_properties": {"cassandra hosts": "h"}}, "ycsb_properties"),
     (YcsbOptions, {"ycsb_properties": {"cassandra.port": [9042]}}, "ycsb_properties"),
+    (SparkOptions, {"spark_master": "yarn --conf x"}, "spark_master"),
+    (SparkOptions, {"spark_master": "local[two]"}, "spark_master"),
+    (SparkOptions, {"spark_conf": {"yarn.resourcemanager.hostname": "rm"}}, "spark_conf"),
+    (SparkOptions, {"spark_conf": {"spark.driver.host": "a\nb"}}, "spark_conf"),
+    (SparkOptions, {"spark_conf": {"spark.executor.memory": ["512m"]}}, "spark_conf"),
 ]
 
 

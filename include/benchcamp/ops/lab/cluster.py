@@ -63,6 +63,7 @@ from benchcamp.ops.toolkit import (
     format_namenode,
     hiveserver2_answers,
     http_json,
+    in_netns,
     java17_options,
     java_home,
     make_shared_dirs,
@@ -525,9 +526,10 @@ def namespace_problem() -> str | None:
     return None
 
 
-def cluster_up() -> ClusterStatus:
+def cluster_up(*, spark: bool = True) -> ClusterStatus:
     """Build the hosts and start every daemon not running; wait until all are healthy. HDFS is
-    formatted on first use only (its data stays across `down` and `up`)."""
+    formatted on first use only (its data stays across `down` and `up`). With `spark`, Spark's
+    jars are put on HDFS if they are not there yet (`provide_spark_jars`)."""
     problem = namespace_problem()
     if problem:
         raise LabError(f"the lab cluster cannot start: {problem}")
@@ -559,6 +561,8 @@ def cluster_up() -> ClusterStatus:
         ["/tmp", "/tmp/hive", "/user", "/user/hive/warehouse", DATA_ROOT],
         timeout_s=START_TIMEOUT_S,
     )
+    if spark:
+        provide_spark_jars()
     for each in daemons():
         if each.main_class == HIVESERVER2_CLASS:
             _wait_for_metastore()
@@ -569,6 +573,51 @@ def cluster_up() -> ClusterStatus:
     status = cluster_status()
     status.note = f"up in {time.monotonic() - started:.0f} s"
     return status
+
+
+def spark_jars() -> tuple[str, list[Path]]:
+    """Spark's version and jars as the lab has them: the runtime of the project's Spark program
+    (lab/bigbench-ml/target/lib, built by `make setup` with the other Java tools)."""
+    lib = repo_root() / "lab" / "bigbench-ml" / "target" / "lib"
+    cores = sorted(lib.glob("spark-core_*.jar"))
+    if not cores or not any(lib.glob("spark-yarn_*.jar")):
+        raise LabError(f"Spark's jars (spark-core, spark-yarn) are not in {lib}: run `make setup`")
+    version = cores[0].stem.rsplit("-", 1)[-1]
+    return version, sorted(lib.glob("*.jar"))
+
+
+def spark_jars_dir(version: str) -> str:
+    """Where the cluster keeps Spark's jars on HDFS, as a cluster with Spark installed does: a
+    Spark step on YARN names them (`spark.yarn.jars`) instead of uploading 240 MB per job."""
+    return f"/apps/spark/{version}/jars"
+
+
+def provide_spark_jars() -> str:
+    """Put Spark's jars on the cluster's HDFS (from the gateway, with three replicas) unless a
+    complete copy is there: written to a folder beside it, renamed when complete, so a stopped
+    upload never looks complete. Returns the HDFS folder."""
+    version, jars = spark_jars()
+    target = spark_jars_dir(version)
+    try:
+        http_json(url("namenode_http", f"/webhdfs/v1{target}?op=GETFILESTATUS&user.name=root"))
+        return target
+    except LabError:
+        pass
+    partial = f"{target}.partial"
+    hadoop = [*in_netns(netns("gateway")), "hadoop"]  # the gateway's client, as its SSH sessions have it
+    env = {**os.environ, **shell_env("gateway")}
+    script = [
+        [*hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", partial],
+        [*hadoop, "fs", "-mkdir", "-p", partial],
+        [*hadoop, "fs", "-put", *map(str, jars), partial],
+        [*hadoop, "fs", "-mv", partial, target],
+    ]
+    for command in script:
+        result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        if result.returncode != 0:
+            last = (result.stderr.strip().splitlines() or ["no message"])[-1]
+            raise LabError(f"putting Spark's jars on the cluster's HDFS failed ({command[-2]}): {last}")
+    return target
 
 
 def _wait_for_metastore() -> None:
@@ -630,7 +679,9 @@ def reformat() -> list[str]:
         for sub in HADOOP_DATA:
             shutil.rmtree(host_dir(host) / "data" / sub, ignore_errors=True)
     dropped = drop_page_cache()
-    cluster_up()  # formats the NameNode: its folder is gone
+    # formats the NameNode (its folder is gone); Spark's jars wait for the next `up` (a campaign's
+    # preflight): the study that reformats never runs Spark, and the upload would cost each cell
+    cluster_up(spark=False)
     return [
         "hdfs_formatted=yes",
         f"drop_caches={dropped}",

@@ -166,12 +166,17 @@ def spark_command(
     java: str | None = None,
     archive: Path | None = None,
     archive_out: Path | None = None,
+    master: str | None = None,
+    conf: Mapping[str, object] | None = None,
 ) -> list[str]:
     """The argv of `query`'s Spark step over the Hive export in `input_dir` (a local path or an
     hdfs:// URI), writing its JSON result to `output_file`.
 
     `params` is the query's entry of params.yaml: the keys Spark takes for this model are passed,
-    the Hive-only ones are not. Raises SparkUnavailableError when Java or the jars are missing,
+    the Hive-only ones are not. `master` is the Spark master (the program's default, local[2],
+    when None); `conf` are Spark properties, given to the driver's JVM as -Dname=value (Spark
+    reads its settings from system properties, as `spark-submit --conf` passes them). Raises
+    SparkUnavailableError when Java or the jars are missing,
     before anything runs, so the query fails naming Spark."""
     spec = _spec(query)
     missing = [name for name in _REQUIRED[spec.model] if name not in params]
@@ -198,17 +203,25 @@ def spark_command(
         SPARK_JIT,
         *sharing,
         *java17_options(),
+        *(f"-D{name}={_conf_text(value)}" for name, value in sorted((conf or {}).items())),
         "-cp",
         f"{jar}:{lib}/*",
         MAIN_CLASS,
     ]
     command += [spec.model, "--input", input_dir, "--output", str(output_file)]
+    if master is not None:
+        command += ["--master", master]
     if spec.columns:
         command += ["--columns", ",".join(spec.columns)]
     for name in _SPARK_OPTIONS[spec.model]:
         if name in params:
             command += ["--" + name.replace("_", "-"), _option_text(query, name, params[name])]
     return command
+
+
+def _conf_text(value: object) -> str:
+    """A Spark property's value as Spark reads it: booleans lower case, as in spark-defaults."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
 from benchcamp.presentation.sections import GAIN_NOTE
 from benchcamp.presentation.text import number
+from benchcamp.studies.bigbench_containers.options import SparkOptions
 
 LABEL = "derived from BigBench; not comparable with TPCx-BB results"
 # (column in bigbench_comparison, what the figure and the tables call it)
@@ -339,4 +340,5 @@ STUDY = Study(
     figures=(ratio_figures,),
     lab_connections=container_connections,
     lab_teardown=stop_container_lab,
+    environment_options=(SparkOptions,),  # spark_master, spark_conf: where the ML step's Spark runs
 )

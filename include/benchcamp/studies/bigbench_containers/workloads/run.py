@@ -522,7 +522,14 @@ class RunDriver:
             partial.unlink(missing_ok=True)
             scratch = self.spark_result_path(name, None, where / "spark-cds-training.json")
             command = self.spark_argv(
-                spark_command(name, self.params.get(name, {}), source, scratch, archive_out=partial)
+                spark_command(
+                    name,
+                    self.params.get(name, {}),
+                    source,
+                    scratch,
+                    archive_out=partial,
+                    **self.spark_target(),
+                )
             )
             with (where / "spark-cds-training.log").open("w") as out:
                 code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
@@ -532,6 +539,11 @@ class RunDriver:
                 return None
             partial.rename(archive)
         return archive
+
+    def spark_target(self) -> dict[str, Any]:
+        """The environment's Spark master and properties (`spark_master`, `spark_conf`)."""
+        environment = self.ctx.environment
+        return {"master": environment.option("spark_master"), "conf": environment.option("spark_conf")}
 
     def spark_argv(self, command: list[str]) -> list[str]:
         """The Spark step as the controller starts it: here, or inside the lab's container (its
@@ -559,7 +571,9 @@ class RunDriver:
         try:
             archive = self.ensure_spark_archive(name, source, where)
             command = self.spark_argv(
-                spark_command(name, self.params.get(name, {}), source, written, archive=archive)
+                spark_command(
+                    name, self.params.get(name, {}), source, written, archive=archive, **self.spark_target()
+                )
             )
         except Exception as exc:  # SparkUnavailableError names Spark and how to build it
             outcome.status, outcome.error = "failed", f"{type(exc).__name__}: {exc}"

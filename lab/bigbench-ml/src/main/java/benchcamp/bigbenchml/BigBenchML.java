@@ -102,19 +102,31 @@ public final class BigBenchML {
     }
   }
 
-  /** A local session without UI, two shuffle partitions: inputs are small, JVM start dominates. */
+  /**
+   * A session without UI, two shuffle partitions: inputs are small, JVM start dominates. Any of
+   * these settings given as a system property (`-Dspark.driver.host=...`, the environment's
+   * `spark_conf`) wins over the default here: on YARN the executors must reach the driver at an
+   * address of the controller that the cluster can route to, not at its loopback.
+   */
   static SparkSession session(String master) {
-    SparkSession spark =
-        SparkSession.builder()
-            .appName("bigbench-ml")
-            .master(master)
-            .config("spark.ui.enabled", "false")
-            // loopback only: the lab runs jobs in a network namespace with nothing but lo
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .getOrCreate();
+    SparkSession.Builder builder = SparkSession.builder().appName("bigbench-ml").master(master);
+    String[][] defaults = {
+      {"spark.ui.enabled", "false"},
+      // loopback by default: the lab runs jobs in a network namespace with nothing but lo
+      {"spark.driver.host", "127.0.0.1"},
+      {"spark.driver.bindAddress", "127.0.0.1"},
+      {"spark.sql.shuffle.partitions", "2"},
+      {"spark.default.parallelism", "2"},
+    };
+    boolean hostGiven = System.getProperty("spark.driver.host") != null;
+    for (String[] setting : defaults) {
+      // a given driver host is also where the driver listens, unless a bind address is given
+      boolean bind = setting[0].equals("spark.driver.bindAddress");
+      if (System.getProperty(setting[0]) == null && !(bind && hostGiven)) {
+        builder = builder.config(setting[0], setting[1]);
+      }
+    }
+    SparkSession spark = builder.getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     return spark;
   }
