@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from benchcamp.core.paths import repo_root
+from benchcamp.core.spec import load_spec
 from benchcamp.ops.lab import cluster
 
 
@@ -89,3 +91,28 @@ def test_a_reformat_removes_every_folder_hadoop_writes_on_a_host(host: str) -> N
     }
     assert written and all(path.startswith(str(data)) for path in written)
     assert {Path(path).relative_to(data).parts[0] for path in written} <= set(cluster.HADOOP_DATA)
+
+
+def test_bigbench_s_spark_on_the_cluster_names_what_lab_cluster_up_provides() -> None:
+    """The study's `spark_conf` names the cluster's ResourceManager, NameNode and the HDFS folder
+    `lab cluster up` puts Spark's jars in, for the Spark the ML program is built with: a new Spark
+    in its pom without the spec following would send executors jars of another version."""
+    pom = (repo_root() / "lab" / "bigbench-ml" / "pom.xml").read_text(encoding="utf-8")
+    match = re.search(r"<spark.version>([^<]+)</spark.version>", pom)
+    assert match
+    environment = load_spec("bigbench_containers").environment("lab_cluster")
+    conf = environment.option("spark_conf")
+    master = cluster.ADDRESSES["master"]
+    namenode = f"hdfs://{master}:{cluster.PORTS['namenode']}"
+    assert environment.option("spark_master") == "yarn"
+    assert conf["spark.yarn.jars"] == f"{namenode}{cluster.spark_jars_dir(match.group(1))}/*.jar"
+    assert conf["spark.hadoop.fs.defaultFS"] == namenode
+    assert conf["spark.hadoop.yarn.resourcemanager.hostname"] == master
+    assert conf["spark.driver.host"] == cluster.HOST_ADDRESS  # this machine's leg on the bridge
+    executor_mb = int(str(conf["spark.executor.memory"]).removesuffix("m"))
+    assert executor_mb + max(384, executor_mb // 10) <= cluster.NODE_MEMORY_MB  # with YARN's overhead
+
+
+def test_status_says_where_spark_s_jars_are() -> None:
+    status = cluster.ClusterStatus(spark="Spark's jars: /apps/spark/4.0.1/jars on HDFS (193 files, 251 MB)")
+    assert "Spark's jars: /apps/spark/4.0.1/jars on HDFS" in status.format()

@@ -424,6 +424,7 @@ class DaemonStatus:
 class ClusterStatus:
     daemons: list[DaemonStatus] = field(default_factory=list)
     note: str = ""
+    spark: str = ""  # where Spark's jars are on HDFS, or that they are not there
 
     @property
     def healthy(self) -> bool:
@@ -448,6 +449,8 @@ class ClusterStatus:
                 f"{each.host:<8} {ADDRESSES[each.host]:<12} {each.name:<16} {pid:>8} {state:<9} "
                 f"{each.rss_mb:>7.0f}  {each.detail}"
             )
+        if self.spark:
+            lines.append(self.spark)
         if self.note:
             lines.append(self.note)
         lines.append(f"total RSS: {self.total_rss_mb:.0f} MB (budget {MEMORY_BUDGET_MB} MB)")
@@ -511,7 +514,22 @@ def cluster_status() -> ClusterStatus:
                 continue
             ok, detail = checks[name] if name in checks else _worker_check(host, name)
             found.append(DaemonStatus(host, name, pid, ok, rss_mb(pid), detail))
-    return ClusterStatus(found)
+    return ClusterStatus(found, spark=_spark_jars_state())
+
+
+def _spark_jars_state() -> str:
+    """Whether Spark's jars are on HDFS for Spark on YARN (a line of `status`)."""
+    try:
+        target = spark_jars_dir(spark_jars()[0])
+        summary = http_json(url("namenode_http", f"/webhdfs/v1{target}?op=GETCONTENTSUMMARY&user.name=root"))
+        content = summary["ContentSummary"]
+        if not isinstance(content, dict):
+            raise KeyError("ContentSummary")
+        return (
+            f"Spark's jars: {target} on HDFS ({content['fileCount']} files, {content['length'] / 1e6:.0f} MB)"
+        )
+    except (LabError, KeyError) as exc:
+        return f"Spark's jars: not on HDFS ({str(exc)[:120]}); `lab cluster up` puts them there"
 
 
 # -- up and down ---------------------------------------------------------------------------
