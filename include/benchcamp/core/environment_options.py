@@ -91,6 +91,20 @@ class TransportOptions(EnvironmentOptions):
         description="names among facts_command's facts that are hardware (e.g. storage_disk, "
         "storage_model): they join the fingerprint, so a change of them splits the time series",
     )
+    recheck_facts: bool = Field(
+        default=False,
+        description="run facts_command again just before and just after every timed step (untimed; "
+        "it must be cheap, e.g. a cluster's live workers from its ResourceManager): a repetition "
+        "over which a hardware fact changed (a worker lost mid-job) is failed naming the change, "
+        "and Airflow's retry runs it again on the target as it now is; a change since the "
+        "campaign's capture captures the environment again, so the fingerprint follows",
+    )
+
+    @model_validator(mode="after")
+    def _recheck_needs_hardware_facts(self) -> Self:
+        if self.recheck_facts and not (self.facts_command and self.hardware_facts):
+            raise ValueError("recheck_facts needs a facts_command and the hardware_facts it compares")
+        return self
 
 
 class HadoopOptions(EnvironmentOptions):

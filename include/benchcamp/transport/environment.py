@@ -13,6 +13,7 @@ import json
 import re
 import xml.etree.ElementTree as ElementTree
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from benchcamp.core.records import EnvironmentSnapshot
@@ -49,6 +50,32 @@ done
 section drop_caches_permitted; [ -w /proc/sys/vm/drop_caches ] && echo yes || echo no
 """
 HARDWARE_FACTS = ("cpu_model", "cpu_cores", "mem_total_gib", "disks")
+# facts_command's output just before and just after a timed step (`recheck_facts`), in its folder
+FACTS_BEFORE = "facts_before.txt"
+FACTS_AFTER = "facts_after.txt"
+
+
+def recheck_line(ctx: RunContext, file: str) -> str:
+    """The shell line that writes facts_command's output to `file` in the job folder, around a
+    timed step of an environment with `recheck_facts` (empty otherwise); never fails the step."""
+    transport = ctx.environment.transport
+    if not (transport.recheck_facts and transport.facts_command):
+        return ""
+    return f'( {transport.facts_command}\n) > "$JOB"/{file} 2>&1 || echo "facts_command exited $?" >> "$JOB"/{file}'
+
+
+def write_facts_around(directory: Path, before: str, after: str) -> None:
+    """facts_command's outputs around a timed step that the wrapper did not run, beside its archive."""
+    (directory / FACTS_BEFORE).write_text(before, encoding="utf-8")
+    (directory / FACTS_AFTER).write_text(after, encoding="utf-8")
+
+
+def hardware_change(names: tuple[str, ...], before: str, after: str) -> str:
+    """The hardware facts that differ between two outputs of facts_command, as `name a → b`
+    (`?` where one was not printed), joined; empty when none did."""
+    old, new = parse_target_facts(before), parse_target_facts(after)
+    changed = [name for name in names if old.get(name) != new.get(name) or name not in old]
+    return ", ".join(f"{name} {old.get(name, '?')} → {new.get(name, '?')}" for name in changed)
 
 
 def facts_script(ctx: RunContext) -> str:

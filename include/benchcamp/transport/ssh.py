@@ -35,6 +35,7 @@ from tenacity import (
 from benchcamp.core.paths import slug
 from benchcamp.core.steps import TOOLS_DIR, ArchivedStep, Command, RunContext, render
 from benchcamp.platforms.hadoop import EXAMPLES_JAR, TESTS_JAR
+from benchcamp.transport.environment import FACTS_AFTER, FACTS_BEFORE, recheck_line
 
 if TYPE_CHECKING:
     import paramiko
@@ -167,6 +168,7 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
             body + delimiter,
             'cd "$JOB"',
             *(_LOAD_BEFORE if step == "execute" else ()),
+            *(_facts_around(ctx, FACTS_BEFORE) if step == "execute" else ()),
             "start=$(date +%s.%N)",
             # The body runs in a session of its own, whose id (its process group) is written to
             # "$JOB"/pgid: stop_campaign_jobs stops the whole job by it, whatever became of this
@@ -180,6 +182,7 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
             "rc=$?",
             "end=$(date +%s.%N)",
             *(_LOAD_AFTER if step == "execute" else ()),
+            *(_facts_around(ctx, FACTS_AFTER) if step == "execute" else ()),
             'printf "%s %s %s\\n" "$rc" "$start" "$end" > "$JOB"/status',
             *epilogue,
             f'echo "{_STATUS_MARK} $rc $start $end"',
@@ -191,7 +194,26 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
 _LOAD_BEFORE = (
     f'{{ echo "cores=$(nproc 2>/dev/null)"; echo "before=$(cat /proc/loadavg 2>/dev/null)"; }} > "$JOB"/{LOAD_FILE}',
 )
+
+
+def _facts_around(ctx: RunContext, file: str) -> tuple[str, ...]:
+    """facts_command's output written to `file` in the job folder (`recheck_facts`), or nothing."""
+    line = recheck_line(ctx, file)
+    return (line,) if line else ()
+
+
 _LOAD_AFTER = (f'echo "after=$(cat /proc/loadavg 2>/dev/null)" >> "$JOB"/{LOAD_FILE}',)
+
+
+def read_output(conn_id: str, command: str, timeout_s: float = 30.0) -> str:
+    """The standard output and error of one short shell command on the target (e.g. its facts
+    around a timed step that does not run through the wrapper); raises like any session that fails."""
+    _, client = open_client(conn_id, attempts=2, first_wait_s=1.0, budget_s=5.0)
+    try:
+        _, stdout, stderr = client.exec_command(command, timeout=timeout_s)
+        return stdout.read().decode("utf-8", "replace") + stderr.read().decode("utf-8", "replace")
+    finally:
+        client.close()
 
 
 def read_load(conn_id: str) -> tuple[str, str]:

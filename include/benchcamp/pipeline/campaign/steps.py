@@ -321,10 +321,12 @@ def run_execute(unit: RepetitionUnit, try_number: int = 1, keep_data: bool = Fal
     own_step = False
     # the target's load around the timed step: the SSH wrapper reads it for a shell step; two short
     # sessions read it for the others, measured repetitions only (warm-ups are compared with nothing)
-    outside_wrapper = not ctx.is_warmup and (
-        bool(hive_statements) or type(workload).run_own_step is not Workload.run_own_step
-    )
+    outside = bool(hive_statements) or type(workload).run_own_step is not Workload.run_own_step
+    outside_wrapper = not ctx.is_warmup and outside
     load_before = host_load.sample(ctx.environment.transport.connection) if outside_wrapper else None
+    # recheck_facts: the facts just before a step the wrapper does not time (the wrapper writes
+    # its own on the target, around the timed body)
+    facts_before = _facts_now(ctx) if outside else None
     try:
         step_or_none = workload.run_own_step(ctx, execute_dir)
         if step_or_none is not None:
@@ -365,8 +367,20 @@ def run_execute(unit: RepetitionUnit, try_number: int = 1, keep_data: bool = Fal
             _fail_execute(ctx, rep_dir, step)
         _mark_failed(ctx, rep_dir, step, failure_of("parse", exc, step.directory))
         raise
+    if facts_before is not None and (own_step or hive_statements):
+        env_facts.write_facts_around(step.directory, facts_before, _facts_now(ctx) or "")
+    changed = _target_change(ctx, step)
+    if changed:
+        # measured on a target that changed under it (a worker lost mid-job): not counted; the
+        # task fails and Airflow's retry runs the repetition again on the target as it now is
+        changed_error = TargetChanged(
+            f"the target changed during the repetition: {changed} (facts_command just before and "
+            f"after the timed step: {step.directory / env_facts.FACTS_BEFORE}, {env_facts.FACTS_AFTER})"
+        )
+        _mark_failed(ctx, rep_dir, step, failure_of("execute", changed_error, step.directory))
+        raise changed_error
     try:
-        _capture_environment(ctx, rep_dir, try_number)
+        _capture_environment(ctx, rep_dir, try_number, since=_hardware_before(ctx, step))
     except Exception as exc:
         # Numbers whose machine is unknown cannot be compared: the repetition is marked failed
         # (its raw outputs stay archived) and the task fails with the capture's message.
@@ -447,14 +461,57 @@ def _job_history_records(
     return records
 
 
-def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> EnvironmentSnapshot:
+class TargetChanged(RuntimeError):
+    """A hardware fact of the target changed over a timed step (`recheck_facts`)."""
+
+
+def _facts_now(ctx: RunContext) -> str | None:
+    """facts_command's output now, for an environment with `recheck_facts` (None otherwise); a
+    session that fails gives its error as the output: no fact is read from it, so it counts as a
+    change and the repetition is not counted."""
+    transport = ctx.environment.transport
+    if not (transport.recheck_facts and transport.facts_command):
+        return None
+    try:
+        return ssh.read_output(transport.connection, transport.facts_command)
+    except Exception as exc:
+        return f"facts_command could not run: {exc}\n"
+
+
+def _target_change(ctx: RunContext, step: ArchivedStep) -> str:
+    """The hardware facts that changed over the timed step (`recheck_facts`), or ''."""
+    transport = ctx.environment.transport
+    if not transport.recheck_facts:
+        return ""
+    paths = [step.directory / name for name in (env_facts.FACTS_BEFORE, env_facts.FACTS_AFTER)]
+    if not any(path.is_file() for path in paths):
+        return ""  # the step never reached its timed body (its own failure is the reason)
+    texts = [path.read_text(encoding="utf-8", errors="replace") if path.is_file() else "" for path in paths]
+    return env_facts.hardware_change(transport.hardware_facts, texts[0], texts[1])
+
+
+def _hardware_before(ctx: RunContext, step: ArchivedStep) -> dict[str, str] | None:
+    """The hardware facts as they were just before the timed step (`recheck_facts`), else None."""
+    transport = ctx.environment.transport
+    path = step.directory / env_facts.FACTS_BEFORE
+    if not transport.recheck_facts or not path.is_file():
+        return None
+    facts = env_facts.parse_target_facts(path.read_text(encoding="utf-8", errors="replace"))
+    return {name: facts.get(name, "") for name in transport.hardware_facts}
+
+
+def _capture_environment(
+    ctx: RunContext, rep_dir: Path, try_number: int, since: dict[str, str] | None = None
+) -> EnvironmentSnapshot:
     """The target's facts for this repetition: captured once per campaign and target, reused after.
 
     The first repetition on a target captures them (archived under
     `<campaign>/environment/<target>/capture<N>/`); later repetitions get a copy of that snapshot
     (same `captured_at`), which saves an SSH session and a JVM per repetition. A retried step
-    (try > 1) captures again, since whatever failed may have changed the target, and a Hive
-    workload adds HiveServer2's facts the first time one runs.
+    (try > 1) captures again, since whatever failed may have changed the target, and so does a
+    repetition whose hardware facts just before its timed step (`since`, from `recheck_facts`)
+    are not the snapshot's: a worker lost between repetitions changes the fingerprint from the
+    next one on. A Hive workload adds HiveServer2's facts the first time one runs.
     """
     cache_dir = (
         archive.campaign_dir(ctx.spec.study, ctx.campaign) / "environment" / slug(ctx.environment.name)
@@ -464,6 +521,9 @@ def _capture_environment(ctx: RunContext, rep_dir: Path, try_number: int) -> Env
     snapshot: EnvironmentSnapshot | None = None
     if try_number == 1 and cached_file.exists():
         snapshot = EnvironmentSnapshot.model_validate_json(cached_file.read_text(encoding="utf-8"))
+        hardware = snapshot.facts.get("target_hardware")
+        if since is not None and isinstance(hardware, dict) and hardware != since:
+            snapshot = None  # the target is not the one captured: capture it again
     cached = snapshot
     capture_dir = cache_dir / f"capture{len(list(cache_dir.glob('capture*'))) + 1}"
     if snapshot is None:
