@@ -8,7 +8,9 @@ master's HiveServer2 as MapReduce jobs on the workers; WordCount's JobHistory an
 archived, they show the maps on several workers, the phase means become records, and the
 phase_times mart and the report show them. A file put from the gateway has three live replicas
 on three DataNodes (fsck). Faults a cluster has: the metastore down fails the Hive cell naming
-it while a later cell still runs; the gateway's host key changed is refused naming the host.
+it while a later cell still runs; a worker lost under a running job fails that try naming the
+host, and the retry is measured on the workers left with a new fingerprint; the gateway's host
+key changed is refused naming the host.
 `lab cluster down` leaves no process and no namespace behind. (This module took over the lab's
 one-node YARN campaign, whose assertions it covers, on a real multi-node YARN.)
 """
@@ -29,8 +31,9 @@ from pathlib import Path
 import paramiko
 import pytest
 from benchcamp.ops.lab import cluster
-from benchcamp.ops.toolkit import Daemon, http_json, namespaces
+from benchcamp.ops.toolkit import Daemon, LabError, http_json, namespaces
 from benchcamp.pipeline.archive import read_failure
+from benchcamp.pipeline.campaign.steps import TARGET_CHANGED_FILE
 from benchcamp.platforms.jobhistory import load_job_history
 from benchcamp.presentation import report
 
@@ -66,7 +69,9 @@ def cluster_up() -> Iterator[str]:
     assert not left, f"lab cluster down left {left} running"
 
 
-def _run(tmp: Path, campaign: str, cells: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Path]]:
+def _run(
+    tmp: Path, campaign: str, cells: str, *extra: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Path]]:
     """`benchcamp run` of hibench_dse cells on `lab_cluster`, one repetition, into `tmp`."""
     paths = {"results": tmp / "results", "warehouse": tmp / "warehouse" / "benchcamp.duckdb"}
     env = {
@@ -78,7 +83,7 @@ def _run(tmp: Path, campaign: str, cells: str) -> tuple[subprocess.CompletedProc
     result = _benchcamp(
         "run", "hibench_dse", "--ladder", "tiny", "--repetitions", "1", "--workloads",
         "wordcount,hive_aggregation", "--environment", "lab_cluster", "--cells", cells,
-        "--campaign", campaign, "--keep-lab", env=env,
+        "--campaign", campaign, "--keep-lab", *extra, env=env,
     )  # fmt: skip
     (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
     return result, paths
@@ -175,44 +180,80 @@ def test_the_hive_query_ran_through_the_masters_hiveserver2_as_yarn_jobs_on_the_
             assert nodes <= workers, (job_id, task["id"], nodes)
 
 
-def _stop_when(started: Path, daemons: list[Daemon], done: threading.Event) -> None:
-    """Stop `daemons` once `started` exists (a step of the running campaign began): after
-    `benchcamp run` has brought the cluster up, as a fault comes."""
+def _stop_when(started: Path, daemons: list[Daemon], done: threading.Event, busy: str = "") -> None:
+    """Stop `daemons` once `started` exists (a step of the running campaign began) and, with
+    `busy`, once that host's NodeManager runs a container: a fault that comes under a running job."""
     deadline = time.monotonic() + 900
     while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    while busy and time.monotonic() < deadline:
+        try:
+            answer = http_json(
+                f"http://{cluster.ADDRESSES[busy]}:{cluster.PORTS['nodemanager_http']}/ws/v1/node/containers"
+            )
+        except LabError:
+            answer = {}
+        containers = answer.get("containers")
+        if isinstance(containers, dict) and containers.get("container"):
+            break
         time.sleep(0.2)
     for daemon in daemons:
         daemon.stop(20.0)
     done.set()
 
 
+def _latest_try(rep: Path, step: str) -> Path:
+    return max((rep / step).glob("try*"), key=lambda path: int(path.name.removeprefix("try")))
+
+
 def test_the_metastore_and_a_worker_lost_mid_campaign(
     campaign: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """While the Hive cell generates its data, the metastore and worker3 (its NodeManager and
-    DataNode) stop: the Hive cell fails naming the metastore, the WordCount after it runs on the
-    two workers left, and its environment facts and fingerprint say so (the time series splits)."""
+    """While the Hive cell generates its data the metastore stops, and while the WordCount's job
+    runs containers on worker3 its NodeManager and DataNode stop. The Hive cell fails naming the
+    metastore. The WordCount's first try is not counted: the workers' facts asked just before and
+    after its job differ, and the failure names the lost host; Airflow's retry measures it on the
+    two workers left, its environment captured again: the facts and the fingerprint say so (the
+    time series splits)."""
     tmp = tmp_path_factory.mktemp("faults")
     run = "it_cluster_faults"
-    generate = tmp / "results" / "hibench_dse" / run / HIVE_CELL_DIR / "rep0" / "generate"
-    lost = [
-        cluster.daemon("master", "metastore"),
-        *(cluster.daemon("worker3", name) for name in ("nodemanager", "datanode")),
+    cells = tmp / "results" / "hibench_dse" / run
+    stopped = [threading.Event(), threading.Event()]
+    watchers = [
+        threading.Thread(
+            target=_stop_when,
+            args=(
+                cells / HIVE_CELL_DIR / "rep1" / "generate",
+                [cluster.daemon("master", "metastore")],
+                stopped[0],
+            ),
+            daemon=True,
+        ),
+        threading.Thread(
+            target=_stop_when,
+            args=(
+                cells / CELL_DIR / "rep1" / "execute",
+                [cluster.daemon("worker3", name) for name in ("nodemanager", "datanode")],
+                stopped[1],
+                "worker3",
+            ),
+            daemon=True,
+        ),
     ]
-    stopped = threading.Event()
-    watcher = threading.Thread(target=_stop_when, args=(generate, lost, stopped), daemon=True)
-    watcher.start()
+    for watcher in watchers:
+        watcher.start()
     try:
-        result, paths = _run(tmp, run, f"{HIVE_CELL},{CELL}")
+        # no warm-up: the Hive cell's would only fail the same way first
+        result, paths = _run(tmp, run, f"{HIVE_CELL},{CELL}", "--warmups", "0")
     finally:
-        watcher.join(60)
+        for watcher in watchers:
+            watcher.join(60)
         up = _benchcamp("lab", "cluster", "up")
         assert up.returncode == 0, up.stdout + up.stderr
-    assert stopped.is_set()
+    assert all(event.is_set() for event in stopped)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output[-3000:]
-    cells = paths["results"] / "hibench_dse" / run
-    hive = cells / HIVE_CELL_DIR / "rep1"  # the measured repetition, after its warm-up
+    hive = cells / HIVE_CELL_DIR / "rep1"
     records = [json.loads(line) for line in (hive / "records.jsonl").read_text().splitlines()]
     assert records and all(record["status"] == "failed" for record in records), records
     failure = read_failure(hive)
@@ -220,9 +261,16 @@ def test_the_metastore_and_a_worker_lost_mid_campaign(
     assert f"HiveServer2 {cluster.ADDRESSES['master']}:{cluster.PORTS['hiveserver2']}" in failure.message
     assert "metastore" in output.lower(), output[-3000:]
     rep = cells / CELL_DIR / "rep1"
+    changed = (rep / "execute" / "try1" / TARGET_CHANGED_FILE).read_text()
+    lost = cluster.ADDRESSES["worker3"]
+    assert "the target changed during the repetition: yarn_active_nodes 3 → 2" in changed, changed
+    lost_re = re.escape(lost)
+    assert re.search(rf"yarn_nodes [\d.,]*{lost_re}[\d.,]* → (?![\d.,]*{lost_re})", changed), changed
     records = [json.loads(line) for line in (rep / "records.jsonl").read_text().splitlines()]
     assert records and all(record["status"] == "ok" for record in records), records
-    job = load_job_history(rep / "jobhistory" / "try1" / "stdout.log")
+    retried = _latest_try(rep, "execute")
+    assert retried.name != "try1" and not (retried / TARGET_CHANGED_FILE).exists()
+    job = load_job_history(_latest_try(rep, "jobhistory") / "stdout.log")
     nodes = {attempt.node.split(":")[0] for attempt in job.attempts}
     assert job.succeeded and nodes <= {cluster.ADDRESSES["worker1"], cluster.ADDRESSES["worker2"]}, nodes
     facts = json.loads((rep / "environment.json").read_text())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import re
 import subprocess
 import sys
@@ -384,3 +385,29 @@ def test_all_environments_are_the_one_host_labs_the_lab_cluster_only_by_name(
                 ["run", "mapreduce_ssd_hdd", "--ladder", "tiny", "--environment", chosen, "--campaign", "c"]
             )
         assert targets == expected
+
+
+def test_ctrl_c_stops_the_target_s_jobs_through_the_connections_airflow_was_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`benchcamp run` defines the lab's connections for Airflow's process only: its own stop of
+    the target's jobs once Airflow is stopped must reach the target through them too (it once
+    found no connection and said no job was running), and a target it cannot reach is said so."""
+    from benchcamp.ops import cli
+    from benchcamp.transport import ssh
+
+    variable = "AIRFLOW_CONN_BENCHCAMP_CLUSTER_SSH"
+    monkeypatch.setenv(variable, "stale")
+    seen: dict[str, str | None] = {}
+
+    def stop_jobs(environment: Any, study: str, campaign: str, grace_s: float, **kwargs: Any) -> list[Any]:
+        seen[environment.name] = os.environ.get(variable)
+        raise ssh.TargetUnreachable("target 10.232.0.20:22 unreachable: timed out")
+
+    monkeypatch.setattr(ssh, "stop_campaign_jobs", stop_jobs)
+    said = cli._stop_remote_jobs(
+        "hibench_dse", "c1", "lab_cluster", "SIGINT", {variable: '{"conn_type": "ssh"}'}
+    )
+    assert seen == {"lab_cluster": '{"conn_type": "ssh"}'}
+    assert said.startswith("its jobs could not be stopped on lab_cluster (target 10.232.0.20:22 unreachable")
+    assert "no job" not in said

@@ -735,7 +735,7 @@ def _stop_campaign(
         flush=True,
     )
     stop_process_group(process, STOP_GRACE_S)
-    stopped = _stop_remote_jobs(study, campaign, target, name)
+    stopped = _stop_remote_jobs(study, campaign, target, name, env)
     marked = mark_run_failed(env, study, campaign)
     interrupted = outcome.mark_interrupted(study, campaign, name)
     print(
@@ -748,19 +748,28 @@ def _stop_campaign(
     return for_signal(signum)
 
 
-def _stop_remote_jobs(study: str, campaign: str, target: str | None, signal_name: str) -> str:
+def _stop_remote_jobs(
+    study: str, campaign: str, target: str | None, signal_name: str, env: dict[str, str]
+) -> str:
     """The campaign's jobs still running on the target, stopped (their process groups), and the
-    repetitions they measured marked interrupted."""
+    repetitions they measured marked interrupted. The target is reached through the connections
+    Airflow's process was given (`env`), as its tasks reached it."""
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline.campaign.target import stop_campaign
 
+    os.environ.update({key: value for key, value in env.items() if key.startswith("AIRFLOW_CONN_")})
     spec = load_spec(study)
     # an interleaved campaign runs on its target's whole group: its jobs may be on any of them
     group = (spec.interleave_group(target) or [target]) if target else None
-    jobs = stop_campaign(study, campaign, signal_name, group)
-    if not jobs:
-        return "no job of the campaign was running on the target"
-    return f"{len(jobs)} job(s) stopped on the target ({', '.join(f'{job.step} {job.cell} rep{job.repetition}' for job in jobs)})"
+    unreached: list[str] = []
+    jobs = stop_campaign(study, campaign, signal_name, group, unreached=unreached)
+    parts = []
+    if jobs:
+        listed = ", ".join(f"{job.step} {job.cell} rep{job.repetition}" for job in jobs)
+        parts.append(f"{len(jobs)} job(s) stopped on the target ({listed})")
+    if unreached:
+        parts.append(f"its jobs could not be stopped on {'; '.join(unreached)}: check the target for them")
+    return "; ".join(parts) or "no job of the campaign was running on the target"
 
 
 def _now_tag() -> str:

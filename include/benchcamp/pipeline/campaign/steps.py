@@ -350,6 +350,22 @@ def run_execute(unit: RepetitionUnit, try_number: int = 1, keep_data: bool = Fal
         raise
     if outside_wrapper:
         host_load.write_load(execute_dir, load_before, host_load.sample(ctx.environment.transport.connection))
+    if facts_before is not None and (own_step or hive_statements):
+        env_facts.write_facts_around(step.directory, facts_before, _facts_now(ctx) or "")
+    changed = _target_change(ctx, step)
+    if changed:
+        # measured on a target that changed under it (a worker lost mid-job), whether or not the
+        # job survived: not counted; the task fails and Airflow's retry runs the repetition again
+        # on the target as it now is
+        message = (
+            f"the target changed during the repetition: {changed} (facts_command just before and "
+            f"after the timed step, exit {step.exit_code}: {step.directory / env_facts.FACTS_BEFORE}, "
+            f"{env_facts.FACTS_AFTER})"
+        )
+        (step.directory / TARGET_CHANGED_FILE).write_text(message + "\n", encoding="utf-8")
+        changed_error = TargetChanged(message)
+        _mark_failed(ctx, rep_dir, step, failure_of("execute", changed_error, step.directory))
+        raise changed_error
     try:
         records = workload.parse(ctx, step)
         if (
@@ -367,18 +383,6 @@ def run_execute(unit: RepetitionUnit, try_number: int = 1, keep_data: bool = Fal
             _fail_execute(ctx, rep_dir, step)
         _mark_failed(ctx, rep_dir, step, failure_of("parse", exc, step.directory))
         raise
-    if facts_before is not None and (own_step or hive_statements):
-        env_facts.write_facts_around(step.directory, facts_before, _facts_now(ctx) or "")
-    changed = _target_change(ctx, step)
-    if changed:
-        # measured on a target that changed under it (a worker lost mid-job): not counted; the
-        # task fails and Airflow's retry runs the repetition again on the target as it now is
-        changed_error = TargetChanged(
-            f"the target changed during the repetition: {changed} (facts_command just before and "
-            f"after the timed step: {step.directory / env_facts.FACTS_BEFORE}, {env_facts.FACTS_AFTER})"
-        )
-        _mark_failed(ctx, rep_dir, step, failure_of("execute", changed_error, step.directory))
-        raise changed_error
     try:
         _capture_environment(ctx, rep_dir, try_number, since=_hardware_before(ctx, step))
     except Exception as exc:
@@ -463,6 +467,11 @@ def _job_history_records(
 
 class TargetChanged(RuntimeError):
     """A hardware fact of the target changed over a timed step (`recheck_facts`)."""
+
+
+# in the step's try folder: why its numbers were not counted (the repetition's failure.json is
+# cleared once Airflow's retry measures it)
+TARGET_CHANGED_FILE = "target_changed.txt"
 
 
 def _facts_now(ctx: RunContext) -> str | None:

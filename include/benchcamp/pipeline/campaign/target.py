@@ -44,13 +44,14 @@ def stop_campaign(
     signal_name: str,
     environments: list[str] | None = None,
     grace_s: float = ssh.STOP_GRACE_S,
+    unreached: list[str] | None = None,
 ) -> list[ssh.StoppedJob]:
     """For `benchcamp run`'s SIGINT/SIGTERM handler, once Airflow's process is stopped: stop the
     campaign's running jobs on each target (`environments`, default every one of the study) and
     mark the repetitions they measured interrupted (`archive.mark_interrupted`).
 
     A target that cannot be reached within a short budget is logged and skipped: nothing can be
-    stopped there. Returns the jobs stopped.
+    stopped there (its name and why are appended to `unreached`). Returns the jobs stopped.
     """
     spec = load_spec(study)
     stopped: list[ssh.StoppedJob] = []
@@ -63,6 +64,8 @@ def stop_campaign(
             )
         except (ssh.TargetUnreachable, ssh.TargetRefused) as exc:
             logging.getLogger(__name__).warning("cannot stop the jobs on %s: %s", environment.name, exc)
+            if unreached is not None:
+                unreached.append(f"{environment.name} ({ssh.last_line(str(exc))[:200]})")
             continue
         for job in jobs:
             if job.step in archive.MEASURING_STEPS:
