@@ -1,7 +1,7 @@
 """A target that changes under a repetition (`recheck_facts`): a worker lost mid-job.
 
 The facts are asked just before and just after every timed step; a repetition over which a
-hardware fact changed is failed naming the change (Airflow's retry runs it again), and a change
+hardware fact changed is failed naming the change (never counted), and a change
 since the campaign's capture captures the environment again, so the fingerprint follows. The
 wrapper runs here for real in bash, its facts_command reading a file the "job" rewrites, as a
 ResourceManager's node list changes when a NodeManager stops mid-job.

@@ -95,8 +95,8 @@ class TransportOptions(EnvironmentOptions):
         default=False,
         description="run facts_command again just before and just after every timed step (untimed; "
         "it must be cheap, e.g. a cluster's live workers from its ResourceManager): a repetition "
-        "over which a hardware fact changed (a worker lost mid-job) is failed naming the change, "
-        "and Airflow's retry runs it again on the target as it now is; a change since the "
+        "over which a hardware fact changed (a worker lost mid-job) is failed naming the change "
+        "(never counted, whether the job survived or not); a change since the "
         "campaign's capture captures the environment again, so the fingerprint follows",
     )
 

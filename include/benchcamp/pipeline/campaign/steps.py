@@ -355,8 +355,8 @@ def run_execute(unit: RepetitionUnit, try_number: int = 1, keep_data: bool = Fal
     changed = _target_change(ctx, step)
     if changed:
         # measured on a target that changed under it (a worker lost mid-job), whether or not the
-        # job survived: not counted; the task fails and Airflow's retry runs the repetition again
-        # on the target as it now is
+        # job survived: failed, never counted (like every failed execute, not retried: its data
+        # is gone); the repetitions after it run on the target as it now is
         message = (
             f"the target changed during the repetition: {changed} (facts_command just before and "
             f"after the timed step, exit {step.exit_code}: {step.directory / env_facts.FACTS_BEFORE}, "
@@ -469,8 +469,8 @@ class TargetChanged(RuntimeError):
     """A hardware fact of the target changed over a timed step (`recheck_facts`)."""
 
 
-# in the step's try folder: why its numbers were not counted (the repetition's failure.json is
-# cleared once Airflow's retry measures it)
+# in the step's try folder: why its numbers were not counted (beside the repetition's failure.json,
+# which a later run's resume replaces when it measures the repetition again)
 TARGET_CHANGED_FILE = "target_changed.txt"
 
 
