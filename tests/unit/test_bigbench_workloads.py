@@ -335,7 +335,9 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
     readings = iter([("2", "7.32 8.46 7.87 15/340 23410"), ("2", "8.05 8.58 7.92 17/442 23604")])
     monkeypatch.setattr(ssh, "read_load", lambda connection: next(readings))
     monkeypatch.setattr(BigBenchRun, "run_own_step", own_step)
-    monkeypatch.setattr("benchcamp.pipeline.campaign.steps._capture_environment", lambda *args: None)
+    monkeypatch.setattr(
+        "benchcamp.pipeline.campaign.steps._capture_environment", lambda *args, **kwargs: None
+    )
     monkeypatch.setattr(ssh, "run_step", lambda ctx, conn, name, *rest, **kw: removed.append(name))
     with pytest.raises(ssh.StepFailed):
         run_execute(unit)
@@ -405,3 +407,26 @@ def test_a_valid_run_writes_its_bbqpm_for_the_claims_and_an_invalid_one_none(tmp
         "ok",
     )
     assert qpm.value == pytest.approx(expected, rel=1e-12)
+
+
+def _with_only(value: str) -> RunContext:
+    """The study's spec with `settings.bigbench_power.only` set, as a user writes it."""
+    from benchcamp.core.spec import parse_spec
+
+    text = (RECORDED.parents[1] / "spec.yaml").read_text(encoding="utf-8")
+    anchor = "  bigbench_power:\n    queries: 30"
+    assert anchor in text
+    spec = parse_spec(text.replace(anchor, f"{anchor}\n    only: {value}"), study="bigbench_containers")
+    params = {"cluster_nodes": 1, "scale_factor_gb": 0.01}
+    return RunContext(spec, spec.environment("local_lab"), "camp", "bigbench_load", params, 1, "tiny")
+
+
+def test_a_partial_run_names_its_queries_comma_separated_and_checks_them() -> None:
+    from benchcamp.studies.bigbench_containers.workloads.run import power_order
+
+    assert power_order(_ctx()) == list(QUERIES)
+    assert power_order(_with_only("q01, q10,q20")) == ["q01", "q10", "q20"]
+    with pytest.raises(ValueError, match="unknown BigBench queries q31"):
+        power_order(_with_only("q01,q31"))
+    with pytest.raises(ValueError, match="queries listed twice: q01"):
+        power_order(_with_only("q01,q01"))

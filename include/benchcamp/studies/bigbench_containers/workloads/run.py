@@ -133,9 +133,15 @@ def query_count(ctx: RunContext) -> int:
 
 
 def power_order(ctx: RunContext) -> list[str]:
-    """q01..q30, or the spec's `bigbench_power.only` list (checked names) for a partial debug run."""
+    """q01..q30, or the spec's `bigbench_power.only` for a partial run: comma-separated names
+    (`only: q01,q10,q20`; a setting is one value, not a list), checked. The run is then invalid
+    (fewer than 30 queries: no BBQpm@SF), its query times kept."""
     only = ctx.spec.setting("bigbench_power", "only", ctx.ladder, None)
-    return check_query_names(list(only)) if only else list(QUERIES)
+    if not only:
+        return list(QUERIES)
+    if not isinstance(only, str):
+        raise ValueError(f"settings.bigbench_power.only must be comma-separated query names, not {only!r}")
+    return check_query_names([name.strip() for name in only.split(",")])
 
 
 def controller_python() -> str:
