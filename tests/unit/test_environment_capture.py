@@ -35,11 +35,12 @@ def _context(workload: str = "wordcount") -> RunContext:
     return RunContext(SPEC, SPEC.environment("local_lab"), "c1", workload, params, 1, "tiny")
 
 
-def _run_facts_script(directory: Path, path: str) -> ArchivedStep:
-    """The real facts script through bash with the given PATH, archived as the SSH step archives it."""
+def _run_facts_script(directory: Path, path: str, ctx: RunContext | None = None) -> ArchivedStep:
+    """The real facts script (of `ctx`'s environment, default local_lab's) through bash with the
+    given PATH, archived as the SSH step archives it."""
     directory.mkdir(parents=True, exist_ok=True)
     result = subprocess.run(
-        ["/bin/bash", "-c", env_facts.facts_script(_context())],
+        ["/bin/bash", "-c", env_facts.facts_script(ctx or _context())],
         env={"PATH": path, "WORK": str(directory)},
         capture_output=True,
         text=True,
@@ -183,3 +184,39 @@ def test_the_time_the_storage_was_reformatted_is_an_environment_fact(
     (preflight / "stdout.log").write_text("storage_reformatted_at=2026-11-24T04:00:00Z\nsafemode=off\n")
     snapshot = _capture_environment(ctx, rep_dir_for(ctx), 1)
     assert snapshot.facts["storage_reformatted_at"] == "2026-11-24T04:00:00Z"
+
+
+def test_a_worker_lost_between_repetitions_is_captured_again_and_splits_the_fingerprint(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With `recheck_facts`, the hardware facts seen just before a repetition's timed step
+    (`since`) decide whether the campaign's capture still holds: the same workers reuse it, fewer
+    capture the environment again, and the repetitions after it reuse the new snapshot."""
+    three = "yarn_active_nodes=3\nyarn_nodes=10.232.0.11,10.232.0.12,10.232.0.13\n"
+    two = "yarn_active_nodes=2\nyarn_nodes=10.232.0.11,10.232.0.12\n"
+    nodes = tmp_path / "nodes.txt"
+    environment = SPEC.environment("lab_cluster")  # hardware_facts: yarn_active_nodes, yarn_nodes
+    transport = environment.transport.model_copy(update={"facts_command": f"cat {nodes}"})
+    environment = environment.model_copy(update={"transport": transport})
+    params: dict[str, Any] = {"data_size_gb": 0.012, "maps": 4, "reduces": 2}
+    ctx = RunContext(SPEC, environment, "c1", "wordcount", params, 1, "tiny")
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setattr(ssh, "target_address", lambda conn_id: "10.232.0.20:22")
+    captures: list[str] = []
+
+    def run_step(*args: object, **kwargs: object) -> ArchivedStep:
+        captures.append(nodes.read_text())
+        return _run_facts_script(tmp_path / f"capture{len(captures)}", os.environ["PATH"], ctx)
+
+    monkeypatch.setattr(ssh, "run_step", run_step)
+    nodes.write_text(three)
+    first = _capture_environment(ctx, rep_dir_for(ctx), 1, since=env_facts.parse_target_facts(three))
+    # the next repetition saw the same workers just before its step: the campaign's capture is reused
+    again = _capture_environment(ctx, rep_dir_for(ctx), 1, since=env_facts.parse_target_facts(three))
+    assert captures == [three] and again.fingerprint == first.fingerprint
+    nodes.write_text(two)  # worker3 is gone before the third repetition's step
+    later = _capture_environment(ctx, rep_dir_for(ctx), 1, since=env_facts.parse_target_facts(two))
+    assert captures == [three, two] and later.fingerprint != first.fingerprint
+    assert later.facts["target_hardware"] == env_facts.parse_target_facts(two)
+    cached = archive.campaign_dir(SPEC.study, "c1") / "environment" / "lab_cluster" / archive.ENVIRONMENT_FILE
+    assert later.fingerprint in cached.read_text()  # the repetitions after it reuse the new one

@@ -1,8 +1,8 @@
 """A target that changes under a repetition (`recheck_facts`): a worker lost mid-job.
 
 The facts are asked just before and just after every timed step; a repetition over which a
-hardware fact changed is failed naming the change (never counted), and a change
-since the campaign's capture captures the environment again, so the fingerprint follows. The
+hardware fact changed is failed naming the change (never counted); a change since the
+campaign's capture captures the environment again (tests/unit/test_environment_capture.py). The
 wrapper runs here for real in bash, its facts_command reading a file the "job" rewrites, as a
 ResourceManager's node list changes when a NodeManager stops mid-job.
 """
@@ -17,9 +17,7 @@ from pathlib import Path
 import pytest
 from benchcamp.core.environment_options import TransportOptions
 from benchcamp.core.spec import load_spec
-from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign import steps
-from benchcamp.pipeline.campaign.plan import rep_dir_for
 from benchcamp.transport import environment as env_facts
 from benchcamp.transport import ssh
 from benchcamp.workloads.base import ArchivedStep, RunContext
@@ -113,47 +111,3 @@ def test_a_step_whose_facts_could_not_be_read_after_it_counts_as_changed(tmp_pat
     # a step that never reached its body wrote neither: its own failure is the reason
     empty = ArchivedStep(directory=tmp_path / "none", exit_code=1, started_at=NOW, finished_at=NOW)
     assert steps._target_change(ctx, empty) == ""
-
-
-def _capture_step(tmp_path: Path, ctx: RunContext, target: str) -> ArchivedStep:
-    """The real facts script, its facts_command printing `target`, archived as a capture."""
-    directory = tmp_path / f"capture-{len(list(tmp_path.glob('capture-*')))}"
-    directory.mkdir()
-    facts = tmp_path / "target-facts.txt"
-    facts.write_text(target)
-    result = subprocess.run(
-        ["bash", "-c", env_facts.facts_script(_context(f"cat {facts}"))],
-        env={"PATH": os.environ["PATH"], "WORK": str(directory)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    (directory / "stdout.log").write_text(result.stdout)
-    (directory / "stderr.log").write_text(result.stderr)
-    return ArchivedStep(directory=directory, exit_code=result.returncode, started_at=NOW, finished_at=NOW)
-
-
-def test_a_worker_lost_between_repetitions_is_captured_again_and_splits_the_fingerprint(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp_path / "results"))
-    monkeypatch.setattr(ssh, "target_address", lambda conn_id: "10.232.0.20:22")
-    ctx = _context("true")
-    captures: list[str] = []
-
-    def run_step(*args: object, **kwargs: object) -> ArchivedStep:
-        captures.append(current)
-        return _capture_step(tmp_path, ctx, current)
-
-    monkeypatch.setattr(ssh, "run_step", run_step)
-    current = THREE
-    first = steps._capture_environment(ctx, rep_dir_for(ctx), 1, since=env_facts.parse_target_facts(THREE))
-    # the next repetition saw the same workers just before its step: the campaign's capture is reused
-    again = steps._capture_environment(ctx, rep_dir_for(ctx), 1, since=env_facts.parse_target_facts(THREE))
-    assert len(captures) == 1 and again.fingerprint == first.fingerprint
-    current = TWO  # worker3 is gone before the third repetition's step
-    later = steps._capture_environment(ctx, rep_dir_for(ctx), 1, since=env_facts.parse_target_facts(TWO))
-    assert len(captures) == 2 and later.fingerprint != first.fingerprint
-    assert later.facts["target_hardware"] == env_facts.parse_target_facts(TWO)
-    cached = archive.campaign_dir(SPEC.study, "c1") / "environment" / "lab_cluster" / archive.ENVIRONMENT_FILE
-    assert later.fingerprint in cached.read_text()  # the repetitions after it reuse the new one

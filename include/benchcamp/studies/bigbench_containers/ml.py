@@ -176,8 +176,8 @@ def spark_command(
     the Hive-only ones are not. `master` is the Spark master (the program's default, local[2],
     when None); `conf` are Spark properties, given to the driver's JVM as -Dname=value (Spark
     reads its settings from system properties, as `spark-submit --conf` passes them). Raises
-    SparkUnavailableError when Java or the jars are missing,
-    before anything runs, so the query fails naming Spark."""
+    SparkUnavailableError when Java or the jars are missing, before anything runs, so the query
+    fails naming Spark."""
     spec = _spec(query)
     missing = [name for name in _REQUIRED[spec.model] if name not in params]
     if missing:
