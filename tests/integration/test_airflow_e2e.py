@@ -658,6 +658,7 @@ def test_the_results_page_is_served_by_airflow_behind_its_login(stack: dict[str,
 # -- the browser: Debian's Chromium driven by Playwright ------------------------------------------
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+BROWSER_WAIT_MS = 120_000  # the longest a page, a click or a text may take before the test fails
 
 
 def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str, Any], api: Api) -> None:
@@ -673,7 +674,7 @@ def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str,
         page.goto(f"{base}/benchcamp/{DAG}")
         assert "/auth/login" in page.url and "next=" in page.url, page.url
         _sign_in(page, stack)
-        page.wait_for_url(lambda url: f"/benchcamp/{DAG}" in url, timeout=60_000)
+        page.wait_for_url(lambda url: f"/benchcamp/{DAG}" in url, timeout=BROWSER_WAIT_MS)
         page.wait_for_load_state("networkidle")
         page.screenshot(path=str(ARTIFACTS / "01-results-page-after-sign-in.png"))
 
@@ -733,8 +734,18 @@ def _chromium_page() -> Iterator[Any]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        # Playwright's 30 s default is a guard against a hang, not a check of speed: the UI's
+        # pages take longer while the other streams load both cores on a slower CI machine
+        page.set_default_timeout(BROWSER_WAIT_MS)
         try:
-            yield browser.new_page(viewport={"width": 1400, "height": 1000})
+            yield page
+        except BaseException:
+            # what the browser showed when the test failed, beside the other screenshots
+            with contextlib.suppress(Exception):
+                page.screenshot(path=str(ARTIFACTS / "failed.png"), full_page=True)
+                (ARTIFACTS / "failed.txt").write_text(f"{page.url}\n\n{page.locator('body').inner_text()}")
+            raise
         finally:
             browser.close()
 
@@ -742,7 +753,7 @@ def _chromium_page() -> Iterator[Any]:
 def _login(page: Any, stack: dict[str, Any]) -> None:
     page.goto(f"{stack['base']}/auth/login")
     _sign_in(page, stack)
-    page.wait_for_url(lambda url: "/auth/login" not in url, timeout=60_000)
+    page.wait_for_url(lambda url: "/auth/login" not in url, timeout=BROWSER_WAIT_MS)
 
 
 def _sign_in(page: Any, stack: dict[str, Any]) -> None:
@@ -800,7 +811,7 @@ def _backfill_in_browser(
             popover.get_by_placeholder("YYYY/MM/DD").fill(f"{date:%Y/%m/%d}")
             popover.get_by_placeholder("HH:mm").fill(f"{date:%H:%M}")
             page.keyboard.press("Escape")
-        page.get_by_text("1 run will be triggered.").wait_for(timeout=30_000)
+        page.get_by_text("1 run will be triggered.").wait_for(timeout=BROWSER_WAIT_MS)
         dialog.get_by_text("Override parameters on existing runs").click()
         _fill_tiny_run(page, dialog, wanted)
         page.screenshot(path=str(ARTIFACTS / "20-backfill-dialog-filled.png"), full_page=True)
@@ -851,7 +862,7 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
         assert repetitions.input_value() == "99", "an out-of-range number must not be clamped"
         trigger.click()
         refusal = page.get_by_text("99 is greater than or equal to the maximum of 51").first
-        refusal.wait_for(timeout=30_000)
+        refusal.wait_for(timeout=BROWSER_WAIT_MS)
         page.screenshot(path=str(ARTIFACTS / f"11-{dag_id}-form-refuses-99.png"))
         assert {run["dag_run_id"] for run in _runs(api, dag_id)} - before == set()
 
@@ -902,7 +913,9 @@ def test_every_other_study_form_opens_and_refuses_a_bad_number_without_a_run(
         repetitions.fill("99")
         repetitions.blur()
         trigger.click()
-        page.get_by_text("99 is greater than or equal to the maximum of 51").first.wait_for(timeout=30_000)
+        page.get_by_text("99 is greater than or equal to the maximum of 51").first.wait_for(
+            timeout=BROWSER_WAIT_MS
+        )
         page.screenshot(path=str(ARTIFACTS / f"21-{dag_id}-form-refuses-99.png"))
         assert not errors, errors
     assert {run["dag_run_id"] for run in _runs(api, dag_id)} == before

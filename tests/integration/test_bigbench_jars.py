@@ -28,12 +28,14 @@ def test_the_spark_step_reproduces_the_recorded_q20_result(
     tmp_path: Path, made_by_setup: Callable[..., None]
 ) -> None:
     """The real Spark step (lab/bigbench-ml built, local[2]) over the recorded q20 export gives
-    the recorded clusters again: same export and seed, same result. About 20-50 s on 2 cores."""
+    the recorded clusters again: same export and seed, same result. About 20-50 s on 2 cores; the
+    timeout only guards a hang: at the unit lane's lower priority on a loaded CI machine the step
+    took over 120 s."""
     target = ml.module_dir() / "target"
     made_by_setup(target / "bigbench-ml.jar", target / "lib" / "spark-mllib_*.jar", "java")
     output = tmp_path / "q20.json"
     command = ml.spark_command("q20", queries.load_parameters()["q20"], str(RECORDED / "q20-export"), output)
-    finished = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     assert finished.returncode == 0, finished.stderr[-2000:]
     result = ml.parse_result("q20", output)
     recorded = ml.parse_result("q20", RECORDED / "q20.json")

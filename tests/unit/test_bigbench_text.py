@@ -160,6 +160,6 @@ def _jar_rows(mode: str, reviews: list[tuple[str, str]]) -> list[tuple[str, ...]
         capture_output=True,
         text=True,
         check=True,
-        timeout=60,
+        timeout=600,
     )
     return [tuple(line.split("\t")) for line in result.stdout.splitlines()]

@@ -284,7 +284,7 @@ def test_bad_input_is_refused_before_the_lab_starts(tmp_path: Path) -> None:
     done = subprocess.run(
         [str(Path(sys.executable).with_name("benchcamp")), "run", "hibench_dse", "--ladder", "tiny",
          "--cells", "wordcount|data_size_gb=9"],
-        capture_output=True, text=True, timeout=120, env={**env, "BENCHCAMP_RESULTS": str(tmp_path / "r")},
+        capture_output=True, text=True, timeout=600, env={**env, "BENCHCAMP_RESULTS": str(tmp_path / "r")},
     )  # fmt: skip
     assert done.returncode == ExitCode.BAD_INPUT, done.stdout + done.stderr
     assert re.search(r"cell 'wordcount\|data_size_gb=9' is not in the tiny matrix", done.stderr)

@@ -259,7 +259,7 @@ def run_graphmr(algorithm: str, source: Path, out: Path, conf_dir: Path, *option
     # the lab's client JVM options, as its SSH sessions give them
     env = {**os.environ, "HADOOP_CONF_DIR": str(conf_dir), "HADOOP_OPTS": "-Xmx512m"}
     env["HADOOP_CLIENT_OPTS"] = CLIENT_JVM_OPTS
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     return Run(done.returncode, done.stdout, done.stderr, out)
 
 

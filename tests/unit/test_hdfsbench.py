@@ -194,7 +194,7 @@ def run_hdfsbench(tmp: Path, bench: str, *options: str) -> subprocess.CompletedP
         *options,
     ]  # fmt: skip
     env = {**os.environ, "HADOOP_CONF_DIR": str(conf_dir), "HADOOP_OPTS": "-Xmx256m"}
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
 
 
 def test_jar_swl_and_srt_on_the_local_file_system(tmp_path: Path, made_by_setup: Callable[..., None]) -> None:

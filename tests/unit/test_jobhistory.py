@@ -169,7 +169,7 @@ def test_the_fetch_program_builds_the_document_the_parser_reads(tmp_path: Path) 
         url = f"http://127.0.0.1:{server.server_port}"
         words = shlex.split(fetch_script(url, "job_1795365318596_0001", [], wait_s=30))
         words[0] = sys.executable  # python3 on the target
-        result = subprocess.run(words, capture_output=True, text=True, timeout=60, check=True)
+        result = subprocess.run(words, capture_output=True, text=True, timeout=300, check=True)
     finally:
         server.shutdown()
     fetched = parse_job_history(json.loads(result.stdout))
