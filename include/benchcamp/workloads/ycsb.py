@@ -24,7 +24,7 @@ import json
 import math
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +40,15 @@ from benchcamp.workloads.base import (
     Workload,
     env_ref,
     job_path,
+)
+from benchcamp.workloads.ycsb_histograms import (
+    HistogramLog,
+    check_together,
+    merge_logs,
+    percentile_of,
+    period,
+    read_histogram_log,
+    value_at_percentile,
 )
 
 # The target's environment names the client classpath: YCSB core 0.17.0 and its dependencies,
@@ -67,10 +76,14 @@ RESET_JIT = "-XX:TieredStopAtLevel=1"
 EXPORT_FILE = "ycsb.json"
 LOAD_THREADS = 4  # the untimed load's client threads (at least): it only prepares the table
 LOAD_PREFIX = "load."  # the load's summary files in the execute step: load.stdout.log, load.ycsb.json
+# With `clients` > 1, client N's files in the execute step: clientN.stdout.log, clientN.stderr.log,
+# clientN.ycsb.json and its HdrHistogram log per operation, clientN.READ.hdr, ...
+CLIENT_PREFIX = "client{}."
+HISTOGRAM_SUFFIX = ".hdr"
 
 # Axes that are command-line switches, not YCSB properties; settings may not set what the
 # module sets itself.
-SWITCH_AXES = ("store", "threads", "target_ops")
+SWITCH_AXES = ("store", "threads", "target_ops", "clients")
 RESERVED_PROPERTIES = frozenset({"db", "exporter", "exportfile", "threadcount", "target", "table"})
 _PROPORTIONS = (
     "readproportion",
@@ -252,6 +265,69 @@ def _summarise(entries: Iterable[tuple[str, str, float]], source: str) -> YcsbSu
         operations=operations,
         gc_count=sections.get("TOTAL_GCs", {}).get("Count"),
         gc_time_ms=sections.get("TOTAL_GC_TIME", {}).get("Time(ms)"),
+    )
+
+
+def merged_summary(
+    summaries: Sequence[YcsbSummary],
+    logs: Sequence[Mapping[str, HistogramLog]],
+    names: Sequence[str],
+) -> YcsbSummary:
+    """The clients' summaries as one run's: throughputs and counts summed, percentiles from the
+    merged histograms (each client's `logs` by operation), averages weighted by operations."""
+    silent = [name for name, log in zip(names, logs, strict=True) if not log]
+    if silent:
+        raise ParseError(
+            f"{silent[0]} wrote no histogram log (hdrhistogram.fileoutput): the clients cannot be merged"
+        )
+    check_together([period(list(log.values())) for log in logs], names)
+    operations: dict[str, OperationStats] = {}
+    for operation in sorted({name for summary in summaries for name in summary.operations}):
+        stats = [summary.operations.get(operation) for summary in summaries]
+        present = [(name, each) for name, each in zip(names, stats, strict=True) if each is not None]
+        count = sum(each.operations for _, each in present)
+        returns: dict[str, int] = {}
+        for _, each in present:
+            for status, calls in each.returns.items():
+                returns[status] = returns.get(status, 0) + calls
+        latencies: dict[str, float] = {}
+        if count:
+            latencies["avg"] = sum(each.latencies_us["avg"] * each.operations for _, each in present) / count
+        else:
+            latencies["avg"] = math.nan  # YCSB's own average of no operation
+        latencies["min"] = min(each.latencies_us["min"] for _, each in present)
+        latencies["max"] = max(each.latencies_us["max"] for _, each in present)
+        wanted = sorted({key for _, each in present for key in each.latencies_us} - set(latencies))
+        if wanted:
+            histograms = [
+                (name, log[operation]) for name, log in zip(names, logs, strict=True) if operation in log
+            ]
+            lacking = [name for name, _ in present if name not in {each for each, _ in histograms}]
+            if lacking:
+                raise ParseError(
+                    f"{lacking[0]} has no histogram log of {operation}: its percentiles cannot be merged"
+                )
+            merged = merge_logs([log for _, log in histograms])
+            for name, each in present:
+                logged = next(log for client, log in histograms if client == name).count
+                if logged != each.operations:
+                    raise ParseError(
+                        f"{name}'s histogram log of {operation} holds {logged} latencies, its summary "
+                        f"{each.operations} operations: the log is cut short or from another run"
+                    )
+            for key in wanted:
+                latencies[key] = float(value_at_percentile(merged.histogram, percentile_of(key)))
+        operations[operation] = OperationStats(count, latencies, returns)
+    errors = tuple(dict.fromkeys(error for summary in summaries for error in summary.client_errors))
+    gc = [summary.gc_count for summary in summaries]
+    gc_time = [summary.gc_time_ms for summary in summaries]
+    return YcsbSummary(
+        runtime_ms=max(summary.runtime_ms for summary in summaries),
+        throughput_ops_s=sum(summary.throughput_ops_s for summary in summaries),
+        operations=operations,
+        gc_count=None if None in gc else sum(value for value in gc if value is not None),
+        gc_time_ms=None if None in gc_time else sum(value for value in gc_time if value is not None),
+        client_errors=errors,
     )
 
 
@@ -528,12 +604,28 @@ def loaded_records(ctx: RunContext) -> int:
     return int(float(properties.get("insertcount", properties.get("recordcount", "0"))))
 
 
-def client_command(ctx: RunContext, phase: str, prefix: str = "") -> Command:
+def clients_of(ctx: RunContext) -> int:
+    """YCSB processes the run starts together (the cell's `clients` axis; 1 without it)."""
+    return int(ctx.params.get("clients", 1))
+
+
+def share(total: int, client: int, clients: int) -> int:
+    """Client `client`'s (1-based) part of `total` operations or ops/s: equal, the rest to the first."""
+    return total // clients + (1 if client <= total % clients else 0)
+
+
+def client_command(ctx: RunContext, phase: str, prefix: str = "", client: int = 0) -> Command:
     """`java -cp "$YCSB_CLASSPATH" site.ycsb.Client -load|-t -db <binding> -p k=v ... -threads N [-target N] -s`.
 
-    With a `prefix` (the load) the summary goes to `<prefix>stdout.log` and `<prefix>ycsb.json`
-    in the job directory, so the run's own stdout holds one summary only.
+    With a `prefix` (the load, a client of several) the summary goes to `<prefix>stdout.log` and
+    `<prefix>ycsb.json` in the job directory, so the run's own stdout holds one summary only.
+    Client `client` of the cell's `clients` runs its share of the operations and of the offered
+    load, and writes its HdrHistogram log per operation (`<prefix><OPERATION>.hdr`) to be merged.
     """
+    clients = clients_of(ctx) if client else 1
+    properties = ycsb_properties(ctx)
+    if clients > 1:
+        properties["operationcount"] = str(share(requested_operations(ctx), client, clients))
     command: Command = [
         "java",
         *JAVA_OPTIONS,
@@ -544,7 +636,7 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "") -> Command:
         "-db",
         binding_class(ctx),
     ]
-    for name, value in ycsb_properties(ctx).items():
+    for name, value in properties.items():
         command += ["-p", f"{name}={value}"]
     threads = int(ctx.params.get("threads", 1))
     if phase == "-load":  # preparation, not the measurement: never slower than LOAD_THREADS
@@ -552,7 +644,20 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "") -> Command:
     command += ["-p", f"table={TABLE}", "-threads", str(threads)]
     target = ctx.params.get("target_ops")
     if phase == "-t" and target is not None:
-        command += ["-target", str(int(target))]
+        command += ["-target", str(share(int(target), client, clients) if clients > 1 else int(target))]
+    if clients > 1:
+        command += [
+            "-p",
+            "hdrhistogram.fileoutput=true",
+            "-p",
+            Shell("hdrhistogram.output.path=" + job_path(prefix)),
+            # the project's bindings hold each client's operations until all are connected
+            # (lab/ycsb's StartBarrier; a folder of the job's, not archived); others ignore these
+            "-p",
+            Shell("benchcamp.start.dir=" + job_path("start")),
+            "-p",
+            f"benchcamp.start.clients={clients}",
+        ]
     command += [
         "-p",
         f"exporter={EXPORTER}",
@@ -562,7 +667,23 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "") -> Command:
     ]
     if prefix:
         command += [Shell(">"), job_path(prefix + "stdout.log")]
+    if clients > 1:
+        command += [Shell("2>"), job_path(prefix + "stderr.log"), Shell('& pids="$pids $!"')]
     return command
+
+
+def run_commands(ctx: RunContext) -> list[Command]:
+    """The timed run: one client, or the cell's `clients` started together and waited for, the
+    step failing (naming the client) if any of them fails."""
+    clients = clients_of(ctx)
+    if clients == 1:
+        return [client_command(ctx, "-t")]
+    started = [client_command(ctx, "-t", CLIENT_PREFIX.format(n), n) for n in range(1, clients + 1)]
+    waited = (
+        'failed=0; n=0; for pid in $pids; do n=$((n + 1)); wait "$pid" || '
+        f'{{ echo "YCSB client $n of {clients} exited $?" >&2; failed=1; }}; done; [ "$failed" = 0 ]'
+    )
+    return [[Shell('pids=""')], *started, [Shell(waited)]]
 
 
 def reset_table_command(ctx: RunContext) -> Command:
@@ -596,10 +717,16 @@ def check_ycsb_cell(ctx: RunContext) -> None:
         raw = properties.get(name)
         if raw is None or not re.fullmatch(r"\d+", raw) or int(raw) <= 0:
             raise ValueError(f"{ctx.workload}: {name} must be a whole number above 0, got {raw!r}")
-    for name in ("threads", "target_ops"):
+    for name in ("threads", "target_ops", "clients"):
         value = ctx.params.get(name)
         if value is not None and (isinstance(value, str) or value <= 0 or float(value) != int(value)):
             raise ValueError(f"{ctx.workload}: {name} must be a whole number above 0, got {value!r}")
+    clients = clients_of(ctx)
+    if clients > requested_operations(ctx) or clients > int(ctx.params.get("target_ops", clients)):
+        raise ValueError(
+            f"{ctx.workload}: {clients} clients need at least one operation and one op/s each "
+            "(operationcount and target_ops are shared among them)"
+        )
     shares = []
     for name in _PROPORTIONS:
         try:
@@ -616,7 +743,7 @@ def check_ycsb_cell(ctx: RunContext) -> None:
 class _CoreWorkload(Workload):
     family = "ycsb"
     workload_file = ""  # YCSB's workload file of this mix (workloads/workloada ...)
-    axes = ("store", "operationcount", "threads", "target_ops")
+    axes = ("store", "operationcount", "threads", "target_ops", "clients")
     stddev_metric = "throughput_ops_s"
     uses_data_fs = False
 
@@ -645,23 +772,41 @@ class _CoreWorkload(Workload):
         return [
             reset_table_command(ctx),
             client_command(ctx, "-load", LOAD_PREFIX),
-            client_command(ctx, "-t"),
+            *run_commands(ctx),
         ]
 
     def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
         return parse_ycsb_run(self, ctx, step)
 
 
-def load_step(step: ArchivedStep) -> ArchivedStep:
-    """The load's summary files of an execute step, as a step of their own."""
-    files = {
-        name.removeprefix(LOAD_PREFIX): path
-        for name, path in step.files.items()
-        if name.startswith(LOAD_PREFIX)
-    }
-    files.setdefault("stdout.log", step.directory / (LOAD_PREFIX + "stdout.log"))
-    files.setdefault(EXPORT_FILE, step.directory / (LOAD_PREFIX + EXPORT_FILE))
+def load_step(step: ArchivedStep, prefix: str = LOAD_PREFIX) -> ArchivedStep:
+    """The load's (or a client's) summary files of an execute step, as a step of their own."""
+    files = {name.removeprefix(prefix): path for name, path in step.files.items() if name.startswith(prefix)}
+    files.setdefault("stdout.log", step.directory / (prefix + "stdout.log"))
+    files.setdefault(EXPORT_FILE, step.directory / (prefix + EXPORT_FILE))
     return dataclasses.replace(step, files=files)
+
+
+def read_clients_summary(step: ArchivedStep, clients: int) -> YcsbSummary:
+    """The run of several clients as one summary (`merged_summary`) from their archived files."""
+    names = [f"client {n}" for n in range(1, clients + 1)]
+    summaries, logs = [], []
+    for n in range(1, clients + 1):
+        prefix = CLIENT_PREFIX.format(n)
+        own = load_step(step, prefix)
+        summaries.append(read_step_summary(own)[0])
+        histograms = {
+            path.name.removeprefix(prefix).removesuffix(HISTOGRAM_SUFFIX): path
+            for path in [*step.files.values(), *step.directory.glob(f"{prefix}*{HISTOGRAM_SUFFIX}")]
+            if path.name.startswith(prefix) and path.name.endswith(HISTOGRAM_SUFFIX)
+        }
+        logs.append(
+            {
+                operation: read_histogram_log(path.read_text(encoding="utf-8", errors="replace"), str(path))
+                for operation, path in sorted(histograms.items())
+            }
+        )
+    return merged_summary(summaries, logs, names)
 
 
 def check_load(ctx: RunContext, step: ArchivedStep) -> tuple[YcsbSummary, Path]:
@@ -682,7 +827,11 @@ def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> l
     if step.exit_code != 0:
         return [workload.duration_record(ctx, step, ok=False)]
     load, load_artifact = check_load(ctx, step)
-    summary, artifact = read_step_summary(step)
+    clients = clients_of(ctx)
+    if clients > 1:  # the figures come from every client's files in the step's folder
+        summary, artifact = read_clients_summary(step, clients), step.directory
+    else:
+        summary, artifact = read_step_summary(step)
     requested = requested_operations(ctx)
     status = run_status(summary, requested)
     ok = status == "ok"

@@ -181,4 +181,6 @@ def ensure_stores_installed() -> None:
     home = ycsb_home()
     if _stale(home, home / "target" / "benchcamp-ycsb.jar"):
         _build_jars([home])
-    _copy_dependencies(home, "0.17.0-1+hbase-shaded-client-2.6.4", extra=("-DincludeScope=runtime",))
+    _copy_dependencies(
+        home, "0.17.0-1+hbase-shaded-client-2.6.4+HdrHistogram-2.1.12", extra=("-DincludeScope=runtime",)
+    )

@@ -122,7 +122,7 @@ def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
             cells,
             key=lambda r: (
                 r["store"], r["target_ops"] is not None, r["operationcount"] or 0, r["target_ops"] or 0,
-                r["threads"] or 0, r["op_type"] or "",
+                r["threads"] or 0, r.get("clients") or 1, r["op_type"] or "",
             ),
         )  # fmt: skip
         body: list[Row] = []
@@ -173,11 +173,12 @@ def latency_throughput(workload: str, rows: Rows, anomalies: dict[str, str]) -> 
         {
             **{
                 name: figures.plain(row.get(name))
-                for name in ("store", "op_type", "target_ops", "threads", "n")
+                for name in ("store", "op_type", "target_ops", "threads", "clients", "n")
             },
             "throughput_ops_s": figures.plain(row["throughput_ops_s"]),
             "avg_latency_us": figures.plain(row["avg_latency_us"]),  # µs, as the tables
-            "line": f"{row['store']} · {row['op_type']} · {row['threads']} threads",
+            "line": f"{row['store']} · {row['op_type']} · {row['threads']} threads"
+            + (f" × {row['clients']} clients" if (row.get("clients") or 1) > 1 else ""),
             "anomaly": anomalies.get(row["cell_key"], ""),
         }
         for row in rows
@@ -236,8 +237,13 @@ def comparison(tables: Tables) -> list[Block]:
 STUDY = Study(
     "ycsb_hbase_cassandra",
     marts=(
-        Mart("ycsb_summary", "environment, workload, store, operationcount, target_ops, threads, op_type"),
-        Mart("ycsb_latency_throughput", "environment, workload, store, threads, op_type, target_ops"),
+        Mart(
+            "ycsb_summary",
+            "environment, workload, store, operationcount, target_ops, threads, clients, op_type",
+        ),
+        Mart(
+            "ycsb_latency_throughput", "environment, workload, store, threads, clients, op_type, target_ops"
+        ),
         Mart("ycsb_comparison", "environment, workload, operationcount, target_ops, threads, op_type"),
     ),
     report_sections=(TableSection(summary), TableSection(comparison)),

@@ -81,6 +81,8 @@ select
     try_cast(json_extract_string(c.params, '$.operationcount') as bigint) as operationcount,
     try_cast(json_extract_string(c.params, '$.target_ops') as double) as target_ops,
     try_cast(json_extract_string(c.params, '$.threads') as integer) as threads,
+    -- YCSB processes run together (the clients axis); a cell without it ran one
+    coalesce(try_cast(json_extract_string(c.params, '$.clients') as integer), 1) as clients,
     -- the cell's axes other than store: HBase and Cassandra cells with equal pair_params compare
     array_to_string(
         list_filter(

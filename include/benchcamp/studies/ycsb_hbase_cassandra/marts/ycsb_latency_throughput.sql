@@ -16,6 +16,7 @@ select
     o.store,
     o.workload,
     o.threads,
+    o.clients,
     o.op_type,
     o.target_ops,
     o.cell_key,

@@ -22,6 +22,7 @@ select
     o.operationcount,
     o.target_ops,
     o.threads,
+    o.clients,
     o.op_type,
     o.cell_key,
     o.pair_params,

@@ -139,6 +139,7 @@ public final class CassandraCQLClient extends DB {
       }
       users++;
     }
+    StartBarrier.await(getProperties());  // several clients of one run: their operations start together
   }
 
   @Override

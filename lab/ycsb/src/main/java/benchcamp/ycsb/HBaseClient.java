@@ -174,6 +174,7 @@ public final class HBaseClient extends DB {
       }
       users++;
     }
+    StartBarrier.await(getProperties());  // several clients of one run: their operations start together
   }
 
   /** Connects and finds the table's first region, so that an unreachable store or a missing

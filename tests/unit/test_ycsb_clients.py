@@ -1,0 +1,179 @@
+"""Several YCSB clients as one run: HdrHistogram logs read and merged (workloads/ycsb_histograms.py),
+checked against every latency sample of two real clients (tests/data/ycsb/clients/README.md); the
+commands that start them together; and real two-client execute steps of both stores parsed into
+one run's records (tests/data/ycsb/pipeline/*_two_clients)."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from benchcamp.core.spec import load_spec
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import ArchivedStep, ParseError, RunContext, render
+from benchcamp.workloads.ycsb import parse_ycsb_text, read_clients_summary
+from benchcamp.workloads.ycsb_histograms import (
+    HistogramLog,
+    check_together,
+    merge_logs,
+    read_histogram_log,
+    value_at_percentile,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb"
+CLIENTS = DATA / "clients"
+PIPELINE = DATA / "pipeline"
+SPEC = load_spec("ycsb_hbase_cassandra")
+START = datetime(2026, 11, 27, 23, 17, 0, tzinfo=UTC)
+END = datetime(2026, 11, 27, 23, 17, 12, tzinfo=UTC)
+
+
+def _log(client: str, operation: str) -> HistogramLog:
+    path = CLIENTS / client / f"Hdr{operation}.hdr"
+    return read_histogram_log(path.read_text(), str(path))
+
+
+def _samples(operation: str) -> list[int]:
+    """Every latency (µs) both clients measured for `operation` (YCSB's raw measurement)."""
+    return sorted(
+        int(line.split(",")[2])
+        for client in ("client1", "client2")
+        for line in (CLIENTS / client / "raw-reads.csv").read_text().splitlines()
+        if line.startswith(f"Raw{operation},")
+    )
+
+
+@pytest.mark.parametrize("client", ["client1", "client2"])
+@pytest.mark.parametrize("operation", ["READ", "UPDATE", "Intended-READ", "Intended-UPDATE", "CLEANUP"])
+def test_a_clients_log_gives_the_percentiles_ycsb_printed(client: str, operation: str) -> None:
+    """The same histogram, the same rule (nearest rank, its bucket's highest value) as YCSB's summary."""
+    printed = parse_ycsb_text((CLIENTS / client / "stdout.log").read_text(), "stdout.log")
+    stats = printed.operations[f"Hdr{operation}"]
+    log = _log(client, operation)
+    assert log.count == stats.operations
+    assert value_at_percentile(log.histogram, 95) == stats.latencies_us["p95"]
+    assert value_at_percentile(log.histogram, 99) == stats.latencies_us["p99"]
+    assert log.histogram.get_min_value() == stats.latencies_us["min"]
+    assert log.histogram.get_max_value() == stats.latencies_us["max"]
+
+
+@pytest.mark.parametrize("operation", ["READ", "Intended-READ"])
+def test_merged_logs_give_the_pooled_samples_percentiles_and_averaging_would_not(operation: str) -> None:
+    """One client with 1 thread at 400 ops/s, one with 8 threads at 800 ops/s, run together: the
+    merged histogram's percentiles are the pooled samples' own (to HdrHistogram's 3 digits: the
+    same bucket), and the mean of the two clients' percentiles is far from them."""
+    merged = merge_logs([_log("client1", operation), _log("client2", operation)])
+    samples = _samples(operation)
+    assert merged.count == len(samples) == 1986
+    for percentile in (50, 95, 99, 99.9):
+        pooled = samples[math.ceil(percentile / 100 * len(samples)) - 1]
+        assert value_at_percentile(
+            merged.histogram, percentile
+        ) == merged.histogram.get_highest_equivalent_value(pooled)
+        assert value_at_percentile(merged.histogram, percentile) == pytest.approx(pooled, rel=1e-3)
+    pooled_p99 = samples[math.ceil(0.99 * len(samples)) - 1]
+    averaged = sum(value_at_percentile(_log(c, operation).histogram, 99) for c in ("client1", "client2")) / 2
+    assert abs(averaged - pooled_p99) / pooled_p99 > 0.15, (averaged, pooled_p99)
+
+
+def test_clients_that_did_not_run_together_are_refused_naming_their_periods(tmp_path: Path) -> None:
+    late = (
+        (CLIENTS / "client2" / "HdrREAD.hdr")
+        .read_text()
+        .replace("#[StartTime: 17958207", "#[StartTime: 17958208")
+    )
+    logs = [_log("client1", "READ"), read_histogram_log(late, "late.hdr")]
+    with pytest.raises(
+        ParseError, match=r"did not run together .* client 1 1795820702\.\d+-.*, client 2 1795820801"
+    ):
+        check_together([(log.start_s, log.end_s) for log in logs], ["client 1", "client 2"])
+    check_together([(log.start_s, log.end_s) for log in logs[:1] * 2], ["client 1", "client 2"])
+
+
+def test_a_log_cut_short_or_without_its_start_is_refused() -> None:
+    text = (CLIENTS / "client1" / "HdrREAD.hdr").read_text()
+    cut = text[: text.rindex("HISTF") + 20]
+    with pytest.raises(ParseError, match=r"cut\.hdr: line \d+: its histogram cannot be decoded"):
+        read_histogram_log(cut, "cut.hdr")
+    with pytest.raises(ParseError, match="no #\\[StartTime"):
+        read_histogram_log("\n".join(line for line in text.splitlines() if "StartTime" not in line), "x.hdr")
+    with pytest.raises(ParseError, match="no interval histogram"):
+        read_histogram_log("\n".join(line for line in text.splitlines() if line.startswith("#")), "x.hdr")
+
+
+def _context(store: str = "cassandra", **params: int) -> RunContext:
+    cell = {"store": store, "target_ops": 500, "threads": 8, "clients": 2, **params}
+    return RunContext(SPEC, SPEC.environment("local_lab"), "c1", "ycsb_a", cell, 1, "tiny")  # type: ignore[arg-type]
+
+
+def test_each_client_starts_with_its_share_and_the_step_waits_for_all() -> None:
+    lines = [render(command) for command in get_workload("ycsb_a").execute(_context(target_ops=501))]
+    clients = [line for line in lines if " -t " in line]
+    assert len(clients) == 2 and lines[-1].startswith("failed=0;") and '[ "$failed" = 0 ]' in lines[-1]
+    for n, (operations, target) in enumerate([(500, 251), (500, 250)], start=1):
+        line = clients[n - 1]
+        assert f"-p operationcount={operations} " in line and f"-target {target} " in line
+        assert f'-p hdrhistogram.output.path="$JOB"/client{n}. ' in line
+        assert '-p benchcamp.start.dir="$JOB"/start -p benchcamp.start.clients=2' in line
+        assert line.endswith(
+            f'> "$JOB"/client{n}.stdout.log 2> "$JOB"/client{n}.stderr.log & pids="$pids $!"'
+        )
+    one = [render(command) for command in get_workload("ycsb_a").execute(_context(clients=1))]
+    assert "hdrhistogram" not in one[-1] and "&" not in one[-1] and "-target 500 " in one[-1]
+
+
+@pytest.mark.parametrize(
+    ("params", "why"),
+    [
+        ({"clients": 0}, "clients must be a whole number above 0"),
+        ({"clients": 3, "target_ops": 2}, "3 clients need at least one operation and one op/s each"),
+    ],
+)
+def test_a_cell_whose_clients_cannot_share_the_work_is_refused(params: dict[str, int], why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        get_workload("ycsb_a").check_cell(_context(**params))
+
+
+def _step(directory: Path) -> ArchivedStep:
+    return ArchivedStep(directory=directory, exit_code=0, started_at=START, finished_at=END, files={})
+
+
+@pytest.mark.parametrize("store", ["cassandra", "hbase"])
+def test_two_real_clients_parse_into_one_runs_records(store: str) -> None:
+    """Two clients of 8 threads at 250 ops/s each on the lab's store (a real campaign's step)."""
+    directory = PIPELINE / f"{store}_a_two_clients"
+    records = {r.metric: r for r in get_workload("ycsb_a").parse(_context(store), _step(directory))}
+    assert {r.status for r in records.values()} == {"ok"}
+    own = [parse_ycsb_text((directory / f"client{n}.stdout.log").read_text(), "s") for n in (1, 2)]
+    assert records["throughput_ops_s"].value == pytest.approx(sum(s.throughput_ops_s for s in own))
+    assert records["operations_ok"].value == 1000 == sum(s.ok_operations for s in own)
+    for op in ("READ", "UPDATE"):
+        stats = [s.operations[op] for s in own]
+        assert records[f"{op.lower()}_operations"].value == sum(each.operations for each in stats)
+        weighted = sum(each.latencies_us["avg"] * each.operations for each in stats) / sum(
+            e.operations for e in stats
+        )
+        assert records[f"{op.lower()}_avg_latency_us"].value == pytest.approx(weighted)
+        merged = merge_logs(
+            [read_histogram_log((directory / f"client{n}.{op}.hdr").read_text(), "x") for n in (1, 2)]
+        )
+        assert records[f"{op.lower()}_p99_latency_us"].value == value_at_percentile(merged.histogram, 99)
+        assert records[f"{op.lower()}_max_latency_us"].value == max(
+            each.latencies_us["max"] for each in stats
+        )
+    assert records["throughput_ops_s"].artifact == str(directory)
+
+
+def test_a_client_without_its_histogram_log_is_refused_naming_it(tmp_path: Path) -> None:
+    directory = shutil.copytree(PIPELINE / "cassandra_a_two_clients", tmp_path / "step")
+    for log in directory.glob("client2.*.hdr"):
+        log.unlink()
+    with pytest.raises(ParseError, match="client 2 wrote no histogram log"):
+        read_clients_summary(_step(directory), 2)
+    (directory / "client1.READ.hdr").write_text((directory / "client1.UPDATE.hdr").read_text())
+    shutil.copy(PIPELINE / "cassandra_a_two_clients" / "client2.CLEANUP.hdr", directory)
+    with pytest.raises(ParseError, match="client 2 has no histogram log of READ"):
+        read_clients_summary(_step(directory), 2)
