@@ -1,6 +1,6 @@
 """Where a test lives and what tests/run-suite names decide whether `make test` runs it: the unit
-lane deselects the integration mark, stream 2 collects tests/integration less the modules the
-other sessions run, and those sessions name modules and node ids. A test none of them selects
+lane deselects the integration mark, stream 2 collects tests/integration and tests/studies less
+the modules the other sessions run, and those sessions name modules and node ids. A test none of them selects
 never runs (two integration tests under tests/unit did not, until they moved to
 tests/integration/test_bigbench_jars.py); the second test here reads the sessions from the
 script itself and fails on any such test."""
@@ -164,7 +164,7 @@ def _carries(expression: Expression, marks: list[str]) -> bool:
 
 def test_every_test_runs_in_a_session_of_make_test(tmp_path: Path) -> None:
     """A test that no session of tests/run-suite selects never runs: an integration test outside
-    tests/integration and the modules the streams name, a module every stream ignores, a test of
+    tests/integration, tests/studies and the modules the streams name, a module every stream ignores, a test of
     the last session's module that it does not name. Integration tests run once each (the unit
     lane's `-m "not integration"` aside, a test runs wherever a session names its module)."""
     tests = _every_test(tmp_path)

@@ -34,7 +34,7 @@ from benchcamp.studies.mapreduce_ssd_hdd.graphs import (
     write_karate,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 JAR = ROOT / "lab" / "graphmr" / "target" / "graphmr.jar"
 HADOOP = ROOT / "lab" / "bin" / "hadoop"
 HADOOP_LIB = ROOT / "lab" / "hadoop" / "lib"

@@ -1,4 +1,5 @@
-"""One real lab for the whole integration session.
+"""One real lab for the whole integration session (a plugin tests/conftest.py registers, so the
+integration modules of tests/integration and of each study's folder under tests/studies share it).
 
 Starting the lab costs a minute or more on two cores (HiveServer2's first start creates its
 metastore), so every integration module shares it: `shared_lab` starts it once, a module that
@@ -14,7 +15,6 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,9 +24,6 @@ from benchcamp.ops import lab
 from benchcamp.ops.supervisor import alive
 
 LabStarter = Callable[[], lab.LabStatus]
-# Modules that reuse a unit module's recorded data or helpers (the recorded warehouse, the
-# BigBench jars' fixtures) import it by name, as the unit modules import each other.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 
 
 def _start_with_stores() -> lab.LabStatus:

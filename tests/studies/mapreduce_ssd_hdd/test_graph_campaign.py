@@ -26,7 +26,7 @@ from benchcamp.ops import lab
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CAMPAIGN = "it_graph"
 CELL = "triangle_counting|config_set=custom|graph=karate"
 DEVICES = ("lab_ram",)

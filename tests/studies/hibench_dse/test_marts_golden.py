@@ -40,7 +40,7 @@ CAMPAIGN = "published_dse_2016"
 
 
 TEMPLATE = (
-    Path(__file__).resolve().parents[2]
+    Path(__file__).resolve().parents[3]
     / "include"
     / "benchcamp"
     / "studies"

@@ -27,7 +27,7 @@ from benchcamp.studies.hdfs_interconnects import links_hadoop
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CAMPAIGN = "it_links"
 CELLS = ("swl|file_size_mb=64", "srt|clients=4|data_size_gb=0.25")
 LINKS_TOOL = str(ROOT / "lab" / "bin" / "hdfs-links")

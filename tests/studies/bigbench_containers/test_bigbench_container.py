@@ -120,7 +120,7 @@ def test_run_arguments_isolate_the_container(tmp_path: Path, monkeypatch: pytest
     assert arguments[:2] == ["run", "--detach"]
     assert f"--network {c.NETWORK} --ip {c.CONTAINER_ADDRESS}" in joined
     assert "--memory 2g --memory-swap 2g" in joined and "--runtime runc" in joined
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     assert f"--volume {root}:{root}:ro" in joined  # the checkout (jars, venv) read-only
     state = tmp_path / "lab" / "bigbench-container"
     assert f"--volume {state}:{state}:rw" in joined  # the only writable mount

@@ -27,7 +27,7 @@ from scipy import stats
 
 STUDY = "ycsb_hbase_cassandra"
 CAMPAIGN = "golden"
-DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb" / "basicdb"
+DATA = Path(__file__).resolve().parents[2] / "data" / "ycsb" / "basicdb"
 # two-sided Student t quantiles at 4 degrees of freedom (any t table)
 T_P01, T_P05, T_P10 = 4.604095, 2.776445, 2.131847
 SIGMA = 30.0

@@ -11,7 +11,7 @@ from benchcamp.studies.bigbench_containers import text_reference as tr
 from benchcamp.studies.bigbench_containers.datagen.parameters import word_list
 from benchcamp.studies.bigbench_containers.datagen.writing import generate
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 UDF_MODULE = REPO / "lab" / "bigbench-udf"
 UDF_JAR = UDF_MODULE / "target" / "bigbench-udf.jar"
 SMALL = tr.Lexicon.of(["great", "Sturdy"], ["flimsy", "awful"], ["not", "never"])

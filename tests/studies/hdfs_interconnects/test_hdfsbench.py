@@ -28,7 +28,7 @@ from benchcamp.studies.hdfs_interconnects.hdfsbench import (
     parse_hdfsbench_output,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RECORDED = ROOT / "include" / "benchcamp" / "studies" / "hdfs_interconnects" / "recorded"
 JAR = ROOT / "lab" / "hdfsbench" / "target" / "hdfsbench.jar"
 HADOOP = ROOT / "lab" / "bin" / "hadoop"

@@ -33,7 +33,7 @@ from benchcamp.studies.bigbench_containers.workloads.run import (
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ArchivedStep
 
-RECORDED = Path(__file__).parents[2] / "include/benchcamp/studies/bigbench_containers/recorded/lab"
+RECORDED = Path(__file__).parents[3] / "include/benchcamp/studies/bigbench_containers/recorded/lab"
 
 
 def _ctx(repetition: int = 1) -> RunContext:
@@ -346,7 +346,7 @@ def test_run_execute_uses_a_workloads_own_step_and_saves_its_records(
     failed = [(r.workload, r.params.get("query")) for r in records if r.status == "failed"]
     assert failed == [("bigbench_power", "q09")]
     assert removed == ["remove_data"]
-    recorded = Path(__file__).parents[1] / "data" / "host_load" / "a1.txt"
+    recorded = Path(__file__).parents[2] / "data" / "host_load" / "a1.txt"
     assert (rep / "execute" / "try1" / "load.txt").read_text() == recorded.read_text()
 
 

@@ -26,7 +26,7 @@ from benchcamp.studies.mapreduce_ssd_hdd.plugin import delta_blocks, phase_time_
 
 STUDY = "mapreduce_ssd_hdd"
 TEMPLATE = (
-    Path(__file__).resolve().parents[2] / "include/benchcamp/studies" / STUDY / "published/template.csv"
+    Path(__file__).resolve().parents[3] / "include/benchcamp/studies" / STUDY / "published/template.csv"
 )
 CAMPAIGN = "published_bakratsas_2018"
 PHASES = ("map", "shuffle", "merge", "reduce")

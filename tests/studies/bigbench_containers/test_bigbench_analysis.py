@@ -33,7 +33,7 @@ from benchcamp.presentation import report
 from benchcamp.studies.bigbench_containers.plugin import ratio_points
 
 STUDY = "bigbench_containers"
-FOLDER = Path(__file__).resolve().parents[2] / "include" / "benchcamp" / "studies" / STUDY
+FOLDER = Path(__file__).resolve().parents[3] / "include" / "benchcamp" / "studies" / STUDY
 M, S = 30, 2
 QUERIES = [f"q{i:02d}" for i in range(1, M + 1)]
 LAB = {"cluster_nodes": 1, "scale_factor_gb": 0.01}
