@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,10 +11,11 @@ import pytest
 
 # Helpers' asserts explain their failures as a test's own do; registered before they are imported.
 pytest.register_assert_rewrite("helpers")
-# The shared lab's fixtures, for the integration modules of tests/integration and tests/studies.
-pytest_plugins = ["helpers.lab"]
-# Until their shared helpers leave them: modules that import another test module by name.
-sys.path[:0] = [str(Path(__file__).parent / "unit"), *map(str, Path(__file__).parent.glob("studies/*"))]
+# Fixtures modules in several folders use by name (tests/helpers/__init__.py says why they are
+# not imported from test modules): the shared lab's, for the integration modules of
+# tests/integration and tests/studies/<study>/; the study contract's recorded warehouse, for
+# tests/unit/test_study_contract.py and the browser's tests/integration/test_results_page_browser.py.
+pytest_plugins = ["helpers.lab", "helpers.study_contract"]
 
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 os.environ.setdefault("AIRFLOW__COSMOS__ENABLE_TELEMETRY", "False")

@@ -22,7 +22,6 @@ once; the second campaign announces nothing again.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
@@ -44,6 +43,7 @@ from benchcamp.ops.supervisor import alive
 from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign.conf import campaign_id
 from benchcamp.presentation import report
+from helpers.web import ARTIFACTS, BROWSER_WAIT_MS, chromium_page
 
 pytestmark = pytest.mark.integration
 BIN = Path(sys.executable).parent
@@ -76,7 +76,7 @@ HISTORY = 20  # weekly campaigns imported before the original: its regression's 
 FAST_S = 0.5  # their WordCount's duration: faster than any JVM could run it
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -121,7 +121,7 @@ def stack(
 ) -> Iterator[dict[str, Any]]:
     shared_lab()
     tmp = tmp_path_factory.mktemp("stack")
-    port = _free_port()
+    port = free_port()
     alerts = tmp / "notifier"
     alerts.mkdir()
     (alerts / "e2e_alerts.py").write_text(NOTIFIER.format(calls=str(tmp / "notifier_calls.jsonl")))
@@ -136,7 +136,7 @@ def stack(
         "BENCHCAMP_WAREHOUSE": str(tmp / "warehouse" / "benchcamp.duckdb"),
         # the dse_cluster target, pointed at a port nobody listens on
         "AIRFLOW_CONN_DSE_GATEWAY_SSH": json.dumps(
-            {"conn_type": "ssh", "host": "127.0.0.1", "port": _free_port(), "login": "nobody"}
+            {"conn_type": "ssh", "host": "127.0.0.1", "port": free_port(), "login": "nobody"}
         ),
     }
     started = subprocess.run(
@@ -657,9 +657,6 @@ def test_the_results_page_is_served_by_airflow_behind_its_login(stack: dict[str,
 
 # -- the browser: Debian's Chromium driven by Playwright ------------------------------------------
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
-BROWSER_WAIT_MS = 120_000  # the longest a page, a click or a text may take before the test fails
-
 
 def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str, Any], api: Api) -> None:
     """Log in through Airflow's own form, open the results page, check its numbers and figures.
@@ -669,7 +666,7 @@ def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str,
     tables = report.read_tables(Path(stack["env"]["BENCHCAMP_WAREHOUSE"]), DAG, stack["campaign"])
     (row,) = tables["scaling"]
     base = stack["base"]
-    with _chromium_page() as page:
+    with chromium_page() as page:
         # no session yet: the page sends the browser to Airflow's sign-in, and back after it
         page.goto(f"{base}/benchcamp/{DAG}")
         assert "/auth/login" in page.url and "next=" in page.url, page.url
@@ -720,34 +717,6 @@ FORM_RUNS = {
         "environment": "local_lab",
     },
 }
-
-
-@contextlib.contextmanager
-def _chromium_page() -> Iterator[Any]:
-    """A page of Debian's Chromium driven by Playwright (screenshots go to ARTIFACTS), closed after."""
-    import shutil
-
-    from playwright.sync_api import sync_playwright
-
-    chromium = shutil.which("chromium")
-    assert chromium, "Debian's chromium is missing: `make test` installs it (target `browser`)"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        # Playwright's 30 s default is a guard against a hang, not a check of speed: the UI's
-        # pages take longer while the other streams load both cores on a slower CI machine
-        page.set_default_timeout(BROWSER_WAIT_MS)
-        try:
-            yield page
-        except BaseException:
-            # what the browser showed when the test failed, beside the other screenshots
-            with contextlib.suppress(Exception):
-                page.screenshot(path=str(ARTIFACTS / "failed.png"), full_page=True)
-                (ARTIFACTS / "failed.txt").write_text(f"{page.url}\n\n{page.locator('body').inner_text()}")
-            raise
-        finally:
-            browser.close()
 
 
 def _login(page: Any, stack: dict[str, Any]) -> None:
@@ -802,7 +771,7 @@ def _backfill_in_browser(
     status, before = api.call("GET", f"/api/v2/backfills?dag_id={DAG}")
     assert status == 200, before
     known = {backfill["id"] for backfill in before["backfills"]}
-    with _chromium_page() as page:
+    with chromium_page() as page:
         dialog = _open_trigger_form(page, stack, DAG)
         dialog.get_by_text("Backfill", exact=True).first.click()
         for picker in (0, 1):  # From, To
@@ -849,7 +818,7 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
         )
         assert status == 200, held
     before = {run["dag_run_id"] for run in _runs(api, dag_id)}
-    with _chromium_page() as page:
+    with chromium_page() as page:
         dialog = _open_trigger_form(page, stack, dag_id)
         page.screenshot(path=str(ARTIFACTS / f"10-{dag_id}-form-as-opened.png"))
         assert "required" not in dialog.locator("#element_campaign").evaluate("e => e.outerHTML")
@@ -895,7 +864,7 @@ def test_every_other_study_form_opens_and_refuses_a_bad_number_without_a_run(
     status, dag = api.call("GET", f"/api/v2/dags/{dag_id}")
     assert status == 200 and dag["is_paused"] is True, dag
     before = {run["dag_run_id"] for run in _runs(api, dag_id)}
-    with _chromium_page() as page:
+    with chromium_page() as page:
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         dialog = _open_trigger_form(page, stack, dag_id)
@@ -977,7 +946,7 @@ def test_published_bigbench_results_import_and_read_in_a_browser(stack: dict[str
     qpm = {row["environment"]: row for row in tables["bigbench_qpm"]}
     # BBQpm@SF = SF * 60 * M / (0.1 T_load + sqrt(T_PT * T_throughput / S)), SF 10000, M 30, S 2
     assert qpm["bare_metal"]["bbqpm"] == pytest.approx(10000 * 60 * 30 / (300 + (9000 * 16000 / 2) ** 0.5))
-    with _chromium_page() as page:
+    with chromium_page() as page:
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         _login(page, stack)

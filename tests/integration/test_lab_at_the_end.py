@@ -2,7 +2,7 @@
 
 Every module before it shares one lab, some kill and restart its services, two streams use it
 at once: at the end each service must still be healthy, as the suite left it (read before the
-session's lab fixture could restart anything), and the session's end (conftest's `shared_lab`)
+session's lab fixture could restart anything), and the session's end (`shared_lab`, tests/helpers/lab.py)
 stops the lab and checks that no process outlived it.
 """
 

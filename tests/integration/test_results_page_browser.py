@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from test_study_contract import STUDIES, installed, recorded  # noqa: F401 (fixtures, used by name)
+from helpers.study_contract import STUDIES
 
 pytestmark = pytest.mark.integration
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "pages"
@@ -29,16 +29,16 @@ UNIT = re.compile(r"^(%|[µmn]?s|min|h|[kKMGT]i?B(/s)?|[kMG]?bit(/s)?|ops/s)$") 
 
 
 @pytest.fixture(scope="module")
-def base(recorded: Path) -> Iterator[str]:  # noqa: F811 (the fixture, by name)
+def base(recorded: Path) -> Iterator[str]:
     """The results app over the recorded warehouse, on a free loopback port, signed in."""
     import uvicorn
     from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
     from benchcamp.presentation.results_page import create_app, require_login
-    from test_ycsb_stores import _free_port
+    from helpers.web import free_port
 
     app = create_app(recorded)
     app.dependency_overrides[require_login] = lambda: SimpleAuthManagerUser(username="admin", role="admin")
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
@@ -52,10 +52,10 @@ def base(recorded: Path) -> Iterator[str]:  # noqa: F811 (the fixture, by name)
 
 @pytest.fixture(scope="module")
 def page() -> Iterator[Any]:
-    from test_airflow_e2e import _chromium_page
+    from helpers.web import chromium_page
 
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with _chromium_page() as opened:
+    with chromium_page() as opened:
         yield opened
 
 

@@ -3,12 +3,11 @@ stopped by the lab's lifecycle, YCSB's table made by the project's ResetTable/HB
 loading and running workload A through benchcamp's own bindings (CQL, HBase); the output parses
 with no error.
 
-The stores are the session lab's (tests/integration/conftest.py): one start serves every module.
+The stores are the session lab's (tests/helpers/lab.py): one start serves every module.
 """
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -19,15 +18,10 @@ from benchcamp.ops import lab
 from benchcamp.ops.lab import services
 from benchcamp.ops.lab.layout import java_home, port, ycsb_classpath
 from benchcamp.workloads.ycsb import parse_ycsb_json, parse_ycsb_text
+from helpers.web import free_port
 
 pytestmark = pytest.mark.integration
 WORKLOAD_A = {"readproportion": "0.5", "updateproportion": "0.5", "requestdistribution": "zipfian"}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -81,7 +75,7 @@ def test_ycsb_loads_and_runs_workload_a_through_our_binding(cassandra: int, tmp_
 
 
 def test_a_store_that_is_not_running_fails_naming_host_and_port(tmp_path: Path) -> None:
-    closed = _free_port()
+    closed = free_port()
     result = _ycsb("-t", closed, tmp_path)
     # YCSB 0.17.0 exits 0 when every client thread failed to start, with a summary of nothing.
     assert result.returncode == 0
@@ -175,7 +169,7 @@ def test_a_read_against_an_unreachable_hbase_fails_naming_host_and_port() -> Non
     JVM), the shared store left running for the next module. YCSB exits 0 when every client
     thread failed to start; the binding's error names where it looked. (That the lab's own stop
     of HBase leaves no process is checked when the lab stops at the end of the suite.)"""
-    closed = _free_port()
+    closed = free_port()
     started = time.monotonic()
     result = _ycsb_hbase("-t", closed)
     elapsed = time.monotonic() - started

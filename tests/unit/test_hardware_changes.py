@@ -169,8 +169,8 @@ def test_each_campaign_says_what_it_ran_with_on_the_page(marts: dict[str, Any]) 
     """The settings the DAG's load recorded (the conf with the DAG's defaults filled in) reach the
     campaigns mart and the page; an imported campaign (none recorded) shows no such line."""
     from benchcamp.presentation import report
+    from helpers.results_page import results_client
     from markupsafe import escape
-    from test_marts_golden import _results_client
 
     week1, week2, _ = marts["names"]
     by_name = {row["campaign"]: row for row in marts["campaigns"]}
@@ -181,7 +181,7 @@ def test_each_campaign_says_what_it_ran_with_on_the_page(marts: dict[str, Any]) 
         "cells all · order randomised (seed 7) · adaptive: more repetitions until the 95 % CI is within "
         "5.0 % of the mean, at most 4 · note: new disks"
     )
-    client = _results_client(marts["warehouse"], signed_in=True)
+    client = results_client(marts["warehouse"], signed_in=True)
     assert f"Ran with: {escape(line)}" in client.get(f"/{STUDY}?campaign={quote(week1)}").text
     assert "Ran with:" not in client.get(f"/{STUDY}?campaign={quote(week2)}").text
 

@@ -4,8 +4,8 @@ its own (one import, one dbt build per study), with exact figures checked in the
 The templates hold what the studies publish (STUDIES.md) and leave empty what they do not; the
 empty values are filled here with made-up numbers, chosen where the study states a derived figure
 (the interconnects' % improvements) so that the marts must give exactly that figure. BigBench's
-template is imported by tests/unit/test_bigbench_analysis.py and HiBench's by
-tests/unit/test_marts_golden.py (its records are the template's rows); not again here.
+template is imported by tests/studies/bigbench_containers/test_bigbench_analysis.py and HiBench's by
+tests/studies/hibench_dse/test_marts_golden.py (its records are the template's rows); not again here.
 """
 
 from __future__ import annotations

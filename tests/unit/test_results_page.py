@@ -16,7 +16,8 @@ from benchcamp.core.outcomes import ExitCode
 from benchcamp.ops.cli import main
 from benchcamp.presentation import report
 from benchcamp.studies.hibench_dse import plugin as hibench_plugin
-from test_marts_golden import CAMPAIGN, _results_client, published_records
+from helpers.golden import CAMPAIGN, published_records
+from helpers.results_page import results_client
 
 STUDY = "hibench_dse"
 SECOND = "rerun_2017"
@@ -54,7 +55,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(warehouse: Path) -> Any:
-    return _results_client(warehouse, signed_in=True)
+    return results_client(warehouse, signed_in=True)
 
 
 def _options(page: str, name: str) -> list[tuple[str, bool]]:
@@ -192,9 +193,8 @@ def test_every_page_has_one_heading(client: Any) -> None:
 def test_a_browser_without_a_session_is_sent_to_sign_in_and_back(warehouse: Path) -> None:
     """Not `{"detail":"Not authenticated"}`: a page opened without a session redirects to Airflow's
     sign-in page with the page as `next`; a script (no text/html) still gets 401."""
-    from test_marts_golden import _results_client
 
-    anonymous = _results_client(warehouse, signed_in=False)
+    anonymous = results_client(warehouse, signed_in=False)
     browser = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
     answer = anonymous.get(f"/{STUDY}?campaign={CAMPAIGN}", headers=browser, follow_redirects=False)
     assert answer.status_code == 303

@@ -26,8 +26,8 @@ from benchcamp.pipeline import archive
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.campaign.finish import run_load
 from benchcamp.presentation import report
+from helpers.golden import CAMPAIGN, published_records
 from scipy import stats
-from test_marts_golden import CAMPAIGN, published_records
 
 MODEL = Path(__file__).parents[2] / "dbt_project" / "models" / "intermediate" / "int_claims_compared.py"
 _spec = importlib.util.spec_from_file_location("int_claims_compared", MODEL)

@@ -1,9 +1,9 @@
 """Where a test lives and what tests/run-suite names decide whether `make test` runs it: the unit
 lane deselects the integration mark, stream 2 collects tests/integration and tests/studies less
 the modules the other sessions run, and those sessions name modules and node ids. A test none of them selects
-never runs (two integration tests under tests/unit did not, until they moved to
-tests/integration/test_bigbench_jars.py); the second test here reads the sessions from the
-script itself and fails on any such test."""
+never runs (two integration tests under tests/unit did not, until they moved beside the
+BigBench jars' tests); the last test here reads the sessions from the script itself and fails on
+any such test."""
 
 from __future__ import annotations
 
@@ -49,7 +49,41 @@ def test_no_unit_module_holds_an_integration_test() -> None:
 
 
 ROOT = UNIT.parents[1]
-SUITE = ROOT / "tests" / "run-suite"
+TESTS = ROOT / "tests"
+SUITE = TESTS / "run-suite"
+
+
+def _test_modules() -> list[Path]:
+    """Every test module pytest collects (tests/data holds data, not tests)."""
+    return sorted(path for path in TESTS.rglob("test_*.py") if TESTS / "data" not in path.parents)
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared helpers are fixtures (a conftest.py, or a plugin tests/conftest.py registers) or
+    modules of tests/helpers: a test module imported by another has its tests collected twice,
+    and works only once its folder happens to be on sys.path."""
+    found = []
+    for path in [*_test_modules(), *TESTS.glob("helpers/*.py"), *TESTS.rglob("conftest.py")]:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            if any(part.startswith(("test_", "conftest")) for name in names for part in name.split(".")):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == [], f"test modules imported by name (make them fixtures or tests/helpers): {found}"
+
+
+def test_test_module_basenames_are_unique() -> None:
+    """pytest's default (`prepend`) import mode imports a test module by its basename: two
+    `test_x.py` in folders without `__init__.py` (tests/unit, tests/integration, each
+    tests/studies/<study>/) would collide, so a moved module keeps its unique name."""
+    names = [path.name for path in _test_modules()]
+    assert sorted(name for name in set(names) if names.count(name) > 1) == []
+
+
 # what tests/run-suite calls besides the tools it is given stand-ins for (ruff, mypy, mkdocs, mvn,
 # pytest): on PATH, alone, so that a command it gains is not run for real here
 SHELL_TOOLS = ("awk", "cat", "date", "dirname", "head", "mkdir", "renice", "rm", "sleep", "touch")

@@ -17,36 +17,21 @@ import io
 import json
 import math
 import re
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
 from benchcamp.core.outcomes import ExitCode
-from benchcamp.core.records import ResultRecord
 from benchcamp.core.spec import load_spec
 from benchcamp.core.study import study_plugin
 from benchcamp.ops.cli import main
 from benchcamp.pipeline.transform import project_dir
 from benchcamp.presentation import report
 from benchcamp.studies.bigbench_containers.plugin import ratio_points
+from helpers.bigbench import LAB, LAB_RUNS, QUERIES, STUDY, M, S, lab_records, power_time, record
 
-STUDY = "bigbench_containers"
 FOLDER = Path(__file__).resolve().parents[3] / "include" / "benchcamp" / "studies" / STUDY
-M, S = 30, 2
-QUERIES = [f"q{i:02d}" for i in range(1, M + 1)]
-LAB = {"cluster_nodes": 1, "scale_factor_gb": 0.01}
-START = datetime(2026, 11, 25, 8, tzinfo=UTC)
-# lab runs: (load, power scale, throughput) per environment and repetition
-LAB_RUNS = {
-    ("local_lab", 1): (100.0, 1.0, 400.0),
-    ("local_lab", 2): (110.0, 1.0, 420.0),
-    ("local_lab", 3): (120.0, 1.1, 380.0),
-    ("lab_container", 1): (90.0, 1.2, 440.0),
-    ("lab_container", 2): (95.0, 1.0, 400.0),
-    ("lab_container", 3): (80.0, 1.0, 300.0),
-}
 # the published template's runs, synthetic: (T_load, T_PT, T_throughput, published Qpm)
 PUBLISHED = {
     ("bare_metal", 1): (3000.0, 9000.0, 20000.0, 350.0),
@@ -58,58 +43,12 @@ PUBLISHED = {
 }
 
 
-def power_time(query: str, scale: float) -> float:
-    return scale * (5.0 + int(query[1:]))
-
-
 def qpm(sf: float, load: float, t_pt: float, throughput: float, m: int = M, s: int = S) -> float:
     return sf * 60 * m / (0.1 * load + math.sqrt(t_pt * throughput / s))
 
 
 def t_pt(times: list[float]) -> float:
     return M * math.exp(sum(math.log(t) for t in times) / len(times))
-
-
-def record(
-    campaign: str, environment: str, workload: str, params: dict[str, Any], repetition: int,
-    metric: str, value: float, unit: str = "s", status: str = "ok", offset_s: float = 0,
-) -> dict[str, Any]:  # fmt: skip
-    at = START + timedelta(seconds=offset_s)
-    return ResultRecord(
-        study=STUDY, campaign=campaign, environment=environment, workload=workload, params=params,
-        repetition=repetition, metric=metric, value=value, unit=unit, status=status,  # type: ignore[arg-type]
-        started_at=at, finished_at=at + timedelta(seconds=1),
-    ).to_json_dict()  # fmt: skip
-
-
-def lab_records(campaign: str = "lab1") -> list[dict[str, Any]]:
-    """Three runs on each lab environment; local_lab's run 2 lacks q30 in its power test and
-    has q07 failed in stream 2 (its time kept, status failed)."""
-    out = []
-    for (env, rep), (load, scale, throughput) in LAB_RUNS.items():
-
-        def add(
-            workload: str, params: dict[str, Any], metric: str, value: float,
-            env: str = env, rep: int = rep, **kw: Any,
-        ) -> None:  # fmt: skip
-            out.append(
-                record(campaign, env, workload, {**LAB, **params}, rep, metric, value, offset_s=rep, **kw)
-            )
-
-        broken = (env, rep) == ("local_lab", 2)
-        add("bigbench_load", {}, "duration_s", load)
-        for query in QUERIES:
-            if not (broken and query == "q30"):
-                add("bigbench_power", {"query": query}, "duration_s", power_time(query, scale))
-        add("bigbench_throughput", {"query": "all", "stream": "all"}, "duration_s", throughput)
-        add("bigbench_throughput", {"query": "all", "stream": "all"}, "streams", S, unit="count")
-        add("bigbench_throughput", {"query": "all", "stream": "all"}, "queries", M, unit="count")
-        for stream in range(1, S + 1):
-            for query in QUERIES:
-                failed = broken and stream == 2 and query == "q07"
-                add("bigbench_throughput", {"query": query, "stream": str(stream)}, "duration_s",
-                    12.0, status="failed" if failed else "ok")  # fmt: skip
-    return out
 
 
 def t_pt_only_records() -> list[dict[str, Any]]:

@@ -1,10 +1,10 @@
 """The BigBench study's own jars, run for real (their pure parts are unit-tested beside them in
-tests/unit/test_bigbench_ml.py and test_bigbench_text.py, whose helpers these reuse): the ML
-queries' Spark step over a recorded export, and the text UDFs over the generator's reviews. They
-need Java and the jars `make setup` builds (missing, they fail saying so), but no service: no
-integration mark, so the unit lane of `make test` runs them, not an integration stream (the
-Spark step about 10 s of CPU, 40 s on the loaded machine; the UDF jar 3 s); they live here until
-the study's tests have one home (issue 30, item 4)."""
+test_bigbench_ml.py and test_bigbench_text.py, whose recorded results and generated reviews these
+reuse through tests/helpers/bigbench.py and this folder's conftest.py): the ML queries' Spark step
+over a recorded export, and the text UDFs over the generator's reviews. They need Java and the jars
+`make setup` builds (missing, they fail saying so), but no service: no integration mark, so the
+unit lane of `make test` runs them, not an integration stream (the Spark step about 10 s of CPU,
+40 s on the loaded machine; the UDF jar 3 s)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_bigbench_ml import RECORDED, ml, queries
-from test_bigbench_text import (  # noqa: F401,F811
-    TRICKY_REVIEWS,
-    UDF_JAR,
-    UDF_MODULE,
-    _jar_rows,
-    generated_reviews,
-    tr,
-)
+from benchcamp.studies.bigbench_containers import ml, queries
+from benchcamp.studies.bigbench_containers import text_reference as tr
+from helpers.bigbench import RECORDED, TRICKY_REVIEWS
+
+REPO = Path(__file__).resolve().parents[3]
+UDF_MODULE = REPO / "lab" / "bigbench-udf"
+UDF_JAR = UDF_MODULE / "target" / "bigbench-udf.jar"
 
 
 def test_the_spark_step_reproduces_the_recorded_q20_result(
@@ -47,7 +45,7 @@ def test_the_spark_step_reproduces_the_recorded_q20_result(
 
 
 def test_the_udf_jar_gives_the_reference_rows(
-    generated_reviews: list[tuple[str, int, str]],  # noqa: F811
+    generated_reviews: list[tuple[str, int, str]],
     made_by_setup: Callable[..., None],
 ) -> None:
     """Sentences (OpenNLP's model vs our rule), tokens, sentiment and names agree row for row."""
@@ -73,3 +71,18 @@ def test_the_udf_jar_gives_the_reference_rows(
     assert _jar_rows("sentiment-words", reviews) == expected_words
     assert _jar_rows("sentences", reviews) == expected_sentences
     assert _jar_rows("competitors", reviews) == expected_names
+
+
+def _jar_rows(mode: str, reviews: list[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """The jar's rows for `reviews` (key, text) through its TextCli, without Hive."""
+    stdin = "".join(f"{key}\t{text}\n" for key, text in reviews)
+    classpath = f"{UDF_JAR}:{UDF_MODULE / 'target' / 'cli-lib' / '*'}"
+    result = subprocess.run(
+        ["java", "-cp", classpath, "benchcamp.bigbench.text.TextCli", mode],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return [tuple(line.split("\t")) for line in result.stdout.splitlines()]

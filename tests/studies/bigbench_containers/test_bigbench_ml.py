@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 from benchcamp.studies.bigbench_containers import ml, queries
-
-RECORDED = Path(ml.__file__).with_name("recorded") / "ml"
+from helpers.bigbench import RECORDED
 
 
 def _recorded(query: str) -> dict[str, Any]:

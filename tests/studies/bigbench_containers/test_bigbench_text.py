@@ -1,27 +1,13 @@
 """The text queries' logic: text_reference.py's rules and the generator's reviews read by them
-(the UDF jar's rows against the same rules: tests/integration/test_bigbench_jars.py)."""
+(the UDF jar's rows against the same rules: tests/studies/bigbench_containers/test_bigbench_jars.py)."""
 
 from __future__ import annotations
-
-import subprocess
-from pathlib import Path
 
 import pytest
 from benchcamp.studies.bigbench_containers import text_reference as tr
 from benchcamp.studies.bigbench_containers.datagen.parameters import word_list
-from benchcamp.studies.bigbench_containers.datagen.writing import generate
 
-REPO = Path(__file__).resolve().parents[3]
-UDF_MODULE = REPO / "lab" / "bigbench-udf"
-UDF_JAR = UDF_MODULE / "target" / "bigbench-udf.jar"
 SMALL = tr.Lexicon.of(["great", "Sturdy"], ["flimsy", "awful"], ["not", "never"])
-# Text the generator never writes: negations, contractions, clause breaks, case, punctuation runs.
-TRICKY_REVIEWS = [
-    "It isn't great, but it is sturdy. Not flimsy at all! I would never call it awful.",
-    "AWFUL. Simply awful?! The lid is not very reliable; the handle is excellent.",
-    "Granite bay's price beats IRONLEAF. I can't say it is perfect: it's cheap and broken.",
-    "Dunmore Goods sells 2 similar kits. Ironleafy is no brand. Nothing is superb here.",
-]
 
 
 def polarities(sentence: str) -> list[str]:
@@ -113,19 +99,6 @@ def test_review_rows_number_sentences_from_one() -> None:
     assert tr.competitor_mentions(review) == [tr.NameMention(2, "I saw it at Harborview.", "Harborview")]
 
 
-@pytest.fixture(scope="module")
-def generated_reviews(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, int, str]]:
-    """(review key, rating, text) of the generator's reviews at its smallest scale (~1000)."""
-    data_dir = tmp_path_factory.mktemp("bigbench_reviews")
-    generate(data_dir, 0.001, 7, processes=1, tables=["product_reviews"])
-    reviews = []
-    for path in sorted((data_dir / "product_reviews").glob("part-*.dat")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            fields = line.split("|")
-            reviews.append((fields[0], int(fields[3]), fields[7]))
-    return reviews
-
-
 def test_generated_reviews_carry_the_sentiment_of_their_rating(
     generated_reviews: list[tuple[str, int, str]],
 ) -> None:
@@ -148,18 +121,3 @@ def test_generated_reviews_carry_the_sentiment_of_their_rating(
 
 def _names(text: str) -> list[str]:
     return [mention.name for mention in tr.competitor_mentions(text)]
-
-
-def _jar_rows(mode: str, reviews: list[tuple[str, str]]) -> list[tuple[str, ...]]:
-    """The jar's rows for `reviews` (key, text) through its TextCli, without Hive."""
-    stdin = "".join(f"{key}\t{text}\n" for key, text in reviews)
-    classpath = f"{UDF_JAR}:{UDF_MODULE / 'target' / 'cli-lib' / '*'}"
-    result = subprocess.run(
-        ["java", "-cp", classpath, "benchcamp.bigbench.text.TextCli", mode],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    return [tuple(line.split("\t")) for line in result.stdout.splitlines()]

@@ -17,15 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchcamp.core.spec import load_spec
 from benchcamp.core.steps import ArchivedStep, RunContext
 from benchcamp.studies.hdfs_interconnects import links_hadoop
 from benchcamp.studies.hdfs_interconnects.workloads import micro
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ParseError, render
-
-RECORDED = Path(links_hadoop.__file__).parent / "recorded" / "lab"
-SPEC = load_spec("hdfs_interconnects")
+from helpers.hdfs_links import RECORDED, SPEC
 
 
 def context(workload: str, params: dict[str, Any], env: str = "lab_1gbe", spec: Any = SPEC) -> RunContext:
@@ -169,24 +166,6 @@ def test_facts_say_what_the_links_ran_at() -> None:
     assert lines["link_rate_measured_out_mbit"] == "950" and lines["link_shaping"].startswith("not_permitted")
     hardware = SPEC.environment("lab_1gbe").transport.hardware_facts
     assert set(hardware) <= set(lines) and "link_rate_measured_out_mbit" not in hardware  # noise never splits
-
-
-def recorded_records(campaign: str = "recorded") -> list[Any]:
-    """Every recorded run parsed as two repetitions, one campaign per level (`<campaign>_<env>`,
-    the unshaped one last, so it is the latest and its improvements over 1gbe are shown)."""
-    records = []
-    for environment, hour in (("lab_1gbe", 7), ("lab_unshaped", 8)):
-        for cell_file in sorted((RECORDED / environment).glob("*/cell.json")):
-            cell = json.loads(cell_file.read_text())
-            for repetition in (1, 2):
-                started = datetime(2026, 11, 25, hour, repetition, tzinfo=UTC)
-                step = ArchivedStep(cell_file.parent, 0, started, started)
-                ctx = RunContext(
-                    SPEC, SPEC.environment(environment), f"{campaign}_{environment}", cell["workload"],
-                    cell["params"], repetition, "tiny",
-                )  # fmt: skip
-                records += get_workload(cell["workload"]).parse(ctx, step)
-    return records
 
 
 def test_a_point_ordering_against_the_link_rates_is_said_so() -> None:

@@ -21,6 +21,8 @@ from benchcamp.ops.cli import main
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.transform import DbtBuildError, build_marts, stale_manifest_entries
 from benchcamp.presentation import report
+from helpers.golden import CAMPAIGN, TEMPLATE, published_records
+from helpers.results_page import plotted, results_client
 
 # (workload, data GB, processed GB or None, Time s, σ s, σ %, Data Δ %, Time Δ %)
 TABLE_9 = [
@@ -36,29 +38,6 @@ TABLE_17 = [
     ("hive_join", 340, 291.60, 2106.86, 10.75, 0.51, 41.67, 41.76),
     ("hive_join", 440, 377.35, 2646.29, 3.01, 0.11, 83.33, 78.05),
 ]
-CAMPAIGN = "published_dse_2016"
-
-
-TEMPLATE = (
-    Path(__file__).resolve().parents[3]
-    / "include"
-    / "benchcamp"
-    / "studies"
-    / "hibench_dse"
-    / "published"
-    / "template.csv"
-)
-
-
-def published_records() -> list[dict[str, object]]:
-    """The study's published/template.csv: Tables 9 and 17, each cell as m − σ, m, m + σ."""
-    from benchcamp.core.records import read_csv_numbered
-
-    records = read_csv_numbered(TEMPLATE.read_text(encoding="utf-8"), str(TEMPLATE))
-    return [
-        {name: value for name, value in record.to_json_dict().items() if value is not None}
-        for _, record in records
-    ]
 
 
 def test_the_template_is_the_published_tables() -> None:
@@ -421,27 +400,14 @@ def test_column_rules_fail_and_name_the_broken_rule(tmp_path: Path) -> None:
         assert con.execute(compiled.read_text()).fetchall() == [("positive(data_size_gb)", 2)]
 
 
-def _results_client(warehouse: Path, signed_in: bool) -> Any:
-    from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
-    from benchcamp.presentation.results_page import create_app, require_login
-    from fastapi.testclient import TestClient
-
-    app = create_app(warehouse)
-    if signed_in:  # what Airflow's get_user returns for a valid session: the login itself is Airflow's
-        app.dependency_overrides[require_login] = lambda: SimpleAuthManagerUser(
-            username="admin", role="admin"
-        )
-    return TestClient(app)
-
-
 def test_results_page_needs_a_login(warehouse: Path) -> None:
-    client = _results_client(warehouse, signed_in=False)
+    client = results_client(warehouse, signed_in=False)
     for path in ("/", "/hibench_dse", "/hibench_dse/csv"):
         assert client.get(path).status_code == 401
 
 
 def test_results_page_shows_the_published_table_from_the_marts(warehouse: Path) -> None:
-    client = _results_client(warehouse, signed_in=True)
+    client = results_client(warehouse, signed_in=True)
     page = client.get("/hibench_dse", params={"campaign": CAMPAIGN})
     assert page.status_code == 200
     text = page.text
@@ -465,7 +431,7 @@ def subprocess_free_report(warehouse: Path) -> str:
 
 
 def test_results_page_explains_an_empty_warehouse(tmp_path: Path) -> None:
-    client = _results_client(tmp_path / "none.duckdb", signed_in=True)
+    client = results_client(tmp_path / "none.duckdb", signed_in=True)
     page = client.get("/hibench_dse")
     assert page.status_code == 200 and "Nothing to show yet" in page.text and "no warehouse" in page.text
     assert "no study" in client.get("/nope").text.lower() or "unknown" in client.get("/nope").text.lower()
@@ -487,23 +453,6 @@ def test_the_html_report_is_one_file_with_the_tables_and_every_figure(
     assert "figures/" not in page  # the static file links no download routes
     assert main([*args, "--format", "csv", "--output", str(tmp_path / "t.csv")]) == 0
     assert (tmp_path / "t.csv").read_text().startswith("# scaling")
-
-
-def plotted(spec: Any) -> list[dict[str, Any]]:
-    """Every data row a Vega-Lite spec embeds (inline `data.values` or top-level `datasets`)."""
-    rows: list[dict[str, Any]] = []
-    if isinstance(spec, dict):
-        for key, value in spec.items():
-            if key == "values" and isinstance(value, list):
-                rows += value
-            elif key == "datasets":
-                rows += [row for dataset in value.values() for row in dataset]
-            else:
-                rows += plotted(value)
-    elif isinstance(spec, list):
-        for item in spec:
-            rows += plotted(item)
-    return rows
 
 
 def test_figures_plot_the_mart_values(warehouse: Path) -> None:
@@ -565,7 +514,7 @@ def test_the_page_serves_while_a_writer_holds_the_warehouse(warehouse: Path, tmp
     copy = tmp_path / "busy.duckdb"
     shutil.copy(warehouse, copy)
     report.export_snapshot(copy)
-    client = _results_client(copy, signed_in=True)
+    client = results_client(copy, signed_in=True)
     with duckdb.connect(str(copy)) as writer:  # a load or dbt build holding the only write lock
         writer.execute("create table main.busy as select 1")
         page = client.get("/hibench_dse", params={"campaign": CAMPAIGN})
@@ -578,5 +527,5 @@ def test_the_page_serves_while_a_writer_holds_the_warehouse(warehouse: Path, tmp
     assert unknown.status_code == 404 and "time-vs-size-wordcount" in unknown.text
     assert client.get("/hibench_dse/figures/time-series.gif").status_code == 404
     assert (
-        _results_client(copy, signed_in=False).get("/hibench_dse/figures/time-series.svg").status_code == 401
+        results_client(copy, signed_in=False).get("/hibench_dse/figures/time-series.svg").status_code == 401
     )

@@ -20,7 +20,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from benchcamp.core.spec import StudySpec, load_spec
+from benchcamp.core.spec import StudySpec
 from benchcamp.core.steps import ArchivedStep, RunContext
 from benchcamp.ops.lab.layout import LabError
 from benchcamp.studies.mapreduce_ssd_hdd import device_hadoop
@@ -28,9 +28,7 @@ from benchcamp.studies.mapreduce_ssd_hdd.workloads import graphmr
 from benchcamp.transport import environment as env_facts
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import ParseError, render
-
-RECORDED = Path(device_hadoop.__file__).parent / "recorded"
-SPEC = load_spec("mapreduce_ssd_hdd")
+from helpers.graph import RECORDED, SPEC, recorded_records
 
 
 def context(
@@ -319,32 +317,6 @@ def test_the_environments_own_facts_join_the_fingerprint_when_named_hardware() -
     on_vda = env_facts.fingerprint({**base, "target_hardware": {"storage_device": "vda"}})
     on_vdb = env_facts.fingerprint({**base, "target_hardware": {"storage_device": "vdb"}})
     assert len({env_facts.fingerprint(base), on_vda, on_vdb}) == 3
-
-
-def recorded_spec(cell: dict[str, Any]) -> StudySpec:
-    """The spec a recording ran under: today's, with the settings its cell.json says it ran with
-    then (`settings_then`: a recording from before a set's definition changed)."""
-    then = cell.get("settings_then", {})
-    settings = {workload: {**values, **then} for workload, values in SPEC.settings.items()}
-    return SPEC.model_copy(update={"settings": settings})
-
-
-def recorded_records(campaign: str = "recorded") -> list[Any]:
-    """Every recorded chain parsed as two repetitions of one campaign on lab_disk (the study
-    contract's recorded warehouse shows them)."""
-    records = []
-    for cell_file in sorted(RECORDED.glob("*/cell.json")):
-        cell = json.loads(cell_file.read_text())
-        for repetition in (1, 2):
-            started = datetime(2026, 11, 25, 6, repetition, tzinfo=UTC)
-            step = ArchivedStep(cell_file.parent, 0, started, started)
-            params: dict[str, Any] = {"graph": cell["graph"], "config_set": cell["config_set"]}
-            spec = recorded_spec(cell)
-            ctx = RunContext(
-                spec, spec.environment("lab_disk"), campaign, cell["workload"], params, repetition, "tiny"
-            )
-            records += get_workload(cell["workload"]).parse(ctx, step)
-    return records
 
 
 def test_the_dag_s_load_copies_the_spec_s_set_comparisons(

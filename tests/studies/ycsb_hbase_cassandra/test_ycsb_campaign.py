@@ -137,7 +137,7 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
     from benchcamp.pipeline.campaign.steps import run_clean, run_execute, run_generate
     from benchcamp.transport.ssh import StepFailed
-    from test_ycsb_stores import _free_port
+    from helpers.web import free_port
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(campaign["results"]))
     monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(campaign["warehouse"]))
@@ -146,7 +146,7 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     # The target's Cassandra moved to a port where nothing listens (its `ycsb_properties`, as a
     # user points the study at their own store), rather than the shared lab's Cassandra stopped:
     # the other stream's modules wait on the shared lab being healthy.
-    closed = _free_port()
+    closed = free_port()
     spec = load_spec(STUDY)
     environments = [
         env.replace(ycsb_properties={"cassandra.port": closed}) if env.name == "local_lab" else env

@@ -10,97 +10,16 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from benchcamp.core.records import ResultRecord
-from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.transform import build_marts, project_dir
 from benchcamp.presentation import report
-from benchcamp.workloads import get_workload
-from benchcamp.workloads.base import ArchivedStep, RunContext
+from helpers.ycsb import CAMPAIGN, SHIFT, SIGMA, STUDY, T_P01, parsed_recording, records
 from scipy import stats
-
-STUDY = "ycsb_hbase_cassandra"
-CAMPAIGN = "golden"
-DATA = Path(__file__).resolve().parents[2] / "data" / "ycsb" / "basicdb"
-# two-sided Student t quantiles at 4 degrees of freedom (any t table)
-T_P01, T_P05, T_P10 = 4.604095, 2.776445, 2.131847
-SIGMA = 30.0
-SHIFT = math.sqrt(2 / 3) * SIGMA  # m_H − m_C = t × SHIFT gives Welch's t
-
-
-def records() -> list[ResultRecord]:
-    out: list[ResultRecord] = []
-
-    def add(
-        store: str, params: dict[str, Any], rep: int, figures: dict[str, float], status: str = "ok"
-    ) -> None:
-        for metric, value in {"duration_s": 4.0, "operations_requested": 1000.0, **figures}.items():
-            out.append(
-                ResultRecord(
-                    study=STUDY,
-                    campaign=CAMPAIGN,
-                    environment="local_lab",
-                    workload="ycsb_a",
-                    params={"store": store, **params},
-                    repetition=rep,
-                    metric=metric,
-                    value=value,
-                    unit="",
-                    status=status,  # type: ignore[arg-type]
-                )
-            )
-
-    counted = {"operationcount": 1000, "threads": 1}
-    for rep, offset in enumerate((-SIGMA, 0.0, SIGMA), start=1):
-        # throughput: HBase higher at p = 0.01; read latency: no difference at p = 0.10;
-        # update latency: Cassandra's higher, t on the table's p = 0.05 line
-        add("cassandra", counted, rep, {
-            "throughput_ops_s": 1000 + offset, "read_operations": 500, "read_avg_latency_us": 900 + offset,
-            "read_p95_latency_us": 2000 + offset, "read_p99_latency_us": 4000 + offset,
-            "update_operations": 500, "update_avg_latency_us": 1500 + offset,
-            "cleanup_avg_latency_us": 7.0, "error_returns": 0,
-        })  # fmt: skip
-        add("hbase", counted, rep, {
-            "throughput_ops_s": 1000 + T_P01 * SHIFT + offset, "read_operations": 500,
-            "read_avg_latency_us": 900 + T_P10 * SHIFT + offset,
-            "read_p95_latency_us": 1000 + offset, "read_p99_latency_us": 4000 + offset,
-            "update_operations": 500, "update_avg_latency_us": 1500 - T_P05 * SHIFT + offset,
-            "error_returns": 0,
-        })  # fmt: skip
-    add("hbase", counted, 4, {"throughput_ops_s": 10.0, "error_returns": 3}, status="failed")
-    for target, achieved, latency in ((250, 250.0, 400.0), (500, 499.0, 420.0), (2000, 1300.0, 2500.0)):
-        for rep, offset in enumerate((-1.0, 0.0, 1.0), start=1):
-            add("hbase", {"target_ops": target, "threads": 16}, rep, {
-                "throughput_ops_s": achieved + offset, "read_operations": 500,
-                "read_avg_latency_us": latency + 10 * offset, "read_p95_latency_us": 2 * latency,
-                "read_p99_latency_us": 3 * latency, "error_returns": 0,
-            })  # fmt: skip
-    return out
-
-
-def parsed_recording() -> list[ResultRecord]:
-    """The recorded workload F run, parsed as the execute step would: one repetition."""
-    spec = load_spec(STUDY)
-    params = {"store": "cassandra", "operationcount": 1000, "threads": 1}
-    ctx = RunContext(spec, spec.environment("local_lab"), CAMPAIGN, "ycsb_f", params, 1, "tiny")  # type: ignore[arg-type]
-    now = datetime(2026, 11, 23, tzinfo=UTC)
-    load = {
-        "load.stdout.log": DATA / "load_f" / "stdout.log",
-        "load.ycsb.json": DATA / "load_f" / "ycsb.json",
-    }
-    # the step's own timing (its duration_s): a 0 s duration would fail duration_positive and be
-    # counted as not usable (n 0), as any ok record failing a record-level expectation is
-    finished = now + timedelta(seconds=1.5)
-    step = ArchivedStep(
-        directory=DATA / "run_f", exit_code=0, started_at=now, finished_at=finished, files=load
-    )
-    return get_workload("ycsb_f").parse(ctx, step)
 
 
 @pytest.fixture(scope="module")
@@ -198,8 +117,8 @@ def test_an_anomalous_sweep_is_marked_on_its_curve_and_listed_under_it(tmp_path:
     from benchcamp.pipeline.validation import validate_campaign
     from benchcamp.presentation import figures
     from benchcamp.presentation.results_page import study_body
-    from test_marts_golden import plotted
-    from test_ycsb_validation import PUBLISHED_ANOMALY, expected, key, sweep
+    from helpers.results_page import plotted
+    from helpers.ycsb import PUBLISHED_ANOMALY, expected, key, sweep
 
     records = sweep(PUBLISHED_ANOMALY)
     failures = validate_campaign(records, expected(records), 10.0, STUDY, "c")

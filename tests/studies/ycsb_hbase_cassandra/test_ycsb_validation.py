@@ -4,66 +4,9 @@ the latency/throughput anomaly of an offered-load sweep (the published study's c
 from __future__ import annotations
 
 import pytest
-from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.pipeline.validation import validate_campaign
 from benchcamp.studies.ycsb_hbase_cassandra.validation import latency_anomalies
-
-STUDY = "ycsb_hbase_cassandra"
-
-
-def run(
-    params: dict[str, object],
-    repetition: int,
-    throughput: float,
-    latency: float,
-    duration: float = 5.0,
-    errors: float = 0,
-    workload: str = "ycsb_a",
-) -> list[ResultRecord]:
-    """One repetition's records as the YCSB parser writes them (a failed run when it had errors)."""
-    status = "failed" if errors else "ok"
-
-    def rec(metric: str, value: float, unit: str) -> ResultRecord:
-        return ResultRecord(
-            study=STUDY,
-            campaign="c",
-            environment="local_lab",
-            workload=workload,
-            params=params,  # type: ignore[arg-type]
-            repetition=repetition,
-            metric=metric,
-            value=value,
-            unit=unit,
-            status=status,
-        )
-
-    return [
-        rec("duration_s", duration, "s"),
-        rec("throughput_ops_s", throughput, "ops/s"),
-        rec("read_avg_latency_us", latency, "us"),
-        rec("cleanup_avg_latency_us", 5000.0 / throughput, "us"),  # not an operation of the mix
-        rec("error_returns", errors, "operations"),
-    ]
-
-
-def sweep(points: list[tuple[int, list[float], list[float]]], store: str = "hbase") -> list[ResultRecord]:
-    """An offered-load sweep: (target_ops, throughputs per repetition, read latencies per repetition)."""
-    records = []
-    for target, throughputs, latencies in points:
-        params = {"store": store, "target_ops": target, "threads": 16}
-        for repetition, (throughput, latency) in enumerate(zip(throughputs, latencies, strict=True), start=1):
-            records += run(params, repetition, throughput, latency)
-    return records
-
-
-def expected(records: list[ResultRecord]) -> list[tuple[str, str, str, int]]:
-    cells = {(r.environment, r.workload, r.cell_key) for r in records}
-    return [(*cell, 3) for cell in sorted(cells)]
-
-
-def key(store: str, target: int) -> str:
-    return cell_key("ycsb_a", {"store": store, "target_ops": target, "threads": 16})
-
+from helpers.ycsb import PUBLISHED_ANOMALY, STUDY, expected, key, run, sweep
 
 # Latency rises with the load, as queueing says it must: 250 → 500 → 1000 → 2000 (saturated).
 CLEAN_CURVE = [
@@ -71,12 +14,6 @@ CLEAN_CURVE = [
     (500, [498.0, 500.0, 502.0], [430.0, 420.0, 410.0]),
     (1000, [990.0, 995.0, 1000.0], [600.0, 650.0, 700.0]),
     (2000, [1280.0, 1300.0, 1320.0], [2400.0, 2500.0, 2600.0]),
-]
-# What the study published: latency *falling* as the achieved throughput rises.
-PUBLISHED_ANOMALY = [
-    (250, [249.0, 250.0, 251.0], [905.0, 900.0, 895.0]),
-    (500, [498.0, 500.0, 502.0], [705.0, 700.0, 695.0]),
-    (1000, [990.0, 995.0, 1000.0], [505.0, 500.0, 495.0]),
 ]
 
 
