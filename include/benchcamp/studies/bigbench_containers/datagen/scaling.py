@@ -38,7 +38,7 @@ class Scale:
 
 
 # Expected rows per ticket (orders, sessions and reviews are tied to tickets) and bytes per row,
-# measured on data generated at SF 1 (tests/unit/test_bigbench_datagen.py checks the estimate).
+# measured on data generated at SF 1 (tests/studies/bigbench_containers/test_bigbench_datagen.py checks the estimate).
 ORDERS_PER_TICKET: Final = 0.4
 BROWSE_SESSIONS_PER_ORDER: Final = 1.5
 AVERAGE_ROW_BYTES: Final = {

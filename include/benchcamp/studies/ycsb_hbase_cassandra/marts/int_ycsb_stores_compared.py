@@ -7,7 +7,7 @@ scipy computes it from int_ycsb_ops_summarised's per-cell mean, sample σ and n
 (`scipy.stats.ttest_ind_from_stats`, Welch–Satterthwaite degrees of freedom), the same
 statistics every other figure uses. Welch rather than Mann–Whitney U: with three repetitions a
 side the smallest two-sided exact U p-value is 2/20 = 0.1, so U could never reach α = 0.05.
-The marts (ycsb_comparison) read the p-values; tests/unit/test_ycsb_marts.py checks them
+The marts (ycsb_comparison) read the p-values; tests/studies/ycsb_hbase_cassandra/test_ycsb_marts.py checks them
 against t tables.
 """
 
