@@ -123,6 +123,10 @@ def test_each_client_starts_with_its_share_and_the_step_waits_for_all() -> None:
         )
     one = [render(command) for command in get_workload("ycsb_a").execute(_context(clients=1))]
     assert "hdrhistogram" not in one[-1] and "&" not in one[-1] and "-target 500 " in one[-1]
+    # under a target every call is also measured from its intended start; unthrottled, not
+    assert all("-p measurement.interval=both" in line for line in [*clients, one[-1]])
+    unthrottled = get_workload("ycsb_a").execute(_context(clients=1, target_ops=None, operationcount=1000))  # type: ignore[arg-type]
+    assert "measurement.interval" not in render(unthrottled[-1])
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """The YCSB DAG end to end through Airflow against the lab's real Cassandra and HBase.
 
 Workload A on both stores: one unthrottled cell (operationcount 1000, one thread) and a short
-offered-load sweep (-target 250 and 1000 ops/s, 16 threads), two repetitions each, through
+offered-load sweep (-target 250 ops/s from one client of 16 threads, 1000 ops/s from two clients
+of 8 threads started together), two repetitions each, through
 `benchcamp run` (`airflow dags test`) in a private Airflow home, results directory and
 warehouse. Then, with the lab still up, Cassandra is stopped and one more repetition is run:
 it must fail naming the store's address, archive what it got, and count nothing as a result.
@@ -32,7 +33,7 @@ CELLS = [
     for params in (
         {"operationcount": 1000, "threads": 1},
         {"target_ops": 250, "threads": 16},
-        {"target_ops": 1000, "threads": 16},
+        {"target_ops": 1000, "threads": 8, "clients": 2},
     )
 ]
 
@@ -100,10 +101,16 @@ def test_offered_load_points_and_the_store_comparison(campaign: dict[str, Path])
     }
     for row in tables["ycsb_latency_throughput"]:
         assert 0 < row["achieved_pct"] <= 105, row  # YCSB's throttle never offers more than the target
+    # the 1000 ops/s points: two clients' throughputs summed, their histograms merged
+    assert {(row["target_ops"], row["clients"]) for row in tables["ycsb_latency_throughput"]} == {
+        (250, 1),
+        (1000, 2),
+    }
     comparison = tables["ycsb_comparison"]
     assert {(row["pair_params"], row["op_type"]) for row in comparison} >= {
         ("operationcount=1000|threads=1", "read"),
         ("target_ops=250|threads=16", "update"),
+        ("clients=2|target_ops=1000|threads=8", "read"),
     }
     for row in comparison:
         assert (row["hbase_n"], row["cassandra_n"]) == (2, 2)
@@ -118,8 +125,15 @@ def test_every_figure_traces_to_an_archived_output(campaign: dict[str, Path]) ->
     run_dirs = sorted((campaign["results"] / STUDY / CAMPAIGN).glob("ycsb_a_*/rep*/execute/try1"))
     assert len(run_dirs) == len(CELLS) * 2
     for run_dir in run_dirs:
-        stdout = (run_dir / "stdout.log").read_text()
-        assert "[OVERALL], Throughput(ops/sec)" in stdout and (run_dir / "ycsb.json").exists()
+        if "clients=2" in run_dir.parents[2].name:  # each client's summary and histogram logs
+            for n in (1, 2):
+                assert "[OVERALL], Throughput(ops/sec)" in (run_dir / f"client{n}.stdout.log").read_text()
+                assert (run_dir / f"client{n}.ycsb.json").exists() and (
+                    run_dir / f"client{n}.READ.hdr"
+                ).exists()
+        else:
+            stdout = (run_dir / "stdout.log").read_text()
+            assert "[OVERALL], Throughput(ops/sec)" in stdout and (run_dir / "ycsb.json").exists()
         assert "[INSERT], Return=OK, 1000" in (run_dir / "load.stdout.log").read_text()
         assert (run_dir / "load.ycsb.json").exists()
         records = [

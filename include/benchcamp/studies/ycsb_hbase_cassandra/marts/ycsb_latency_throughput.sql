@@ -30,6 +30,9 @@ select
     o.avg_latency_stddev_us,
     o.p95_latency_us,
     o.p99_latency_us,
+    o.intended_avg_latency_us,
+    o.intended_p95_latency_us,
+    o.intended_p99_latency_us,
     o.passed_validation,
     {{ fingerprint_or_unknown() }} as fingerprint
 from ops as o

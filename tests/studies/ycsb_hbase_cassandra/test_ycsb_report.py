@@ -1,0 +1,36 @@
+"""The YCSB results table beside the intended latency: the column appears where a run under a
+target measured it, and a note names every row whose intended p99 runs far above the p99 from
+the actual start (the queue coordinated omission hides)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchcamp.presentation.blocks import lines_of
+from benchcamp.studies.ycsb_hbase_cassandra.plugin import summary_blocks
+
+
+def _row(op: str, p99: float, intended: float | None, **cell: Any) -> dict[str, Any]:
+    return {
+        "workload": "ycsb_c", "environment": "local_lab", "store": "cassandra", "operationcount": None,
+        "target_ops": 1000, "threads": 16, "clients": 1, "op_type": op, "pair_params": "target_ops=1000|threads=16",
+        "n": 3, "n_failed": 0, "n_warmup": 0, "throughput_ops_s": 600.0, "throughput_stddev_pct": 2.0,
+        "avg_latency_us": 900.0, "p95_latency_us": p99 / 2, "p99_latency_us": p99,
+        "intended_p99_latency_us": intended, "passed_validation": True, **cell,
+    }  # fmt: skip
+
+
+def test_intended_p99_sits_beside_p99_with_a_note_where_they_diverge() -> None:
+    (block,) = summary_blocks([_row("read", 2000.0, 4_714_495.0), _row("update", 3000.0, 5000.0)])
+    assert block.headers[-3:] == ("p99 (µs)", "Intended p99 (µs)", "Passed")
+    text = "\n".join(lines_of([block]))
+    assert "4714495.00" in text and "5000.00" in text
+    (note,) = [note for note in block.notes if "intended start" in note]
+    assert note.startswith("cassandra, target_ops=1000, threads=16, read: p99 4,714,495 µs from each call's")
+    assert "coordinated omission" in note  # update's 5,000 against 3,000 is within 2x: no note
+
+
+def test_runs_without_a_target_keep_the_table_as_it_was() -> None:
+    (block,) = summary_blocks([_row("read", 2000.0, None, target_ops=None, operationcount=1000)])
+    assert "Intended p99 (µs)" not in block.headers and block.headers[-2:] == ("p99 (µs)", "Passed")
+    assert not [note for note in block.notes if "intended start" in note]
