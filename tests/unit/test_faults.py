@@ -2,7 +2,7 @@
 
 The archive is written here as the pipeline writes it (records through `archive.save_records`),
 and the code under test reads it back; the campaign-level faults run for real in
-tests/integration/test_faults.py.
+tests/integration/test_lab_faults.py (the lab) and test_lab_cluster.py (the cluster).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a `benchcamp` command's exit code means: one table for `run`, `import` and `report`.
 
 Scripts and schedulers branch on these, so each code means one thing everywhere, and the
-README's table is checked against this one (tests/unit/test_outcomes.py). When several apply,
+README's table is checked against this one (tests/unit/test_faults.py). When several apply,
 the most severe wins, in the order of `SEVERITY`: nothing could run, then nothing was
 measured, then stale figures, then partial results, then failed expectations.
 """
