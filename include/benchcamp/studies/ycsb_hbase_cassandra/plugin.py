@@ -113,8 +113,8 @@ def intended_notes(cells: list[dict[str, Any]]) -> list[str]:
             condition = (cell["pair_params"] or "").replace("|", ", ")
             notes.append(
                 f"{cell['store']}, {condition}, {cell['op_type']}: p99 {intended:,.0f} µs from each "
-                f"call's intended start against {service:,.0f} µs from its actual start: the "
-                "client fell behind its schedule, and the wait (coordinated omission) is in the "
+                f"call's intended start against {service:,.0f} µs from its actual start: the run "
+                "fell behind its schedule, and the wait (coordinated omission) is in the "
                 "intended latency only."
             )
     return notes
