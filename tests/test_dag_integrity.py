@@ -131,7 +131,7 @@ def test_ycsb_dag_shape_and_trigger_form(dagbag) -> None:  # type: ignore[no-unt
         assert {f"repetitions_{environment}.{step}" for step in ("clean", "generate", "execute")} <= ids
     assert dag.params["workloads"] == [f"ycsb_{letter}" for letter in "abcdef"]
     assert dag.params["repetitions"] == 3 and dag.params["environment"] == "single_node"
-    assert "| small | 96 | 288 |" in dag.doc_md
+    assert "| small | 116 | 348 |" in dag.doc_md
     # an unknown workload letter never reaches a run
     for bad in ({"workloads": ["ycsb_g"]}, {"workloads": []}, {"repetitions": -1}):
         params = ParamsDict(dict(dag.params.items()))
