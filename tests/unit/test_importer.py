@@ -306,7 +306,8 @@ def test_a_csv_without_the_column_of_a_needed_axis_is_refused_naming_it(
             {"store": "hbase", "threads": 1, "operationcount": 1000, "target_ops": 500},
             "axes operationcount, store, target_ops, threads are not those of one series of workload "
             "'ycsb_a' (series 'operationcount_sweep': store, operationcount, threads; "
-            "series 'offered_load_sweep': store, target_ops, threads)",
+            "series 'offered_load_sweep': store, target_ops, threads; "
+            "series 'clients_sweep': store, target_ops, threads, clients)",
         ),
     ],
 )
