@@ -112,3 +112,20 @@ def test_every_repetition_must_be_present() -> None:
         "repetitions_complete",
         "2 of 3 repetitions present (missing: 2)",
     )
+
+
+def test_the_intended_latency_is_not_checked_for_the_anomaly() -> None:
+    """A clean curve whose intended latencies fall as the load rises (made so here): no anomaly.
+    The study's caveat is about the latency from each call's actual start; the intended one also
+    holds how far the client lagged behind its schedule."""
+    records = sweep(CLEAN_CURVE)
+    falling = {250: 90_000.0, 500: 60_000.0, 1000: 30_000.0, 2000: 10_000.0}
+    records += [
+        r.model_copy(
+            update={"metric": "intended_read_avg_latency_us", "value": falling[int(r.params["target_ops"])]}
+        )
+        for r in records
+        if r.metric == "read_avg_latency_us"
+    ]
+    assert latency_anomalies(records) == {}
+    assert [r.metric for r in records].count("intended_read_avg_latency_us") == 12
