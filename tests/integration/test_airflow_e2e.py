@@ -847,9 +847,16 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
     assert conf["ladder"] == "tiny" and conf["repetitions"] == 1 and conf["warmup_repetitions"] == 0, conf
     assert conf["workloads"] == wanted["workloads"] and conf["cells"] == wanted["cells"], conf
     assert conf["campaign"] is None and conf["note"] is None and conf["fail_on_validation"] is True, conf
-    assert _wait(api, run["dag_run_id"], timeout_s=900, dag_id=dag_id) == "success", _task_states(
-        api, run["dag_run_id"], dag_id
-    )
+    try:
+        assert _wait(api, run["dag_run_id"], timeout_s=900, dag_id=dag_id) == "success", _task_states(
+            api, run["dag_run_id"], dag_id
+        )
+    finally:
+        if dag_id != DAG:
+            # paused again once tried, as the stack found it: left unpaused, its own schedule (YCSB
+            # nightly at 02:30) would start a full campaign on the lab under the later tests, as
+            # hibench_dse's Saturday 01:00 did once under this one (its run waited for the pool)
+            api.call("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": True})
 
 
 # The studies whose form is not used to start a campaign above (a BigBench, graph or HDFS-links
