@@ -300,17 +300,17 @@ def merged_summary(
         latencies["max"] = max(each.latencies_us["max"] for _, each in present)
         wanted = sorted({key for _, each in present for key in each.latencies_us} - set(latencies))
         if wanted:
-            histograms = [
-                (name, log[operation]) for name, log in zip(names, logs, strict=True) if operation in log
-            ]
-            lacking = [name for name, _ in present if name not in {each for each, _ in histograms}]
+            histograms = {
+                name: log[operation] for name, log in zip(names, logs, strict=True) if operation in log
+            }
+            lacking = [name for name, _ in present if name not in histograms]
             if lacking:
                 raise ParseError(
                     f"{lacking[0]} has no histogram log of {operation}: its percentiles cannot be merged"
                 )
-            merged = merge_logs([log for _, log in histograms])
+            merged = merge_logs(list(histograms.values()))
             for name, each in present:
-                logged = next(log for client, log in histograms if client == name).count
+                logged = histograms[name].count
                 if logged != each.operations:
                     raise ParseError(
                         f"{name}'s histogram log of {operation} holds {logged} latencies, its summary "
