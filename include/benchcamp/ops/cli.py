@@ -162,7 +162,7 @@ def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
             count = importer.stage_file(con, path)
             # GX is imported and dbt's parse recalled while DuckDB computes the statistics and
             # loads; beside the file's parse (DuckDB on both cores) they only slowed it down.
-            _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
+            gx = _in_background("import-gx", lambda: importlib.import_module("great_expectations"))
             if not count:
                 print(f"error: {path}: no records\nnothing was loaded", file=sys.stderr)
                 return ExitCode.BAD_INPUT
@@ -181,7 +181,10 @@ def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
         cells = importer.cell_statistics(con)
         # Loaded and built in a copy: the warehouse changes only if the build passes.
         with staged_warehouse(target) as staged:
-            # The suite (Python) runs on the other core while DuckDB inserts the records.
+            # The suite (Python) runs on the other core while DuckDB inserts the records. It imports
+            # GX only once the background import is done: two threads importing GX's circular
+            # modules at once get a partially initialised module (an ImportError seen in CI).
+            gx.join()
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-validate") as pool:
                 validating = pool.submit(importer.validate, cells, thresholds, min_ok)
                 specs = {study: load_spec(study) for study in thresholds}
