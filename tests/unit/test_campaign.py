@@ -26,6 +26,7 @@ from benchcamp.transport import ssh
 from benchcamp.transport.ssh import commands_body
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import RunContext, render
+from benchcamp.workloads.hivebench import generate_maps, row_counts
 
 SPEC = load_spec("hibench_dse")
 
@@ -526,6 +527,33 @@ def test_hive_generate_upload_fails_naming_the_file_and_status(tmp_path: Path, w
     plain = spec.environment("local_lab").replace(webhdfs_url=None)
     ctx = RunContext(spec, plain, "c1", "hive_join", {"data_size_gb": 0.012}, 1, "tiny")
     assert "-put" in render(get_workload("hive_join").generate(ctx)[4])
+
+
+def test_hive_generate_on_a_cluster_is_one_map_only_job_writing_onto_hdfs() -> None:
+    """Where MapReduce runs on a cluster the tables are generated there, by the generator's job
+    (a map per HDFS block, at most two per node; its statistics into the archived job folder),
+    never on the gateway and uploaded; in local mode the single process writes them and they
+    are put (above)."""
+    cluster = SPEC.environment("lab_cluster")
+    ctx = RunContext(SPEC, cluster, "c1", "hive_aggregation", {"data_size_gb": 0.012}, 2, "tiny")
+    (command,) = get_workload("hive_aggregation").generate(ctx)
+    assert render(command) == (
+        'hadoop jar "$WORK"/.benchcamp-tools/hivebench-datagen.jar job --pages 6600 --uservisits 55000 '
+        '--seed 2 --files 1 --out "$DATA" --stats "$JOB"/stats.json'
+    )
+    # 240 GiB (the paper's smallest): a map per 128 MiB, capped at two per node (3 nodes here)
+    sized = [
+        RunContext(SPEC, cluster, "c1", "hive_aggregation", {"data_size_gb": size}, 1, "tiny")
+        for size in (0.1, 1, 240)
+    ]
+    assert [generate_maps(*row_counts(each), 3) for each in sized] == [1, 6, 6]
+    assert generate_maps(*row_counts(sized[1]), 1) == 2
+    local = get_workload("hive_aggregation").generate(
+        RunContext(
+            SPEC, SPEC.environment("local_lab"), "c1", "hive_aggregation", {"data_size_gb": 0.012}, 2, "tiny"
+        )
+    )
+    assert local[1][:3] == ["java", "-Xmx256m", "-jar"] and "job" not in local[1]
 
 
 def test_warmups_run_first_numbered_from_zero_down_and_are_not_expected_by_validation() -> None:

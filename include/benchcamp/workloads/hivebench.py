@@ -1,8 +1,10 @@
 """HiveBench (Pavlo's queries on `rankings` and `uservisits`): aggregation and join in Hive.
 
 Generate runs the project's generator (lab/hivebench, shipped to the target as a
-jar) on the target's local disk, puts both tables into the data file system and
-declares them to Hive as external tables over those files. Execute runs the query
+jar): with MapReduce in local mode on the target's local disk, then puts both tables
+into the data file system; on a cluster as a map-only job writing both tables straight
+onto it, one part per map, byte for byte the parts the single process writes (the jar's
+JUnit tests check it). It then declares them to Hive as external tables over those files. Execute runs the query
 through the study's Hive connection; its time is HiveServer2's own (compile +
 execute), and the result is checked against what the generator knows it wrote:
 the aggregation has one row per distinct source IP, the join returns one row.
@@ -44,6 +46,13 @@ from benchcamp.workloads.base import (
 )
 
 GENERATOR_JAR = "hivebench-datagen.jar"
+# The generator job on a cluster (environments without `mapreduce_local`): one map per
+# GENERATE_BYTES_PER_MAP of data (an HDFS block), at most GENERATE_MAPS_PER_NODE per node. A map
+# costs a container start (seconds), so tiny tables take one map, not one per node.
+GENERATE_BYTES_PER_MAP = 128 * 1024**2
+GENERATE_MAPS_PER_NODE = 2
+# bytes per row as the generator writes them (measured: 55 and 155 on average)
+RANKINGS_ROW_BYTES, USERVISITS_ROW_BYTES = 55, 155
 STATS_FILE = "stats.json"
 BYTES_PER_GIB = 1024**3
 # HiBench's sizing: 132 M pages and 1.1 G visits at 240 GB (STUDIES.md, study 1).
@@ -71,6 +80,12 @@ def row_counts(ctx: RunContext) -> tuple[int, int]:
     pages = max(1, round(size * int(ctx.setting("pages_per_gb", DEFAULT_PAGES_PER_GB))))
     visits = max(1, round(size * int(ctx.setting("uservisits_per_gb", DEFAULT_USERVISITS_PER_GB))))
     return pages, visits
+
+
+def generate_maps(pages: int, visits: int, nodes: int) -> int:
+    """Maps of the generator job: one per block of data, at least one, at most two per node."""
+    size = pages * RANKINGS_ROW_BYTES + visits * USERVISITS_ROW_BYTES
+    return max(1, min(GENERATE_MAPS_PER_NODE * nodes, -(-size // GENERATE_BYTES_PER_MAP)))
 
 
 def table_name(ctx: RunContext, table: str) -> str:
@@ -118,6 +133,18 @@ class _HiveBench(Workload):
 
     def generate(self, ctx: RunContext) -> list[Command]:
         pages, visits = row_counts(ctx)
+        if not ctx.environment.hadoop.mapreduce_local:
+            # Where MapReduce runs on a cluster, the data is generated there: a map-only job, one
+            # part per map, each the bytes the single-process generator writes into that part
+            # with the same number of parts (whatever that number, the tables' rows are the same).
+            maps = generate_maps(pages, visits, ctx.environment.transport.nodes)
+            return [
+                [
+                    *ctx.hadoop, "jar", tool_path(GENERATOR_JAR), "job",
+                    "--pages", str(pages), "--uservisits", str(visits), "--seed", str(ctx.repetition),
+                    "--files", str(maps), "--out", data_path(), "--stats", job_path(STATS_FILE),
+                ]
+            ]  # fmt: skip
         return [
             ["rm", "-rf", staging_path()],
             [

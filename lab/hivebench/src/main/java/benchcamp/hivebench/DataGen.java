@@ -3,6 +3,7 @@ package benchcamp.hivebench;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
@@ -345,20 +346,15 @@ public final class DataGen {
     List<Future<long[]>> rankingParts = new ArrayList<>();
     List<Future<long[]>> visitParts = new ArrayList<>();
     BitSet[] usedIps = new BitSet[files];
-    long pagesPerFile = (pages + files - 1) / files;
-    long visitsPerFile = (visits + files - 1) / files;
     // uservisits first: they are most of the bytes, so with one part per thread the threads end together.
     for (int part = 0; part < files; part++) {
       usedIps[part] = new BitSet();
-      long firstVisit = Math.min(visits, part * visitsPerFile);
-      long lastVisit = Math.min(visits, firstVisit + visitsPerFile);
-      visitParts.add(pool.submit(
-          new VisitPart(new File(visitsDir, partName(part)), syncer, firstVisit, lastVisit, usedIps[part])));
+      Buffer out = new Buffer(new File(visitsDir, partName(part)), syncer);
+      visitParts.add(pool.submit(new VisitPart(out, first(visits, part), last(visits, part), usedIps[part])));
     }
     for (int part = 0; part < files; part++) {
-      long firstPage = Math.min(pages, part * pagesPerFile);
-      long lastPage = Math.min(pages, firstPage + pagesPerFile);
-      rankingParts.add(pool.submit(new RankingPart(new File(rankingsDir, partName(part)), syncer, firstPage, lastPage)));
+      Buffer out = new Buffer(new File(rankingsDir, partName(part)), syncer);
+      rankingParts.add(pool.submit(new RankingPart(out, first(pages, part), last(pages, part))));
     }
     Stats stats = new Stats();
     try {
@@ -383,6 +379,32 @@ public final class DataGen {
     stats.distinctSourceIps = all.cardinality();
     stats.elapsedS = (System.nanoTime() - started) / 1e9;
     return stats;
+  }
+
+  /** The first of {@code total} rows in part {@code part}: the parts are equal, the last may be short or empty. */
+  long first(long total, int part) {
+    return Math.min(total, part * ((total + files - 1) / files));
+  }
+
+  /** One past the last row of part {@code part}. */
+  long last(long total, int part) {
+    return Math.min(total, first(total, part) + (total + files - 1) / files);
+  }
+
+  /**
+   * Part {@code part} of rankings into {@code out} (a map's file of {@link DataGenJob}), the same
+   * bytes {@link #run} writes into that part's file; returns the bytes written. Closes {@code out}.
+   */
+  long writeRankings(int part, OutputStream out) throws IOException {
+    return new RankingPart(new Buffer(out), first(pages, part), last(pages, part)).call()[0];
+  }
+
+  /**
+   * Part {@code part} of uservisits into {@code out}, as {@link #writeRankings}; the pool entries
+   * it used are set in {@code usedIps}. Returns {bytes, visits in the join's range}. Closes {@code out}.
+   */
+  long[] writeVisits(int part, OutputStream out, BitSet usedIps) throws IOException {
+    return new VisitPart(new Buffer(out), first(visits, part), last(visits, part), usedIps).call();
   }
 
   /** SplitMix64 restarted per row from (seed, table, row): any row can be generated alone. */
@@ -422,22 +444,20 @@ public final class DataGen {
 
   /** Rows [first, last) of rankings into one file; returns {bytes}. */
   final class RankingPart implements Callable<long[]> {
-    private final File file;
-    private final ExecutorService syncer;
+    private final Buffer buffer;
     private final long first;
     private final long last;
     private final RowRandom random = new RowRandom();
 
-    RankingPart(File file, ExecutorService syncer, long first, long last) {
-      this.file = file;
-      this.syncer = syncer;
+    RankingPart(Buffer buffer, long first, long last) {
+      this.buffer = buffer;
       this.first = first;
       this.last = last;
     }
 
     @Override
     public long[] call() throws IOException {
-      try (Buffer out = new Buffer(file, syncer)) {
+      try (Buffer out = buffer) {
         for (long page = first; page < last; page++) {
           out.used = row(out.bytes, out.reserve(MAX_ROW), page);
         }
@@ -458,8 +478,7 @@ public final class DataGen {
 
   /** Rows [first, last) of uservisits into one file; returns {bytes, visits in the join's range}. */
   final class VisitPart implements Callable<long[]> {
-    private final File file;
-    private final ExecutorService syncer;
+    private final Buffer buffer;
     private final long first;
     private final long last;
     private final BitSet usedIps;
@@ -467,9 +486,8 @@ public final class DataGen {
     private final long pool = ipPool();
     private long joinVisits;
 
-    VisitPart(File file, ExecutorService syncer, long first, long last, BitSet usedIps) {
-      this.file = file;
-      this.syncer = syncer;
+    VisitPart(Buffer buffer, long first, long last, BitSet usedIps) {
+      this.buffer = buffer;
       this.first = first;
       this.last = last;
       this.usedIps = usedIps;
@@ -477,7 +495,7 @@ public final class DataGen {
 
     @Override
     public long[] call() throws IOException {
-      try (Buffer out = new Buffer(file, syncer)) {
+      try (Buffer out = buffer) {
         for (long visit = first; visit < last; visit++) {
           out.used = row(out.bytes, out.reserve(MAX_ROW), visit);
         }
@@ -562,7 +580,8 @@ public final class DataGen {
   static final class Buffer implements AutoCloseable {
     static final int CAPACITY = 1 << 20;
     static final long SYNC_EVERY = 32L << 20;
-    private final FileOutputStream stream;
+    private final OutputStream stream;
+    /** The local file's channel (written through, synced); null over another stream. */
     private final FileChannel channel;
     private final ExecutorService syncer;
     final byte[] bytes = new byte[CAPACITY + MAX_ROW];
@@ -573,9 +592,20 @@ public final class DataGen {
 
     /** {@code syncer} may be null: then the file is synced only by {@link #finish}. */
     Buffer(File file, ExecutorService syncer) throws IOException {
-      this.stream = new FileOutputStream(file);
-      this.channel = stream.getChannel();
+      FileOutputStream local = new FileOutputStream(file);
+      this.stream = local;
+      this.channel = local.getChannel();
       this.syncer = syncer;
+    }
+
+    /**
+     * Over another stream (an HDFS file of a map): written with {@code write}, never synced here;
+     * the stream's own close makes it durable.
+     */
+    Buffer(OutputStream stream) {
+      this.stream = stream;
+      this.channel = null;
+      this.syncer = null;
     }
 
     /** Makes room for {@code room} bytes (at most MAX_ROW), writing out the buffer if needed; returns {@link #used}. */
@@ -590,18 +620,24 @@ public final class DataGen {
     long finish() throws IOException {
       flush();
       awaitSync();
-      channel.force(true);
+      if (channel != null) {
+        channel.force(true);
+      }
       return flushed;
     }
 
     private void flush() throws IOException {
-      ByteBuffer pending = ByteBuffer.wrap(bytes, 0, used);
-      while (pending.hasRemaining()) {
-        channel.write(pending);
+      if (channel == null) {
+        stream.write(bytes, 0, used);
+      } else {
+        ByteBuffer pending = ByteBuffer.wrap(bytes, 0, used);
+        while (pending.hasRemaining()) {
+          channel.write(pending);
+        }
       }
       flushed += used;
       used = 0;
-      if (syncer != null && flushed - syncedUpTo >= SYNC_EVERY && (pendingSync == null || pendingSync.isDone())) {
+      if (syncer != null && channel != null && flushed - syncedUpTo >= SYNC_EVERY && (pendingSync == null || pendingSync.isDone())) {
         awaitSync(); // done: only reports its failure
         syncedUpTo = flushed;
         pendingSync = syncer.submit(new Sync(channel));
@@ -652,7 +688,8 @@ public final class DataGen {
   static int usage(String problem) {
     System.err.println("error: " + problem);
     System.err.println(
-        "usage: java -jar hivebench-datagen.jar --pages N --uservisits M --out DIR [--seed S] [--files K]");
+        "usage: java -jar hivebench-datagen.jar --pages N --uservisits M --out DIR [--seed S] [--files K]\n"
+            + "   or: hadoop jar hivebench-datagen.jar job --pages N --uservisits M --files K --out DIR [--seed S] [--stats LOCAL_FILE]");
     return 2;
   }
 
@@ -710,7 +747,24 @@ public final class DataGen {
     return 0;
   }
 
-  public static void main(String[] args) throws IOException {
+  /**
+   * {@code job ARGS} runs {@link DataGenJob} (the jar's manifest names this class, so {@code hadoop
+   * jar} passes the job's name as the first argument); anything else generates here. The job is
+   * looked up by name: this class must load without Hadoop on the class path.
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("job")) {
+      String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+      try {
+        Class.forName("benchcamp.hivebench.DataGenJob").getMethod("main", String[].class).invoke(null, (Object) rest);
+      } catch (ClassNotFoundException | NoClassDefFoundError e) {
+        System.err.println("error: the job needs Hadoop's classes: run it with `hadoop jar` (" + e + ")");
+        System.exit(2);
+      } catch (java.lang.reflect.InvocationTargetException e) {
+        throw e.getCause() instanceof Exception cause ? cause : e;
+      }
+      return;
+    }
     System.exit(main0(args));
   }
 }
