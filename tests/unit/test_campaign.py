@@ -20,13 +20,19 @@ from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign.conf import CampaignConfError, campaign_id, check_conf, resolve_campaign
 from benchcamp.pipeline.campaign.plan import context_for, expected_cells, plan_units
 from benchcamp.pipeline.campaign.steps import clean_body, step_facts
-from benchcamp.pipeline.campaign.target import cleanup_body, preflight_body, table_location
+from benchcamp.pipeline.campaign.target import (
+    PREFLIGHT_REFUSALS,
+    cleanup_body,
+    preflight_body,
+    table_location,
+)
 from benchcamp.pipeline.campaign.unit import RepetitionUnit
 from benchcamp.transport import ssh
 from benchcamp.transport.ssh import commands_body
 from benchcamp.workloads import get_workload
-from benchcamp.workloads.base import RunContext, render
+from benchcamp.workloads.base import Endpoint, RunContext, render
 from benchcamp.workloads.hivebench import generate_maps, row_counts
+from helpers.web import free_port
 
 SPEC = load_spec("hibench_dse")
 
@@ -465,6 +471,46 @@ def test_without_a_data_file_system_only_the_staging_leftovers_go(tmp_path: Path
         "killed",
     )
     assert not staged.exists() and "data_fs=none" in result.stdout
+
+
+def test_a_service_the_cells_need_that_does_not_answer_refuses_the_campaign_naming_each(
+    tmp_path: Path,
+) -> None:
+    """The preflight connects from the target to every endpoint the cells need (a store's nodes):
+    all that do not answer are named at once with the setting that says where they are, and the
+    campaign is refused (exit 10, a refusal nothing retries) before any repetition; the work
+    directory is not even made."""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        open_port = listening.getsockname()[1]
+        closed = [free_port(), free_port()]
+        nodes = [
+            Endpoint("Cassandra", "127.0.0.1", open_port, "ring"),
+            *(Endpoint("Cassandra", "127.0.0.1", port, "ring") for port in closed),
+        ]
+        env = {"PATH": "/usr/bin:/bin", "WORK": str(tmp_path / "work")}
+        refused = _run_body(preflight_body(_leftovers_ctx(), 1, data_fs=False, endpoints=nodes), env)
+        assert refused.returncode == 10 and 10 in PREFLIGHT_REFUSALS
+        named = refused.stderr.strip()
+        assert named == (
+            f"preflight: not answering from the target: Cassandra at 127.0.0.1:{closed[0]} (ring); "
+            f"Cassandra at 127.0.0.1:{closed[1]} (ring): start it, or point the environment at where it runs"
+        )
+        assert not (tmp_path / "work").exists()
+        answered = _run_body(preflight_body(_leftovers_ctx(), 1, data_fs=False, endpoints=nodes[:1]), env)
+        assert answered.returncode == 0, answered.stderr
+        assert step_facts(answered.stdout)["endpoints_answered"] == "1"
+
+
+def test_a_host_name_from_the_spec_reaches_the_connect_as_one_word(tmp_path: Path) -> None:
+    odd = Endpoint("Cassandra", "a b;touch pwned", 9042, "ring")
+    result = _run_body(
+        preflight_body(_leftovers_ctx(), 1, data_fs=False, endpoints=[odd]),
+        {"PATH": "/usr/bin:/bin", "WORK": str(tmp_path)},
+    )
+    assert result.returncode == 10 and "Cassandra at a b;touch pwned:9042" in result.stderr
+    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
 
 
 def test_cleanup_deletes_the_campaigns_data_through_webhdfs_without_a_jvm(

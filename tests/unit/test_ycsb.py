@@ -531,6 +531,32 @@ def test_the_targets_store_addresses_reach_the_reset_and_the_client() -> None:
     assert properties(argv(load))["cassandra.port"] == "19042"
 
 
+def test_the_preflight_checks_every_store_node_the_clients_reach_first() -> None:
+    """Every Cassandra contact point at its port, or each ZooKeeper of HBase's quorum, as the
+    bindings read the environment's properties (their defaults without them); a port that is
+    none is refused with the cell, before anything runs."""
+    ring = SPEC.environment("local_lab").replace(
+        ycsb_properties={"cassandra.hosts": "10.0.0.1, 10.0.0.2,10.0.0.3", "cassandra.port": 19042}
+    )
+    cells = [
+        RunContext(SPEC, ring, "c", "ycsb_a", {"store": store, "threads": 1}, 1, "tiny")
+        for store in ("cassandra", "hbase")
+    ]
+    cassandra, hbase = (get_workload("ycsb_a").endpoints(ctx) for ctx in cells)
+    assert [(node.service, node.host, node.port) for node in cassandra] == [
+        ("Cassandra", host, 19042) for host in ("10.0.0.1", "10.0.0.2", "10.0.0.3")
+    ]
+    assert "ycsb_properties cassandra.hosts / cassandra.port" in cassandra[0].setting
+    assert [(node.service, node.host, node.port) for node in hbase] == [
+        ("HBase's ZooKeeper", "127.0.0.1", 2181)
+    ]
+    wrong = ring.replace(ycsb_properties={"cassandra.port": "90x"})
+    with pytest.raises(ValueError, match="cassandra.port '90x' is not a port number"):
+        get_workload("ycsb_a").check_cell(
+            RunContext(SPEC, wrong, "c", "ycsb_a", {"store": "cassandra", "threads": 1}, 1, "tiny")
+        )
+
+
 def test_a_property_name_that_is_not_one_is_refused_in_the_spec() -> None:
     broken = SPEC_TEXT.replace(
         "    connection: benchcamp_lab_ssh\n",

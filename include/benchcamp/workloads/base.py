@@ -12,7 +12,7 @@ import re
 import shlex
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from benchcamp.core.records import ParseError as ParseError
 from benchcamp.core.records import ResultRecord
@@ -68,6 +68,17 @@ class GenerateError(RuntimeError):
     """Generated data differs from what the cell specifies (e.g. the wrong size)."""
 
 
+class Endpoint(NamedTuple):
+    """A service a cell's commands connect to from the target: the campaign's preflight checks
+    it answers there before anything runs, so a store node that is down refuses the campaign
+    naming it instead of failing every repetition."""
+
+    service: str  # as a user names it: "Cassandra", "HBase's ZooKeeper"
+    host: str
+    port: int
+    setting: str  # where the address comes from, for the message: what to fix
+
+
 class Workload(ABC):
     """A benchmark that runs on a target: subclasses are registered by name."""
 
@@ -109,6 +120,10 @@ class Workload(ABC):
 
     def tools(self, ctx: RunContext) -> list[Path]:
         """Project-built files the target needs (copied to `tool_path(name)` before generate)."""
+        return []
+
+    def endpoints(self, ctx: RunContext) -> list[Endpoint]:
+        """Services the cell's commands connect to from the target, checked by the preflight."""
         return []
 
     def hive_clean(self, ctx: RunContext) -> list[HiveStatement]:

@@ -33,6 +33,7 @@ from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,
     Command,
+    Endpoint,
     GenerateError,
     ParseError,
     RunContext,
@@ -575,6 +576,37 @@ def store_properties(ctx: RunContext) -> dict[str, str]:
     return {name: _property_value(value) for name, value in ctx.environment.option(PROPERTIES_KEY).items()}
 
 
+# Where the bindings (lab/ycsb) connect first, by property, with their defaults: every Cassandra
+# contact point, every ZooKeeper of HBase's quorum (HBase's master and region servers are found
+# through it).
+STORE_ADDRESSES: dict[str, tuple[str, str, str, str, str]] = {
+    # store: (service, hosts property, default hosts, port property, default port)
+    "cassandra": ("Cassandra", "cassandra.hosts", "127.0.0.1", "cassandra.port", "9042"),
+    "hbase": (
+        "HBase's ZooKeeper",
+        "hbase.zookeeper.quorum",
+        "127.0.0.1",
+        "hbase.zookeeper.property.clientPort",
+        "2181",
+    ),
+}
+
+
+def store_endpoints(ctx: RunContext) -> list[Endpoint]:
+    """The cell's store nodes as its clients reach them (`STORE_ADDRESSES`), for the preflight."""
+    address = STORE_ADDRESSES.get(str(ctx.param("store")))
+    if address is None:
+        return []
+    service, hosts_name, hosts_default, port_name, port_default = address
+    properties = store_properties(ctx)
+    port = properties.get(port_name, port_default)
+    setting = f"the environment's {PROPERTIES_KEY} {hosts_name} / {port_name}"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{setting}: {port_name} {port!r} is not a port number (1-65535)")
+    hosts = [host.strip() for host in properties.get(hosts_name, hosts_default).split(",") if host.strip()]
+    return [Endpoint(service, host, int(port), setting) for host in hosts]
+
+
 def ycsb_properties(ctx: RunContext) -> dict[str, str]:
     """The workload class, the target's store addresses, the spec's settings, then the cell's property axes."""
     properties = {"workload": CORE_WORKLOAD, **store_properties(ctx)}
@@ -760,6 +792,10 @@ class _CoreWorkload(Workload):
 
     def check_cell(self, ctx: RunContext) -> None:
         check_ycsb_cell(ctx)
+        store_endpoints(ctx)  # a store address that is no address is refused before anything runs
+
+    def endpoints(self, ctx: RunContext) -> list[Endpoint]:
+        return store_endpoints(ctx)
 
     def generate(self, ctx: RunContext) -> list[Command]:
         """Nothing: execute resets and loads the table right before the run (see `execute`)."""

@@ -150,7 +150,8 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
     from benchcamp.pipeline.campaign.steps import run_clean, run_execute, run_generate
-    from benchcamp.transport.ssh import StepFailed
+    from benchcamp.pipeline.campaign.target import run_preflight
+    from benchcamp.transport.ssh import StepFailed, TargetRefused
     from helpers.web import free_port
 
     monkeypatch.setenv("BENCHCAMP_RESULTS", str(campaign["results"]))
@@ -173,6 +174,12 @@ def test_a_store_that_is_not_running_fails_the_repetition_naming_its_address(
         "params": {"store": "cassandra", "operationcount": 1000, "threads": 1}, "repetition": 1,
         "ladder": "tiny",
     }  # fmt: skip
+    # down before the campaign: its preflight refuses it, naming the node and where it is set
+    with pytest.raises(
+        TargetRefused, match=rf"not answering from the target: Cassandra at 127\.0\.0\.1:{closed} "
+    ):
+        run_preflight([unit])  # type: ignore[list-item]
+    # down after the preflight (stopped mid-campaign): the repetition fails naming the address
     run_clean(unit)
     run_generate(unit)
     with pytest.raises(StepFailed, match=rf"Cassandra at \[/127\.0\.0\.1:{closed}\]"):

@@ -31,11 +31,13 @@ from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
-from benchcamp.workloads.base import ArchivedStep, RunContext, Shell, Word, render
+from benchcamp.workloads.base import ArchivedStep, Endpoint, RunContext, Shell, Word, render
 
 # Exit codes by which a step refuses what waiting cannot change (see preflight_body):
 # the task fails at once (ssh.TargetRefused), no retry.
-PREFLIGHT_REFUSALS = frozenset({5, 7, 8})  # safe mode after its wait, too little space, reformat failed
+# safe mode after its wait, too little space, reformat failed, a service the cells need is down
+PREFLIGHT_REFUSALS = frozenset({5, 7, 8, 10})
+ENDPOINT_WAIT_S = 5  # a TCP connect from the target to each of the cells' services (`Endpoint`)
 
 
 def stop_campaign(
@@ -171,15 +173,39 @@ def leftovers_lines(ctx: RunContext, data_fs: bool = True) -> list[str]:
     return lines
 
 
-def preflight_body(ctx: RunContext, needed_bytes: int, data_fs: bool = True) -> str:
-    """Before anything runs on a target: HDFS out of safe mode (bounded wait), what earlier
-    campaigns of the study left removed (`leftovers_lines`), then enough free space.
+def endpoint_lines(endpoints: list[Endpoint]) -> list[str]:
+    """A TCP connect from the target to every service the cells need (bash's /dev/tcp, bounded);
+    all that do not answer are named at once, then the preflight refuses (exit 10)."""
+    if not endpoints:
+        return []
+    lines = ['down=""']
+    for endpoint in endpoints:
+        name = f"{endpoint.service} at {endpoint.host}:{endpoint.port} ({endpoint.setting})"
+        lines.append(
+            f"timeout {ENDPOINT_WAIT_S} bash -c 'exec 3<>\"/dev/tcp/$1/$2\"' _ "
+            f"{shlex.quote(endpoint.host)} {endpoint.port} 2>/dev/null || "
+            f'down="$down"{shlex.quote("; " + name)}'
+        )
+    return [
+        *lines,
+        'if [ -n "$down" ]; then echo "preflight: not answering from the target: ${down#; }: '
+        'start it, or point the environment at where it runs" >&2; exit 10; fi',
+        f"echo endpoints_answered={len(endpoints)}",
+    ]
+
+
+def preflight_body(
+    ctx: RunContext, needed_bytes: int, data_fs: bool = True, endpoints: list[Endpoint] | None = None
+) -> str:
+    """Before anything runs on a target: the services the cells need answer there
+    (`endpoint_lines`), HDFS out of safe mode (bounded wait), what earlier campaigns of the study
+    left removed (`leftovers_lines`), then enough free space.
 
     Without `data_fs` (no workload of the campaign keeps data on a Hadoop file system) only
     the work directory is made and its staging leftovers removed: the target may have no Hadoop.
     """
     hadoop = ctx.hadoop
-    lines = ["set -u"]
+    lines = ["set -u", *endpoint_lines(endpoints or [])]
     if ctx.spec.reformat_storage and ctx.environment.transport.reformat_command:
         # The study starts every campaign on freshly formatted storage (the command is the spec's).
         lines += [
@@ -327,13 +353,21 @@ def run_preflight(units: list[RepetitionUnit], try_number: int = 1) -> dict[str,
     ctx = context_for(units[0])
     needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
     data_fs = _uses_data_fs(units)
+    endpoints = list(
+        dict.fromkeys(
+            endpoint
+            for unit in units
+            for endpoint in get_workload(unit["workload"]).endpoints(context_for(unit))
+        )
+    )
     archive_dir = archive.step_dir(preflight_root(ctx), slug(ctx.environment.name), try_number)
     forget_shared_inputs(ctx)  # a re-run campaign (same name) generates its cells' input anew
     with failure_recorded("preflight", archive_dir):
         if ctx.environment.transport.controller_setup:
             run_controller_setup(ctx.environment.transport.controller_setup, archive_dir / "controller_setup")
         step = ssh.run_step(
-            ctx, ctx.environment.transport.connection, "preflight", preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs),
+            ctx, ctx.environment.transport.connection, "preflight",
+            preflight_body(ctx, int(needed * SPACE_HEADROOM), data_fs, endpoints),
             archive_dir, try_number,
         )  # fmt: skip
         ssh.raise_if_failed("preflight", step, PREFLIGHT_REFUSALS)
