@@ -5,6 +5,7 @@ The cluster itself runs in tests/integration/test_lab_cluster.py; here, the file
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from benchcamp.core.paths import repo_root
 from benchcamp.core.spec import load_spec
 from benchcamp.ops.lab import cluster
+from benchcamp.ops.lab.config import cassandra_yaml
 
 
 def _properties(xml: str) -> dict[str, str]:
@@ -75,6 +77,35 @@ def test_status_names_every_daemon_and_the_budget() -> None:
     assert "worker2  10.232.0.12  datanode" in text and "stopped" in text and "crashed; see x.log" in text
     assert f"total RSS: 210 MB (budget {cluster.MEMORY_BUDGET_MB} MB)" in text
     assert not status.healthy and status.problems() == {"worker2 datanode": "crashed; see x.log"}
+
+
+@pytest.mark.parametrize("host", cluster.WORKERS)
+def test_each_workers_cassandra_is_a_node_of_one_ring_at_its_own_address(host: str) -> None:
+    """`up --stores`: a node per worker, listening only on the worker's address, every worker a
+    seed (no node bootstraps from another), 16 tokens, its data under the worker's folder; the
+    lab's single node keeps 127.0.0.1, one token and its own seed."""
+    conf = json.loads(cluster.cassandra_conf(host).split("\n", 1)[1])
+    own = cluster.ADDRESSES[host]
+    assert (conf["listen_address"], conf["rpc_address"]) == (own, own)
+    assert (conf["storage_port"], conf["native_transport_port"], conf["num_tokens"]) == (7000, 9042, 16)
+    seeds = conf["seed_provider"][0]["parameters"][0]["seeds"]
+    assert seeds == ",".join(f"{cluster.ADDRESSES[worker]}:7000" for worker in cluster.WORKERS)
+    assert conf["data_file_directories"] == [str(cluster.host_dir(host) / "cassandra" / "data")]
+    assert "cassandra" not in cluster.DAEMONS[host] and cluster.STORES[host] == ("cassandra",)
+    lab = json.loads(cassandra_yaml(Path("/lab")).split("\n", 1)[1])
+    assert (lab["listen_address"], lab["num_tokens"]) == ("127.0.0.1", 1)
+    assert lab["seed_provider"][0]["parameters"][0]["seeds"] == f"127.0.0.1:{lab['storage_port']}"
+
+
+def test_the_ycsb_study_reaches_the_ring_as_a_user_points_it_at_theirs() -> None:
+    """Only through the spec: the gateway's connection and the ring's addresses and copies."""
+    environment = load_spec("ycsb_hbase_cassandra").environment("lab_cluster")
+    assert environment.transport.connection == "benchcamp_cluster_ssh"
+    properties = environment.option("ycsb_properties")
+    hosts = properties["cassandra.hosts"].split(",")
+    assert hosts == [cluster.ADDRESSES[worker] for worker in cluster.WORKERS]
+    assert properties["cassandra.replicationfactor"] == len(cluster.WORKERS)
+    assert "YCSB_CLASSPATH" in cluster.shell_env("gateway")
 
 
 @pytest.mark.parametrize("host", list(cluster.ADDRESSES))

@@ -362,7 +362,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if getattr(args, "stores", False):
         os.environ["BENCHCAMP_LAB_STORES"] = "1"
     if args.action == "cluster":
-        return cmd_lab_cluster(args.cluster_action or "status")
+        return cmd_lab_cluster(args.cluster_action or "status", args.stores)
     if args.cluster_action:
         raise SystemExit(f"benchcamp lab {args.action}: unexpected '{args.cluster_action}'")
     if args.action == "up":
@@ -375,16 +375,16 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def cmd_lab_cluster(action: str) -> int:
+def cmd_lab_cluster(action: str, stores: bool = False) -> int:
     """`lab cluster up|status|down|reformat`: the five-host cluster in network namespaces
-    (ops/lab/cluster.py); `reformat` is the storage protocol studies with `reformat_storage` run
+    (ops/lab/cluster.py; `up --stores`: a Cassandra ring on its workers too); `reformat` is the storage protocol studies with `reformat_storage` run
     from the gateway (lab/bin/lab-cluster). Exit 1 when it cannot start (the message names the
     host, the daemon and its log) or, for `status`, when a daemon is not healthy."""
     from benchcamp.ops.lab import LabError, cluster
 
     try:
         if action == "up":
-            print(cluster.cluster_up().format())
+            print(cluster.cluster_up(stores=stores).format())
         elif action == "down":
             cluster.cluster_down()
             print("lab cluster stopped")
@@ -566,7 +566,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return ExitCode.BUSY
-        if study_plugin(spec.study).lab_services & {service.name for service in STORE_SERVICES}:
+        stores = bool(study_plugin(spec.study).lab_services & {service.name for service in STORE_SERVICES})
+        if stores:
             os.environ["BENCHCAMP_LAB_STORES"] = "1"  # the study measures the lab's data stores
         started_lab = True
         used = {
@@ -577,7 +578,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if lab.CLUSTER_CONNECTION_ID in used:  # the lab cluster's gateway
             from benchcamp.ops.lab.cluster import cluster_up
 
-            print(cluster_up().format())
+            print(cluster_up(stores=stores).format())  # with its Cassandra ring for the stores' study
         env = airflow_environment(lab.airflow_connection_env())
         prepare_airflow(env)
         codes: list[ExitCode] = []
@@ -879,7 +880,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="up|status|down|reformat",
     )
     lab_parser.add_argument(
-        "--stores", action="store_true", help="also the YCSB stores (Cassandra, HBase): ~1 GB, ~20 s more"
+        "--stores",
+        action="store_true",
+        help="also the YCSB stores: on the lab Cassandra and HBase (~1 GB, ~20 s more); on the lab "
+        "cluster a Cassandra node on each worker (a three-node ring)",
     )
     lab_parser.set_defaults(handler=cmd_lab)
 

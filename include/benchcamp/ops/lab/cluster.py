@@ -11,6 +11,9 @@ namespace joined by a veth pair to a bridge, with a leg for this machine at 10.2
 - `gateway` (.20): the edge host campaigns log in to, with the cluster's client configuration
   and no daemon of its own.
 
+With `up --stores`, each worker also runs a Cassandra node: a three-node ring (every node a
+seed, 16 tokens each), for the YCSB study's `lab_cluster` environment.
+
 Every host runs its own sshd on port 22 with its own host key, so a study reaches the cluster
 only as it would reach a real one: SSH to the gateway (host key pinned), the NameNode's WebHDFS
 and the JobHistory server at the master's address. Every daemon binds its host's address, never
@@ -29,7 +32,9 @@ from pathlib import Path
 
 from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.config import (
+    CASSANDRA_JAVA17_OPTIONS,
     CLIENT_JVM_OPTS,
+    cassandra_yaml,
     derby_metastore_properties,
     hive_server_properties,
     sshd_config_text,
@@ -39,12 +44,14 @@ from benchcamp.ops.lab.layout import (
     CLUSTER_ADDRESSES,
     CLUSTER_HIVE_PORT,
     HIVE_EXEC_JAR,
+    cassandra_home,
     cluster_dir,
     hive_home,
     lab_dir,
     yarn_home,
+    ycsb_classpath,
 )
-from benchcamp.ops.lab.services import ensure_ssh_keys
+from benchcamp.ops.lab.services import cql_answers, ensure_ssh_keys
 from benchcamp.ops.supervisor import Supervised, rss_mb
 from benchcamp.ops.toolkit import (
     DATANODE_CLASS,
@@ -97,6 +104,8 @@ PORTS = {
     "nodemanager_http": 8042,
     "metastore": 9083,
     "hiveserver2": CLUSTER_HIVE_PORT,
+    "cassandra_storage": 7000,
+    "cassandra_native": 9042,
 }
 # Each NodeManager offers 2 GB: an application master and four 384 MB tasks per worker.
 NODE_MEMORY_MB = 2048
@@ -104,6 +113,9 @@ TASK_MEMORY_MB = 384
 # Measured with `lab cluster status` (docs/operations/lab-cluster.md): 2.8 to 2.9 GB idle with
 # Hive, 3.1 GB after a Hive query and a WordCount (HiveServer2's heap grows)
 MEMORY_BUDGET_MB = 3584
+# what `up --stores` adds: three Cassandra nodes, 0.7 GB each once up and 0.8 GB after tiny
+# YCSB campaigns (measured 2026-11-28, docs/operations/lab-cluster.md)
+STORES_MEMORY_BUDGET_MB = 2560
 START_TIMEOUT_S = 180.0
 DATA_ROOT = "/benchcamp"
 DAEMONS: dict[str, tuple[str, ...]] = {
@@ -111,7 +123,12 @@ DAEMONS: dict[str, tuple[str, ...]] = {
     **{worker: ("datanode", "nodemanager") for worker in WORKERS},
     "gateway": (),
 }
+# the YCSB stores `up --stores` starts on the workers
+STORES: dict[str, tuple[str, ...]] = {worker: ("cassandra",) for worker in WORKERS}
+CASSANDRA_CLASS = "org.apache.cassandra.service.CassandraDaemon"
+CASSANDRA_TOKENS = 16  # Cassandra's default per node
 MAIN_CLASSES = {
+    "cassandra": CASSANDRA_CLASS,
     "namenode": NAMENODE_CLASS,
     "datanode": DATANODE_CLASS,
     "resourcemanager": RESOURCEMANAGER_CLASS,
@@ -136,6 +153,16 @@ HEAP_MB = {
 
 def netns(host: str) -> str:
     return f"{PREFIX}-{host}"
+
+
+def stores_marker() -> Path:
+    """Present while the cluster runs its stores (`up --stores` until `down`)."""
+    return cluster_dir() / "stores"
+
+
+def host_daemons(host: str) -> tuple[str, ...]:
+    """The daemons a host runs now: Hadoop's and Hive's, and the stores once `up --stores`."""
+    return DAEMONS[host] + (STORES.get(host, ()) if stores_marker().exists() else ())
 
 
 def host_dir(host: str) -> Path:
@@ -295,6 +322,8 @@ def shell_env(host: str) -> dict[str, str]:
         "HADOOP_CLIENT_OPTS": CLIENT_JVM_OPTS,
         "BENCHCAMP_WORK_DIR": str(host_dir(host) / "work"),
         "BENCHCAMP_WEBHDFS_URL": url("namenode_http"),
+        # YCSB's client with benchcamp's bindings (built by `lab up --stores`), as on the lab
+        "YCSB_CLASSPATH": ycsb_classpath(),
     }
 
 
@@ -306,6 +335,8 @@ def daemon(host: str, name: str) -> Daemon:
     every query's MapReduce job) and the cluster's Hadoop, as Hive's scripts start them on a
     cluster: its configuration after their own, its jars instead of the Hadoop client Hive was
     built with (a plan written with Hadoop 3.3's Writables could not be read by tasks on 3.4's)."""
+    if name == "cassandra":
+        return cassandra_daemon(host)
     hive = name in HIVE_DAEMONS
     classpath = (
         [hive_conf_dir(name), conf_dir(host), *hive_jars(), yarn_home() / "lib" / "*"]
@@ -334,6 +365,48 @@ def daemon(host: str, name: str) -> Daemon:
     )
 
 
+def cassandra_conf(host: str) -> str:
+    """A worker's cassandra.yaml: its own address, the three workers as seeds (they start
+    together and none bootstraps from another), data under the worker's folder."""
+    return cassandra_yaml(
+        host_dir(host),
+        ADDRESSES[host],
+        seeds=[ADDRESSES[worker] for worker in WORKERS],
+        ports=(PORTS["cassandra_storage"], PORTS["cassandra_native"]),
+        cluster_name="benchcamp lab cluster",
+        tokens=CASSANDRA_TOKENS,
+    )
+
+
+def cassandra_daemon(host: str) -> Daemon:
+    """A worker's Cassandra node, as the lab's (services.py) but at the worker's address."""
+    logs = lab_dir() / "logs"
+    return Daemon(
+        f"cluster-{host}-cassandra",
+        CASSANDRA_CLASS,
+        [cassandra_home() / "lib" / "*"],
+        conf_dir(host),
+        cassandra_home(),
+        lab_dir() / "run",
+        logs,
+        heap_mb=None,
+        options=[
+            "-Xms256m",
+            "-Xmx384m",
+            "-XX:+UseG1GC",
+            "-Xss512k",
+            *CASSANDRA_JAVA17_OPTIONS,
+            f"-Dcassandra.config=file://{conf_dir(host) / 'cassandra.yaml'}",
+            "-Dcassandra-foreground=yes",
+            f"-Dcassandra.storagedir={host_dir(host) / 'cassandra'}",
+            f"-Dcassandra.logdir={logs / f'cluster-{host}-cassandra'}",
+            "-Dcassandra.jmx.local.port=0",
+            "-Dcassandra.skip_wait_for_gossip_to_settle=0",
+        ],
+        namespace=netns(host),
+    )
+
+
 def hive_jars() -> list[Path]:
     """Hive's own jars, without the Hadoop client it was built with; hive-exec first: it bundles
     the libraries it was built with (ANTLR 3.5), which older copies in lib/ (3.3) must not hide."""
@@ -351,9 +424,17 @@ def hive_task_jars() -> list[Path]:
 
 
 def daemons() -> list[Daemon]:
-    """Every daemon, in the order they start: HDFS, YARN, JobHistory, then Hive."""
-    order = ("namenode", "datanode", "resourcemanager", "nodemanager", "jobhistory", *HIVE_DAEMONS)
-    return [daemon(host, name) for name in order for host, names in DAEMONS.items() if name in names]
+    """Every daemon, in the order they start: HDFS, YARN, JobHistory, Hive, then the stores."""
+    order = (
+        "namenode",
+        "datanode",
+        "resourcemanager",
+        "nodemanager",
+        "jobhistory",
+        *HIVE_DAEMONS,
+        "cassandra",
+    )
+    return [daemon(host, name) for name in order for host in ADDRESSES if name in host_daemons(host)]
 
 
 def sshd(host: str) -> Supervised:
@@ -425,6 +506,7 @@ class ClusterStatus:
     daemons: list[DaemonStatus] = field(default_factory=list)
     note: str = ""
     spark: str = ""  # where Spark's jars are on HDFS, or that they are not there
+    budget_mb: int = MEMORY_BUDGET_MB  # with the stores: STORES_MEMORY_BUDGET_MB more
 
     @property
     def healthy(self) -> bool:
@@ -453,7 +535,7 @@ class ClusterStatus:
             lines.append(self.spark)
         if self.note:
             lines.append(self.note)
-        lines.append(f"total RSS: {self.total_rss_mb:.0f} MB (budget {MEMORY_BUDGET_MB} MB)")
+        lines.append(f"total RSS: {self.total_rss_mb:.0f} MB (budget {self.budget_mb} MB)")
         return "\n".join(lines)
 
 
@@ -482,6 +564,11 @@ def _checks() -> dict[str, tuple[bool, str]]:
 
 
 def _worker_check(host: str, name: str) -> tuple[bool, str]:
+    if name == "cassandra":
+        try:
+            return cql_answers(ADDRESSES[host], PORTS["cassandra_native"])
+        except OSError as exc:
+            return False, f"CQL port {ADDRESSES[host]}:{PORTS['cassandra_native']}: {exc}"
     port = PORTS["datanode_http" if name == "datanode" else "nodemanager_http"]
     path = "/jmx?qry=Hadoop:service=DataNode,name=DataNodeInfo" if name == "datanode" else "/ws/v1/node/info"
     try:
@@ -505,7 +592,7 @@ def cluster_status() -> ClusterStatus:
         open_ = pid is not None and port_open(ADDRESSES[host], SSH_PORT)
         detail = "port 22 open" if open_ else ("port 22 closed" if pid else "not running")
         found.append(DaemonStatus(host, "sshd", pid, open_, rss_mb(pid), detail))
-        for name in DAEMONS[host]:
+        for name in host_daemons(host):
             each = daemon(host, name)
             pid = each.pid()
             if pid is None:
@@ -514,7 +601,8 @@ def cluster_status() -> ClusterStatus:
                 continue
             ok, detail = checks[name] if name in checks else _worker_check(host, name)
             found.append(DaemonStatus(host, name, pid, ok, rss_mb(pid), detail))
-    return ClusterStatus(found, spark=_spark_jars_state())
+    stores = STORES_MEMORY_BUDGET_MB if stores_marker().exists() else 0
+    return ClusterStatus(found, spark=_spark_jars_state(), budget_mb=MEMORY_BUDGET_MB + stores)
 
 
 def _spark_jars_state() -> str:
@@ -544,14 +632,21 @@ def namespace_problem() -> str | None:
     return None
 
 
-def cluster_up(*, spark: bool = True) -> ClusterStatus:
+def cluster_up(*, spark: bool = True, stores: bool = False) -> ClusterStatus:
     """Build the hosts and start every daemon not running; wait until all are healthy. HDFS is
     formatted on first use only (its data stays across `down` and `up`). With `spark`, Spark's
-    jars are put on HDFS if they are not there yet (`provide_spark_jars`)."""
+    jars are put on HDFS if they are not there yet (`provide_spark_jars`); with `stores`, a
+    Cassandra node on each worker too (a three-node ring) until `down`."""
     problem = namespace_problem()
     if problem:
         raise LabError(f"the lab cluster cannot start: {problem}")
     ensure_installed()
+    if stores:
+        from benchcamp.ops.lab.install import ensure_stores_installed
+
+        ensure_stores_installed()
+        stores_marker().parent.mkdir(parents=True, exist_ok=True)
+        stores_marker().touch()
     started = time.monotonic()
     if not network().built():
         network().remove()  # a half-built one (an interrupted up)
@@ -659,6 +754,8 @@ def _prepare(host: str) -> None:
     log4j = repo_root() / "lab" / "hadoop" / "log4j.properties"
     write_conf(conf_dir(host), site_files(host), log4j)
     ensure_ssh_keys(host_dir(host) / "ssh")
+    if "cassandra" in host_daemons(host):
+        (conf_dir(host) / "cassandra.yaml").write_text(cassandra_conf(host), encoding="utf-8")
     if "hiveserver2" in DAEMONS[host]:
         for name, files in hive_site_files().items():
             write_conf(hive_conf_dir(name), files)
@@ -692,7 +789,7 @@ def reformat() -> list[str]:
     started = time.monotonic()
     if not network().built():
         raise LabError("the lab cluster is not up: `benchcamp lab cluster up` first")
-    _stop_daemons(keep=HIVE_DAEMONS)
+    _stop_daemons(keep=(*HIVE_DAEMONS, "cassandra"))
     for host in ADDRESSES:
         for sub in HADOOP_DATA:
             shutil.rmtree(host_dir(host) / "data" / sub, ignore_errors=True)
@@ -709,7 +806,8 @@ def reformat() -> list[str]:
 
 
 def _stop_daemons(keep: tuple[str, ...] = ()) -> None:
-    """Hive, JobHistory and YARN together first, then HDFS together; not the daemons `keep` names."""
+    """The stores, Hive, JobHistory and YARN together first, then HDFS together; not the daemons
+    `keep` names."""
     kept = {MAIN_CLASSES[name] for name in keep}
     everything = [each for each in daemons() if each.main_class not in kept]
     hdfs = [each for each in everything if each.main_class in (NAMENODE_CLASS, DATANODE_CLASS)]
@@ -721,6 +819,7 @@ def cluster_down() -> None:
     """Stop every daemon (Hive, JobHistory and YARN together first, then HDFS together), every
     sshd, remove the hosts."""
     _stop_daemons()
+    stores_marker().unlink(missing_ok=True)
     for host in ADDRESSES:
         sshd(host).stop(10.0)
     network().remove()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from benchcamp.core.paths import repo_root
@@ -329,16 +330,27 @@ CASSANDRA_JAVA17_OPTIONS = (
 )
 
 
-def cassandra_yaml(directory: Path) -> str:
-    """One node on 127.0.0.1 with its data under the lab directory; no auth (loopback lab only).
+def cassandra_yaml(
+    directory: Path,
+    address: str = LOOPBACK,
+    seeds: Sequence[str] = (),
+    ports: tuple[int, int] | None = None,
+    cluster_name: str = "benchcamp lab",
+    tokens: int = 1,
+) -> str:
+    """One node at `address` (the lab's: 127.0.0.1) with its data under `directory`; no auth
+    (the lab's nodes listen on loopback or the lab cluster's private bridge only).
 
+    `seeds` are the ring's seed addresses (default: the node itself); `ports` (storage, native)
+    default to the lab's. A ring's nodes each get `tokens` tokens (Cassandra's default 16).
     commitlog_sync periodic (10 s) is Cassandra's default durability: writes are acknowledged
     before the commit log reaches the disk, as on the clusters the study compares.
     """
     data = directory / "cassandra"
+    storage_port, native_port = ports or (port("cassandra_storage"), port("cassandra_native"))
     settings: dict[str, object] = {
-        "cluster_name": "benchcamp lab",
-        "num_tokens": 1,
+        "cluster_name": cluster_name,
+        "num_tokens": tokens,
         "partitioner": "org.apache.cassandra.dht.Murmur3Partitioner",
         "data_file_directories": [str(data / "data")],
         "commitlog_directory": str(data / "commitlog"),
@@ -350,13 +362,13 @@ def cassandra_yaml(directory: Path) -> str:
         "seed_provider": [
             {
                 "class_name": "org.apache.cassandra.locator.SimpleSeedProvider",
-                "parameters": [{"seeds": f"{LOOPBACK}:{port('cassandra_storage')}"}],
+                "parameters": [{"seeds": ",".join(f"{seed}:{storage_port}" for seed in seeds or [address])}],
             }
         ],
-        "listen_address": LOOPBACK,
-        "rpc_address": LOOPBACK,
-        "storage_port": port("cassandra_storage"),
-        "native_transport_port": port("cassandra_native"),
+        "listen_address": address,
+        "rpc_address": address,
+        "storage_port": storage_port,
+        "native_transport_port": native_port,
         "endpoint_snitch": "SimpleSnitch",
         "authenticator": "AllowAllAuthenticator",
         "authorizer": "AllowAllAuthorizer",

@@ -497,7 +497,12 @@ _CQL_SUPPORTED = 0x06
 
 
 def _check_cassandra() -> tuple[bool, str]:
-    with socket.create_connection((LOOPBACK, port("cassandra_native")), timeout=2.0) as sock:
+    return cql_answers(LOOPBACK, port("cassandra_native"))
+
+
+def cql_answers(host: str, native_port: int) -> tuple[bool, str]:
+    """Whether a Cassandra node at host:port serves CQL (a native-protocol OPTIONS request)."""
+    with socket.create_connection((host, native_port), timeout=2.0) as sock:
         sock.sendall(_CQL_OPTIONS)
         header = sock.recv(9)
     if len(header) == 9 and header[0] == 0x84 and header[4] == _CQL_SUPPORTED:

@@ -34,9 +34,9 @@ import site.ycsb.StringByteIterator;
  * are prepared once per distinct field set.
  *
  * <p>Consistency and durability, as YCSB asks bindings to state them: reads and writes use
- * {@code cassandra.readconsistencylevel} / {@code cassandra.writeconsistencylevel}, QUORUM by
- * default (on the study's single node QUORUM, ONE and ALL are the same; on a cluster QUORUM is
- * the usual read-your-writes choice). Durability is the server's: the lab node syncs its commit
+ * {@code cassandra.readconsistencylevel} / {@code cassandra.writeconsistencylevel}, ONE by
+ * default as YCSB's own CQL binding (on the study's single node ONE, QUORUM and ALL are the same;
+ * on a ring QUORUM reads and writes are the usual read-your-writes choice). Durability is the server's: the lab node syncs its commit
  * log periodically (Cassandra's default, every 10 s), so an acknowledged write may be lost if
  * the node crashes within that window, as on a default production install.
  *
@@ -44,8 +44,9 @@ import site.ycsb.StringByteIterator;
  * standard error for anything the driver throws (timeouts, unavailable replicas).
  *
  * <p>Properties: {@code cassandra.hosts} (default 127.0.0.1), {@code cassandra.port} (9042),
- * {@code cassandra.keyspace} (ycsb), {@code cassandra.datacenter} (datacenter1), {@code table}
- * (usertable, YCSB's own property).
+ * {@code cassandra.keyspace} (ycsb), {@code cassandra.replicationfactor} (1: the copies of each
+ * row the keyspace keeps, SimpleStrategy; {@link ResetTable} sets it), {@code
+ * cassandra.datacenter} (datacenter1), {@code table} (usertable, YCSB's own property).
  */
 public final class CassandraCQLClient extends DB {
   static final String KEY = "y_id";
@@ -64,6 +65,7 @@ public final class CassandraCQLClient extends DB {
     final List<InetSocketAddress> contactPoints = new ArrayList<>();
     final String keyspace;
     final String datacenter;
+    final int replicationFactor;
     final ConsistencyLevel readLevel;
     final ConsistencyLevel writeLevel;
 
@@ -82,12 +84,17 @@ public final class CassandraCQLClient extends DB {
         throw new IllegalArgumentException("cassandra.keyspace '" + keyspace + "' is not a CQL identifier");
       }
       datacenter = properties.getProperty("cassandra.datacenter", "datacenter1");
+      String copies = properties.getProperty("cassandra.replicationfactor", "1").trim();
+      if (!copies.matches("[1-9]")) {
+        throw new IllegalArgumentException("cassandra.replicationfactor=" + copies + " is not 1 to 9");
+      }
+      replicationFactor = Integer.parseInt(copies);
       readLevel = level(properties, "cassandra.readconsistencylevel");
       writeLevel = level(properties, "cassandra.writeconsistencylevel");
     }
 
     private static ConsistencyLevel level(Properties properties, String name) {
-      String value = properties.getProperty(name, "QUORUM").trim().toUpperCase();
+      String value = properties.getProperty(name, "ONE").trim().toUpperCase();
       try {
         return DefaultConsistencyLevel.valueOf(value);
       } catch (IllegalArgumentException e) {

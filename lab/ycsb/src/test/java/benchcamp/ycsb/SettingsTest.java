@@ -10,13 +10,14 @@ import org.junit.jupiter.api.Test;
 
 class SettingsTest {
   @Test
-  void defaultsAreTheLabNodeAtQuorum() {
+  void defaultsAreTheLabNodeAtOneAsYcsbsBinding() {
     CassandraCQLClient.Settings settings = new CassandraCQLClient.Settings(new Properties());
     assertEquals("127.0.0.1", settings.contactPoints.get(0).getHostString());
     assertEquals(9042, settings.contactPoints.get(0).getPort());
     assertEquals("ycsb", settings.keyspace);
-    assertEquals(DefaultConsistencyLevel.QUORUM, settings.readLevel);
-    assertEquals(DefaultConsistencyLevel.QUORUM, settings.writeLevel);
+    assertEquals(DefaultConsistencyLevel.ONE, settings.readLevel);
+    assertEquals(DefaultConsistencyLevel.ONE, settings.writeLevel);
+    assertEquals(1, settings.replicationFactor);
   }
 
   @Test
@@ -24,11 +25,14 @@ class SettingsTest {
     Properties properties = new Properties();
     properties.setProperty("cassandra.hosts", "10.0.0.1, 10.0.0.2");
     properties.setProperty("cassandra.port", "19042");
-    properties.setProperty("cassandra.readconsistencylevel", "one");
+    properties.setProperty("cassandra.readconsistencylevel", "quorum");
+    properties.setProperty("cassandra.replicationfactor", "3");
     CassandraCQLClient.Settings settings = new CassandraCQLClient.Settings(properties);
     assertEquals(2, settings.contactPoints.size());
     assertEquals(19042, settings.contactPoints.get(1).getPort());
-    assertEquals(DefaultConsistencyLevel.ONE, settings.readLevel);
+    assertEquals(DefaultConsistencyLevel.QUORUM, settings.readLevel);
+    assertEquals(DefaultConsistencyLevel.ONE, settings.writeLevel);
+    assertEquals(3, settings.replicationFactor);
   }
 
   @Test
@@ -41,6 +45,10 @@ class SettingsTest {
     Properties keyspace = new Properties();
     keyspace.setProperty("cassandra.keyspace", "ycsb; DROP KEYSPACE system");
     assertThrows(IllegalArgumentException.class, () -> new CassandraCQLClient.Settings(keyspace));
+    Properties copies = new Properties();
+    copies.setProperty("cassandra.replicationfactor", "3}; DROP KEYSPACE system");
+    assertEquals("cassandra.replicationfactor=3}; DROP KEYSPACE system is not 1 to 9",
+        assertThrows(IllegalArgumentException.class, () -> new CassandraCQLClient.Settings(copies)).getMessage());
   }
 
   @Test
