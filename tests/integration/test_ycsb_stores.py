@@ -61,7 +61,7 @@ def test_ycsb_loads_and_runs_workload_a_through_our_binding(cassandra: int, tmp_
     # made if missing (a fresh lab), emptied if there (the session lab's campaign made it)
     first = _reset_table(cassandra)
     assert first.returncode == 0, first.stderr[-2000:]
-    where = f"ycsb.usertable (10 fields) on Cassandra at [/127.0.0.1:{cassandra}]"
+    where = f"ycsb.usertable (10 fields, 1 copy) on Cassandra at [/127.0.0.1:{cassandra}]"
     assert f"created {where}" in first.stdout or f"truncated {where}" in first.stdout, first.stdout
     again = _reset_table(cassandra)  # now it exists: a table of the expected schema is truncated
     assert again.returncode == 0 and f"truncated {where}" in again.stdout, again.stdout
