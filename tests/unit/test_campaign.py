@@ -584,7 +584,8 @@ def test_hive_generate_on_a_cluster_is_one_map_only_job_writing_onto_hdfs() -> N
     ctx = RunContext(SPEC, cluster, "c1", "hive_aggregation", {"data_size_gb": 0.012}, 2, "tiny")
     (command,) = get_workload("hive_aggregation").generate(ctx)
     assert render(command) == (
-        'hadoop jar "$WORK"/.benchcamp-tools/hivebench-datagen.jar job --pages 6600 --uservisits 55000 '
+        'hadoop jar "$WORK"/.benchcamp-tools/hivebench-datagen.jar job -D mapreduce.job.ubertask.enable=true '
+        "--pages 6600 --uservisits 55000 "
         '--seed 2 --files 1 --out "$DATA" --stats "$JOB"/stats.json'
     )
     # 240 GiB (the paper's smallest): a map per 128 MiB, capped at two per node (3 nodes here)
