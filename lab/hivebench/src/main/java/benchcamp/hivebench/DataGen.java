@@ -693,45 +693,89 @@ public final class DataGen {
     return 2;
   }
 
-  static int main0(String[] args) throws IOException {
+  /**
+   * The command line of both entry points (this class and {@link DataGenJob}): {@code --pages},
+   * {@code --uservisits}, {@code --seed}, {@code --files}, {@code --out} and, where allowed,
+   * {@code --stats}. {@link #problem} says why it is refused, or is null.
+   */
+  static final class Args {
     long pages = -1;
     long visits = -1;
     long seed = 1;
-    int files = Runtime.getRuntime().availableProcessors();
-    String out = null;
-    for (int i = 0; i < args.length; i++) {
-      String name = args[i];
-      if (i + 1 >= args.length) {
-        return usage(name + " needs a value");
+    int files;
+    String out;
+    String stats;
+    String problem;
+
+    /** {@code files}: the default number of parts (-1: none, the option is required). */
+    static Args parse(String[] args, int files, boolean statsAllowed, String filesProblem) {
+      Args parsed = new Args();
+      parsed.files = files;
+      parsed.problem = parsed.read(args, statsAllowed);
+      if (parsed.problem == null) {
+        parsed.problem = parsed.check(filesProblem);
       }
-      String value = args[++i];
-      try {
-        switch (name) {
-          case "--pages" -> pages = Long.parseLong(value);
-          case "--uservisits" -> visits = Long.parseLong(value);
-          case "--seed" -> seed = Long.parseLong(value);
-          case "--files" -> files = Integer.parseInt(value);
-          case "--out" -> out = value;
-          default -> {
-            return usage("unknown argument " + name);
-          }
+      return parsed;
+    }
+
+    private String read(String[] args, boolean statsAllowed) {
+      for (int i = 0; i < args.length; i++) {
+        String name = args[i];
+        if (i + 1 >= args.length) {
+          return name + " needs a value";
         }
-      } catch (NumberFormatException e) {
-        return usage(name + " must be an integer, got '" + value + "'");
+        String value = args[++i];
+        try {
+          switch (name) {
+            case "--pages" -> pages = Long.parseLong(value);
+            case "--uservisits" -> visits = Long.parseLong(value);
+            case "--seed" -> seed = Long.parseLong(value);
+            case "--files" -> files = Integer.parseInt(value);
+            case "--out" -> out = value;
+            case "--stats" -> {
+              if (!statsAllowed) {
+                return "unknown argument " + name;
+              }
+              stats = value;
+            }
+            default -> {
+              return "unknown argument " + name;
+            }
+          }
+        } catch (NumberFormatException e) {
+          return name + " must be an integer, got '" + value + "'";
+        }
       }
+      return null;
     }
-    if (pages < 1 || visits < 1) {
-      return usage("--pages and --uservisits must be at least 1");
+
+    private String check(String filesProblem) {
+      if (pages < 1 || visits < 1) {
+        return "--pages and --uservisits must be at least 1";
+      }
+      if (visits / 10 > Integer.MAX_VALUE) {
+        return "--uservisits above " + (Integer.MAX_VALUE * 10L) + " is not supported";
+      }
+      if (files < 1) {
+        return filesProblem;
+      }
+      if (out == null) {
+        return "--out DIR is required";
+      }
+      return null;
     }
-    if (visits / 10 > Integer.MAX_VALUE) {
-      return usage("--uservisits above " + (Integer.MAX_VALUE * 10L) + " is not supported");
+  }
+
+  static int main0(String[] arguments) throws IOException {
+    Args args = Args.parse(arguments, Runtime.getRuntime().availableProcessors(), false, "--files must be at least 1");
+    if (args.problem != null) {
+      return usage(args.problem);
     }
-    if (files < 1) {
-      return usage("--files must be at least 1");
-    }
-    if (out == null) {
-      return usage("--out DIR is required");
-    }
+    long pages = args.pages;
+    long visits = args.visits;
+    long seed = args.seed;
+    int files = args.files;
+    String out = args.out;
     DataGen gen = new DataGen(pages, visits, seed, files);
     Stats stats;
     try {

@@ -178,47 +178,17 @@ public final class DataGenJob extends Configured implements Tool {
   }
 
   @Override
-  public int run(String[] args) throws Exception {
-    long pages = -1;
-    long visits = -1;
-    long seed = 1;
-    int files = -1;
-    String out = null;
-    String statsFile = null;
-    for (int i = 0; i < args.length; i++) {
-      String name = args[i];
-      if (i + 1 >= args.length) {
-        return usage(name + " needs a value");
-      }
-      String value = args[++i];
-      try {
-        switch (name) {
-          case "--pages" -> pages = Long.parseLong(value);
-          case "--uservisits" -> visits = Long.parseLong(value);
-          case "--seed" -> seed = Long.parseLong(value);
-          case "--files" -> files = Integer.parseInt(value);
-          case "--out" -> out = value;
-          case "--stats" -> statsFile = value;
-          default -> {
-            return usage("unknown argument " + name);
-          }
-        }
-      } catch (NumberFormatException e) {
-        return usage(name + " must be an integer, got '" + value + "'");
-      }
+  public int run(String[] arguments) throws Exception {
+    DataGen.Args args = DataGen.Args.parse(arguments, -1, true, "--files K (the number of maps, at least 1) is required");
+    if (args.problem != null) {
+      return usage(args.problem);
     }
-    if (pages < 1 || visits < 1) {
-      return usage("--pages and --uservisits must be at least 1");
-    }
-    if (visits / 10 > Integer.MAX_VALUE) {
-      return usage("--uservisits above " + (Integer.MAX_VALUE * 10L) + " is not supported");
-    }
-    if (files < 1) {
-      return usage("--files K (the number of maps, at least 1) is required");
-    }
-    if (out == null) {
-      return usage("--out DIR is required");
-    }
+    long pages = args.pages;
+    long visits = args.visits;
+    long seed = args.seed;
+    int files = args.files;
+    String out = args.out;
+    String statsFile = args.stats;
     Configuration conf = getConf();
     Path outDir = new Path(out);
     FileSystem fs = outDir.getFileSystem(conf);
