@@ -377,8 +377,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 def cmd_lab_cluster(action: str, stores: bool = False) -> int:
     """`lab cluster up|status|down|reformat`: the five-host cluster in network namespaces
-    (ops/lab/cluster.py; `up --stores`: a Cassandra ring on its workers too); `reformat` is the storage protocol studies with `reformat_storage` run
-    from the gateway (lab/bin/lab-cluster). Exit 1 when it cannot start (the message names the
+    (ops/lab/cluster.py; `up --stores`: a Cassandra ring on its workers too); `reformat` is the
+    storage protocol studies with `reformat_storage` run from the gateway (lab/bin/lab-cluster).
+    Exit 1 when it cannot start (the message names the
     host, the daemon and its log) or, for `status`, when a daemon is not healthy."""
     from benchcamp.ops.lab import LabError, cluster
 

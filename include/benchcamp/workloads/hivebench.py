@@ -4,8 +4,8 @@ Generate runs the project's generator (lab/hivebench, shipped to the target as a
 jar): with MapReduce in local mode on the target's local disk, then puts both tables
 into the data file system; on a cluster as a map-only job writing both tables straight
 onto it, one part per map, byte for byte the parts the single process writes (the jar's
-JUnit tests check it). It then declares them to Hive as external tables over those files. Execute runs the query
-through the study's Hive connection; its time is HiveServer2's own (compile +
+JUnit tests check it). It then declares them to Hive as external tables over those
+files. Execute runs the query through the study's Hive connection; its time is HiveServer2's own (compile +
 execute), and the result is checked against what the generator knows it wrote:
 the aggregation has one row per distinct source IP, the join returns one row.
 "Processed data" is what the query reads, as the study reports it: uservisits for

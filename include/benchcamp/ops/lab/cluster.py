@@ -32,8 +32,8 @@ from pathlib import Path
 
 from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.config import (
-    CASSANDRA_JAVA17_OPTIONS,
     CLIENT_JVM_OPTS,
+    cassandra_jvm_options,
     cassandra_yaml,
     derby_metastore_properties,
     hive_server_properties,
@@ -127,6 +127,7 @@ DAEMONS: dict[str, tuple[str, ...]] = {
 STORES: dict[str, tuple[str, ...]] = {worker: ("cassandra",) for worker in WORKERS}
 CASSANDRA_CLASS = "org.apache.cassandra.service.CassandraDaemon"
 CASSANDRA_TOKENS = 16  # Cassandra's default per node
+CASSANDRA_HEAP_MB = 384  # the lab's single node has 512: three share this machine here
 MAIN_CLASSES = {
     "cassandra": CASSANDRA_CLASS,
     "namenode": NAMENODE_CLASS,
@@ -390,19 +391,12 @@ def cassandra_daemon(host: str) -> Daemon:
         lab_dir() / "run",
         logs,
         heap_mb=None,
-        options=[
-            "-Xms256m",
-            "-Xmx384m",
-            "-XX:+UseG1GC",
-            "-Xss512k",
-            *CASSANDRA_JAVA17_OPTIONS,
-            f"-Dcassandra.config=file://{conf_dir(host) / 'cassandra.yaml'}",
-            "-Dcassandra-foreground=yes",
-            f"-Dcassandra.storagedir={host_dir(host) / 'cassandra'}",
-            f"-Dcassandra.logdir={logs / f'cluster-{host}-cassandra'}",
-            "-Dcassandra.jmx.local.port=0",
-            "-Dcassandra.skip_wait_for_gossip_to_settle=0",
-        ],
+        options=cassandra_jvm_options(
+            conf_dir(host) / "cassandra.yaml",
+            host_dir(host) / "cassandra",
+            logs / f"cluster-{host}-cassandra",
+            CASSANDRA_HEAP_MB,
+        ),
         namespace=netns(host),
     )
 

@@ -330,6 +330,24 @@ CASSANDRA_JAVA17_OPTIONS = (
 )
 
 
+def cassandra_jvm_options(config: Path, storage: Path, logs: Path, max_heap_mb: int) -> list[str]:
+    """A Cassandra node's JVM options, the lab's and each lab-cluster worker's: its heap, Java 17's
+    flags, its cassandra.yaml, data and log folders, in the foreground, JMX on a free port."""
+    return [
+        "-Xms256m",
+        f"-Xmx{max_heap_mb}m",
+        "-XX:+UseG1GC",
+        "-Xss512k",
+        *CASSANDRA_JAVA17_OPTIONS,
+        f"-Dcassandra.config=file://{config}",
+        "-Dcassandra-foreground=yes",
+        f"-Dcassandra.storagedir={storage}",
+        f"-Dcassandra.logdir={logs}",
+        "-Dcassandra.jmx.local.port=0",
+        "-Dcassandra.skip_wait_for_gossip_to_settle=0",
+    ]
+
+
 def cassandra_yaml(
     directory: Path,
     address: str = LOOPBACK,

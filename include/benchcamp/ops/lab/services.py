@@ -466,27 +466,16 @@ def stores_enabled() -> bool:
 
 
 def _start_cassandra() -> None:
-    from benchcamp.ops.lab.config import CASSANDRA_JAVA17_OPTIONS
+    from benchcamp.ops.lab.config import cassandra_jvm_options
     from benchcamp.ops.lab.layout import cassandra_conf_dir, cassandra_home
 
-    storage = lab_dir() / "cassandra"
     _start_java(
         "cassandra",
         "org.apache.cassandra.service.CassandraDaemon",
         [cassandra_home() / "lib" / "*"],
-        [
-            "-Xms256m",
-            "-Xmx512m",
-            "-XX:+UseG1GC",
-            "-Xss512k",
-            *CASSANDRA_JAVA17_OPTIONS,
-            f"-Dcassandra.config=file://{cassandra_conf_dir() / 'cassandra.yaml'}",
-            "-Dcassandra-foreground=yes",
-            f"-Dcassandra.storagedir={storage}",
-            f"-Dcassandra.logdir={lab_dir() / 'logs'}",
-            "-Dcassandra.jmx.local.port=0",
-            "-Dcassandra.skip_wait_for_gossip_to_settle=0",
-        ],
+        cassandra_jvm_options(
+            cassandra_conf_dir() / "cassandra.yaml", lab_dir() / "cassandra", lab_dir() / "logs", 512
+        ),
         [],
     )
 

@@ -351,15 +351,10 @@ def run_preflight(units: list[RepetitionUnit], try_number: int = 1) -> dict[str,
             for key, value in run_preflight(env_units, try_number).items()
         }
     ctx = context_for(units[0])
-    needed = max(get_workload(unit["workload"]).estimated_bytes(context_for(unit)) for unit in units)
+    cells = [(get_workload(unit["workload"]), context_for(unit)) for unit in units]
+    needed = max(workload.estimated_bytes(cell) for workload, cell in cells)
     data_fs = _uses_data_fs(units)
-    endpoints = list(
-        dict.fromkeys(
-            endpoint
-            for unit in units
-            for endpoint in get_workload(unit["workload"]).endpoints(context_for(unit))
-        )
-    )
+    endpoints = list(dict.fromkeys(node for workload, cell in cells for node in workload.endpoints(cell)))
     archive_dir = archive.step_dir(preflight_root(ctx), slug(ctx.environment.name), try_number)
     forget_shared_inputs(ctx)  # a re-run campaign (same name) generates its cells' input anew
     with failure_recorded("preflight", archive_dir):
