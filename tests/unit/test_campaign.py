@@ -503,6 +503,22 @@ def test_a_service_the_cells_need_that_does_not_answer_refuses_the_campaign_nami
         assert step_facts(answered.stdout)["endpoints_answered"] == "1"
 
 
+def test_a_client_host_that_does_not_take_a_login_refuses_the_campaign(tmp_path: Path) -> None:
+    """A host the cells log in to (YCSB's client hosts) is tried with the target's own ssh, here
+    pointed by BENCHCAMP_SSH_CONFIG at a port nothing listens on: named, refused before anything."""
+    config = tmp_path / "ssh_config"
+    config.write_text(f"Host *\n  Port {free_port()}\n  StrictHostKeyChecking yes\n")
+    host = Endpoint("YCSB client host", "127.0.0.1", 22, "the environment's ycsb_client_hosts", over_ssh=True)
+    env = {"PATH": "/usr/bin:/bin", "WORK": str(tmp_path / "work"), "BENCHCAMP_SSH_CONFIG": str(config)}
+    refused = _run_body(preflight_body(_leftovers_ctx(), 1, data_fs=False, endpoints=[host]), env)
+    assert refused.returncode == 10
+    assert refused.stderr.strip() == (
+        "preflight: not answering from the target: YCSB client host 127.0.0.1 over SSH (the environment's "
+        "ycsb_client_hosts): start it, or point the environment at where it runs"
+    )
+    assert not (tmp_path / "work").exists()
+
+
 def test_a_host_name_from_the_spec_reaches_the_connect_as_one_word(tmp_path: Path) -> None:
     odd = Endpoint("Cassandra", "a b;touch pwned", 9042, "ring")
     result = _run_body(

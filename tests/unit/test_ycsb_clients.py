@@ -6,7 +6,9 @@ one run's records (tests/data/ycsb/pipeline/*_two_clients)."""
 from __future__ import annotations
 
 import math
+import os
 import shutil
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -181,3 +183,97 @@ def test_a_client_without_its_histogram_log_is_refused_naming_it(tmp_path: Path)
     shutil.copy(PIPELINE / "cassandra_a_two_clients" / "client2.CLEANUP.hdr", directory)
     with pytest.raises(ParseError, match="client 2 has no histogram log of READ"):
         read_clients_summary(_step(directory), 2)
+
+
+def _remote(**params: int) -> RunContext:
+    environment = SPEC.environment("local_lab").replace(ycsb_client_hosts=["10.0.0.20", "10.0.0.10"])
+    cell = {"store": "cassandra", "target_ops": 500, "threads": 8, "clients": 2, **params}
+    return RunContext(SPEC, environment, "c1", "ycsb_a", cell, 1, "tiny")  # type: ignore[arg-type]
+
+
+def test_clients_on_their_hosts_log_in_first_then_start_together_and_are_fetched() -> None:
+    """With `ycsb_client_hosts`, client N runs on the N-th host over the target's ssh (a terminal
+    of its own, so a stopped step hangs it up); client 1 holds the start barrier the others
+    connect to; every host answers before any client starts; each client's files come back."""
+    lines = [render(command) for command in get_workload("ycsb_a").execute(_remote())][2:]
+    assert lines[0].startswith('unreachable=""; for host in 10.0.0.20 10.0.0.10; do ssh ')
+    assert "no client started" in lines[0] and "exit 1" in lines[0]
+    assert lines[1] == 'pids=""'
+    for n, host in ((1, "10.0.0.20"), (2, "10.0.0.10")):
+        line = lines[1 + n]
+        assert f"-o BatchMode=yes -o ConnectTimeout=10 -tt {host} " in line
+        assert line.endswith(f'> "$JOB"/client{n}.ssh.log 2>&1 </dev/null & pids="$pids $!"')
+        assert "-p benchcamp.start.address=10.0.0.20:47390" in line
+        assert ("-p benchcamp.start.serve=true" in line) == (n == 1)
+        assert "benchcamp.start.dir" not in line
+        fetch = lines[4 + n]
+        assert fetch.startswith(
+            f'ssh ${{BENCHCAMP_SSH_CONFIG:+-F "$BENCHCAMP_SSH_CONFIG"}} -o BatchMode=yes -o ConnectTimeout=10 {host} '
+        )
+        assert (
+            f"tar -xf - -C \"$JOB\" || {{ echo 'the files of YCSB client {n} could not be fetched from {host}'"
+            in fetch
+        )
+    assert lines[-1] == '[ "$failed" = 0 ]'
+    endpoints = get_workload("ycsb_a").endpoints(_remote())
+    assert [(node.host, node.over_ssh) for node in endpoints if node.over_ssh] == [
+        ("10.0.0.20", True),
+        ("10.0.0.10", True),
+    ]
+    one = get_workload("ycsb_a").endpoints(_remote(clients=1))
+    assert [node.host for node in one if node.over_ssh] == ["10.0.0.20"]
+
+
+def test_a_client_host_that_is_no_host_name_is_refused_in_the_spec() -> None:
+    with pytest.raises(ValueError, match="ycsb_client_hosts"):
+        SPEC.environment("local_lab").replace(ycsb_client_hosts=["h; rm -rf ~"])
+
+
+@pytest.mark.parametrize("unreachable", [False, True])
+def test_the_remote_clients_script_runs_fetches_and_cleans_up(tmp_path: Path, unreachable: bool) -> None:
+    """The step's script run by bash, with `ssh` running the host's command here (its quoting is
+    the point: two shells read it) and `java` writing what a client writes; the real path runs
+    on the lab cluster (docs/operations/lab-cluster.md)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ssh").write_text(
+        "#!/bin/bash\n"
+        'while [ "${1:0:1}" = "-" ]; do case "$1" in -o|-F) shift 2;; *) shift;; esac; done\n'
+        'host="$1"; shift\n'
+        f'if [ "$host" = 10.0.0.10 ] && [ -e {tmp_path}/down ]; then exit 255; fi\n'
+        'exec bash -c "$*"\n'
+    )
+    (bin_dir / "java").write_text(
+        "#!/bin/bash\n"
+        'for word in "$@"; do case "$word" in exportfile=*) out="${word#exportfile=}";; esac; done\n'
+        'echo "[OVERALL], RunTime(ms), 1" ; echo "{}" > "$out"; echo "client in $PWD" >&2\n'
+    )
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    if unreachable:
+        (tmp_path / "down").touch()
+    job = tmp_path / "job"
+    job.mkdir()
+    commands = get_workload("ycsb_a").execute(_remote())[2:]
+    script = "set -e -o pipefail\n" + "\n".join(render(command) for command in commands) + "\n"
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "JOB": str(job),
+        "TMPDIR": str(tmp_path / "hosts"),
+        "YCSB_CLASSPATH": "/cp",
+    }
+    result = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=False)
+    if unreachable:
+        assert result.returncode == 1
+        assert (
+            "YCSB client hosts not answering over SSH: 10.0.0.10 (the environment's ycsb_client_hosts): no client started"
+            in result.stderr
+        )
+        assert not list(job.iterdir()) and not (tmp_path / "hosts").exists()
+        return
+    assert result.returncode == 0, result.stderr
+    for n in (1, 2):
+        assert (job / f"client{n}.stdout.log").read_text() == "[OVERALL], RunTime(ms), 1\n"
+        assert (job / f"client{n}.ycsb.json").read_text() == "{}\n"
+        assert f"/client{n}\n" in (job / f"client{n}.stderr.log").read_text()
+    assert [path.name for path in (tmp_path / "hosts").rglob("*")] == [f"benchcamp-ycsb-{os.getuid()}"]

@@ -77,6 +77,15 @@ class Endpoint(NamedTuple):
     host: str
     port: int
     setting: str  # where the address comes from, for the message: what to fix
+    over_ssh: bool = False  # a host the commands log in to (`HOST_SSH`), not a TCP service
+
+
+# How a step's commands on the target reach the target's other hosts (several YCSB client hosts):
+# the target account's own ssh, its keys and known hosts, never asking for a password, or the
+# ssh_config file the target's environment names in BENCHCAMP_SSH_CONFIG.
+HOST_SSH = Shell(
+    'ssh ${BENCHCAMP_SSH_CONFIG:+-F "$BENCHCAMP_SSH_CONFIG"} -o BatchMode=yes -o ConnectTimeout=10'
+)
 
 
 class Workload(ABC):

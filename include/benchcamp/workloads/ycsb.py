@@ -20,6 +20,7 @@ exporter), neither is output cut short. Parsing is pure: the functions below tak
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import re
@@ -31,6 +32,7 @@ from pathlib import Path
 from benchcamp.core.records import ResultRecord
 from benchcamp.workloads import register
 from benchcamp.workloads.base import (
+    HOST_SSH,
     ArchivedStep,
     Command,
     Endpoint,
@@ -41,6 +43,7 @@ from benchcamp.workloads.base import (
     Workload,
     env_ref,
     job_path,
+    render,
 )
 from benchcamp.workloads.ycsb_histograms import (
     HistogramLog,
@@ -80,6 +83,12 @@ LOAD_PREFIX = "load."  # the load's summary files in the execute step: load.stdo
 # With `clients` > 1, client N's files in the execute step: clientN.stdout.log, clientN.stderr.log,
 # clientN.ycsb.json and its HdrHistogram log per operation, clientN.READ.hdr, ...
 CLIENT_PREFIX = "client{}."
+# With `ycsb_client_hosts` (the environment's option), the hosts clients run on, reached over SSH;
+# client 1 listens on BARRIER_PORT of its host for the others (lab/ycsb's StartBarrier), and
+# each client works in a folder of its host named by REMOTE_DIR_VARIABLE in its shell
+CLIENT_HOSTS_KEY = "ycsb_client_hosts"
+BARRIER_PORT = 47390
+REMOTE_DIR_VARIABLE = "BENCHCAMP_CLIENT_DIR"
 INTERVAL_PROPERTY = "measurement.interval"  # op (default), intended or both
 HISTOGRAM_SUFFIX = ".hdr"
 
@@ -647,6 +656,41 @@ def share(total: int, client: int, clients: int) -> int:
     return total // clients + (1 if client <= total % clients else 0)
 
 
+def client_hosts(ctx: RunContext) -> list[str]:
+    """Hosts the run's clients run on, reached from the target over SSH (the environment's
+    `ycsb_client_hosts`); empty: every client on the target itself."""
+    return list(ctx.environment.option(CLIENT_HOSTS_KEY))
+
+
+def client_host(ctx: RunContext, client: int) -> str:
+    """Client `client` (1-based) runs on the `client`-th host, round robin when there are fewer."""
+    hosts = client_hosts(ctx)
+    return hosts[(client - 1) % len(hosts)]
+
+
+def client_endpoints(ctx: RunContext) -> list[Endpoint]:
+    """The hosts this cell's clients log in to, for the preflight."""
+    hosts = client_hosts(ctx)[: clients_of(ctx)]
+    setting = f"the environment's {CLIENT_HOSTS_KEY}"
+    return [Endpoint("YCSB client host", host, 22, setting, over_ssh=True) for host in dict.fromkeys(hosts)]
+
+
+def remote_unit_dir(ctx: RunContext) -> str:
+    """The repetition's folder on a client host, as a shell word of that host: under its TMPDIR
+    (the unit's path hashed: names from a spec never reach that shell)."""
+    unit = hashlib.sha256(ctx.unit_path.encode()).hexdigest()[:16]
+    return f'"${{TMPDIR:-/tmp}}"/benchcamp-ycsb-"$(id -u)"/{unit}'
+
+
+def remote_dir(ctx: RunContext, client: int) -> str:
+    """Client `client`'s folder on its host (`remote_unit_dir`/clientN)."""
+    return f"{remote_unit_dir(ctx)}/client{int(client)}"
+
+
+def _remote_path(name: str) -> Shell:
+    return Shell(f'"${REMOTE_DIR_VARIABLE}"/' + shlex.quote(name))
+
+
 def client_command(ctx: RunContext, phase: str, prefix: str = "", client: int = 0) -> Command:
     """`java -cp "$YCSB_CLASSPATH" site.ycsb.Client -load|-t -db <binding> -p k=v ... -threads N [-target N] -s`.
 
@@ -654,8 +698,11 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "", client: int = 
     `<prefix>ycsb.json` in the job directory, so the run's own stdout holds one summary only.
     Client `client` of the cell's `clients` runs its share of the operations and of the offered
     load, and writes its HdrHistogram log per operation (`<prefix><OPERATION>.hdr`) to be merged.
+    With `ycsb_client_hosts` it runs on its host (`remote_client`), its files fetched afterwards.
     """
     clients = clients_of(ctx) if client else 1
+    remote = bool(client and client_hosts(ctx))
+    place = _remote_path if remote else job_path
     properties = ycsb_properties(ctx)
     if clients > 1:
         properties["operationcount"] = str(share(requested_operations(ctx), client, clients))
@@ -682,14 +729,22 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "", client: int = 
             # each call also measured from its intended start (Intended-<OP>): a client behind
             # its schedule shows the queue that the latency from the actual start leaves out
             command += ["-p", f"{INTERVAL_PROPERTY}=both"]
-    if clients > 1:
+    if client:
         command += [
             "-p",
             "hdrhistogram.fileoutput=true",
             "-p",
-            Shell("hdrhistogram.output.path=" + job_path(prefix)),
-            # the project's bindings hold each client's operations until all are connected
-            # (lab/ycsb's StartBarrier; a folder of the job's, not archived); others ignore these
+            Shell("hdrhistogram.output.path=" + place(prefix)),
+        ]
+    if clients > 1 and remote:
+        # the project's bindings hold each client's operations until all are connected
+        # (lab/ycsb's StartBarrier): client 1 listens on its host, the others connect to it
+        command += ["-p", f"benchcamp.start.address={client_host(ctx, 1)}:{BARRIER_PORT}"]
+        if client == 1:
+            command += ["-p", "benchcamp.start.serve=true"]
+        command += ["-p", f"benchcamp.start.clients={clients}"]
+    elif clients > 1:  # the same through a folder of the job's (not archived) on one host
+        command += [
             "-p",
             Shell("benchcamp.start.dir=" + job_path("start")),
             "-p",
@@ -699,28 +754,96 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "", client: int = 
         "-p",
         f"exporter={EXPORTER}",
         "-p",
-        Shell("exportfile=" + job_path(prefix + EXPORT_FILE)),
+        Shell("exportfile=" + place(prefix + EXPORT_FILE)),
         "-s",
     ]
     if prefix:
-        command += [Shell(">"), job_path(prefix + "stdout.log")]
+        command += [Shell(">"), place(prefix + "stdout.log")]
+    if remote:
+        command += [Shell("2>"), place(prefix + "stderr.log")]
+        return remote_client(ctx, client, prefix, command)
     if clients > 1:
         command += [Shell("2>"), job_path(prefix + "stderr.log"), Shell('& pids="$pids $!"')]
     return command
 
 
+def remote_client(ctx: RunContext, client: int, prefix: str, java: Command) -> Command:
+    """`java` started on client `client`'s host in its own folder, in the background.
+
+    `ssh -tt`: the client gets a terminal of its own, so when the step is stopped (its process
+    group killed on the target, the SSH session gone) the client is hung up and ends too. What
+    ssh itself says goes to `<prefix>ssh.log`; the client's files are fetched by `fetch_client`.
+    """
+    script = (
+        f'{REMOTE_DIR_VARIABLE}={remote_dir(ctx, client)} && rm -rf "${REMOTE_DIR_VARIABLE}" && '
+        f'mkdir -p "${REMOTE_DIR_VARIABLE}" && cd "${REMOTE_DIR_VARIABLE}" && exec {render(java)}'
+    )
+    return [
+        HOST_SSH,
+        "-tt",
+        client_host(ctx, client),
+        script,
+        Shell(">"),
+        job_path(prefix + "ssh.log"),
+        Shell('2>&1 </dev/null & pids="$pids $!"'),
+    ]
+
+
+def fetch_client(ctx: RunContext, client: int) -> Command:
+    """Client `client`'s files copied from its host into the job folder (archived with it), then
+    its folder there removed; a failure names the client and fails the step."""
+    host = client_host(ctx, client)
+    folder = remote_dir(ctx, client)
+    # the repetition's folder goes with its last client (rmdir leaves it while another is there)
+    script = (
+        f"cd {folder} && tar -cf - . && cd / && rm -rf {folder} && "
+        f"{{ rmdir {remote_unit_dir(ctx)} 2>/dev/null || true; }}"
+    )
+    failed = shlex.quote(f"the files of YCSB client {client} could not be fetched from {host}")
+    return [
+        HOST_SSH,
+        host,
+        script,
+        Shell("</dev/null |"),
+        "tar",
+        "-xf",
+        "-",
+        "-C",
+        job_path(),
+        Shell(f"|| {{ echo {failed} >&2; failed=1; }}"),
+    ]
+
+
 def run_commands(ctx: RunContext) -> list[Command]:
     """The timed run: one client, or the cell's `clients` started together and waited for, the
-    step failing (naming the client) if any of them fails."""
+    step failing (naming the client) if any of them fails.
+
+    With `ycsb_client_hosts` every host is first logged in to: one that does not answer fails
+    the step before any client starts (a partial sum would look like a slower store). Then the
+    clients start on their hosts and, once all have ended, their files are fetched.
+    """
     clients = clients_of(ctx)
-    if clients == 1:
+    hosts = client_hosts(ctx)
+    if clients == 1 and not hosts:
         return [client_command(ctx, "-t")]
     started = [client_command(ctx, "-t", CLIENT_PREFIX.format(n), n) for n in range(1, clients + 1)]
     waited = (
         'failed=0; n=0; for pid in $pids; do n=$((n + 1)); wait "$pid" || '
-        f'{{ echo "YCSB client $n of {clients} exited $?" >&2; failed=1; }}; done; [ "$failed" = 0 ]'
+        f'{{ echo "YCSB client $n of {clients} exited $?" >&2; failed=1; }}; done'
     )
-    return [[Shell('pids=""')], *started, [Shell(waited)]]
+    if not hosts:
+        return [[Shell('pids=""')], *started, [Shell(waited + '; [ "$failed" = 0 ]')]]
+    used = list(dict.fromkeys(client_host(ctx, n) for n in range(1, clients + 1)))
+    answered: Command = [
+        Shell(
+            f'unreachable=""; for host in {" ".join(shlex.quote(host) for host in used)}; do '
+            f'{HOST_SSH} "$host" true </dev/null >/dev/null 2>&1 || unreachable="$unreachable $host"; done; '
+            'if [ -n "$unreachable" ]; then echo "YCSB client hosts not answering over SSH:$unreachable '
+            f"(the environment's {CLIENT_HOSTS_KEY}): no client started\" >&2; exit 1; fi"
+        )
+    ]
+    fetched = [fetch_client(ctx, n) for n in range(1, clients + 1)]
+    return [answered, [Shell('pids=""')], *started, [Shell(waited)], *fetched, [Shell('[ "$failed" = 0 ]')]]
 
 
 def reset_table_command(ctx: RunContext) -> Command:
@@ -795,7 +918,7 @@ class _CoreWorkload(Workload):
         store_endpoints(ctx)  # a store address that is no address is refused before anything runs
 
     def endpoints(self, ctx: RunContext) -> list[Endpoint]:
-        return store_endpoints(ctx)
+        return [*store_endpoints(ctx), *client_endpoints(ctx)]
 
     def generate(self, ctx: RunContext) -> list[Command]:
         """Nothing: execute resets and loads the table right before the run (see `execute`)."""
@@ -869,7 +992,7 @@ def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> l
         return [workload.duration_record(ctx, step, ok=False)]
     load, load_artifact = check_load(ctx, step)
     clients = clients_of(ctx)
-    if clients > 1:  # the figures come from every client's files in the step's folder
+    if clients > 1 or client_hosts(ctx):  # the figures come from every client's files in the step's folder
         summary, artifact = read_clients_summary(step, clients), step.directory
     else:
         summary, artifact = read_step_summary(step)

@@ -325,6 +325,8 @@ def shell_env(host: str) -> dict[str, str]:
         "BENCHCAMP_WEBHDFS_URL": url("namenode_http"),
         # YCSB's client with benchcamp's bindings (built by `lab up --stores`), as on the lab
         "YCSB_CLASSPATH": ycsb_classpath(),
+        # how a host's sessions log in to the other hosts (YCSB clients started from the gateway)
+        "BENCHCAMP_SSH_CONFIG": str(hosts_ssh_config()),
     }
 
 
@@ -444,6 +446,26 @@ def known_hosts() -> Path:
 
 def client_key() -> Path:
     return cluster_dir() / "ssh" / "client_ed25519"
+
+
+def hosts_ssh_config() -> Path:
+    """The ssh_config with which the hosts log in to one another (BENCHCAMP_SSH_CONFIG in their
+    sessions): the cluster's client key, its hosts' keys pinned, never a password."""
+    return cluster_dir() / "ssh" / "config"
+
+
+def hosts_ssh_config_text() -> str:
+    return "\n".join(
+        [
+            "Host *",
+            f"  IdentityFile {client_key()}",
+            "  IdentitiesOnly yes",
+            f"  UserKnownHostsFile {known_hosts()}",
+            "  StrictHostKeyChecking yes",
+            "  BatchMode yes",
+            "",
+        ]
+    )
 
 
 def host_key(host: str) -> str:
@@ -649,6 +671,7 @@ def cluster_up(*, spark: bool = True, stores: bool = False) -> ClusterStatus:
     for host in ADDRESSES:
         _prepare(host)
     known_hosts().write_text("".join(f"{address} {host_key(host)}\n" for host, address in ADDRESSES.items()))
+    hosts_ssh_config().write_text(hosts_ssh_config_text())
     for host in ADDRESSES:
         start_sshd(host)
     namenode = daemon("master", "namenode")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, StringConstraints
 
 from benchcamp.core.environment_options import EnvironmentOptions
 from benchcamp.workloads.ycsb import YCSB_PROPERTY_NAME
+
+# a host name or an IPv4 address as ssh takes it: nothing a shell could split or expand
+HostName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9.-]*$", max_length=253)]
 
 
 def _ycsb_property_names(value: dict[str, str | int | float]) -> dict[str, str | int | float]:
@@ -19,7 +22,7 @@ def _ycsb_property_names(value: dict[str, str | int | float]) -> dict[str, str |
 
 
 class YcsbOptions(EnvironmentOptions):
-    """Where the YCSB bindings find this target's stores."""
+    """Where the YCSB bindings find this target's stores, and where its clients run."""
 
     properties: Annotated[dict[str, str | int | float], AfterValidator(_ycsb_property_names)] = Field(
         default_factory=dict,
@@ -27,4 +30,14 @@ class YcsbOptions(EnvironmentOptions):
         description="YCSB `-p` properties that say where this target's stores listen (e.g. "
         "cassandra.hosts, cassandra.port, hbase.zookeeper.quorum); default: each binding's own "
         "(the store on the target itself, at its standard port)",
+    )
+    client_hosts: list[HostName] = Field(
+        default_factory=list,
+        alias="ycsb_client_hosts",
+        description="hosts the YCSB clients of a run start on, reached from the target over SSH "
+        "(the target account's own ssh: its keys and known hosts, or the ssh_config file named by "
+        "BENCHCAMP_SSH_CONFIG in the target's environment); client N runs on the N-th host, round "
+        "robin when there are fewer; each needs java and YCSB_CLASSPATH in its environment as the "
+        "target does, and client 1's host takes the others' connections on port 47390 (their "
+        "start barrier); default: every client on the target itself",
     )
