@@ -277,3 +277,35 @@ def test_the_remote_clients_script_runs_fetches_and_cleans_up(tmp_path: Path, un
         assert (job / f"client{n}.ycsb.json").read_text() == "{}\n"
         assert f"/client{n}\n" in (job / f"client{n}.stderr.log").read_text()
     assert [path.name for path in (tmp_path / "hosts").rglob("*")] == [f"benchcamp-ycsb-{os.getuid()}"]
+
+
+def _ring(**params: int) -> RunContext:
+    cell = {"store": "cassandra", "threads": 1, **params}
+    return RunContext(SPEC, SPEC.environment("lab_cluster"), "c1", "ycsb_a", cell, 1, "tiny")  # type: ignore[arg-type]
+
+
+def test_two_clients_on_two_hosts_of_the_ring_parse_into_one_run() -> None:
+    """A real step of the lab cluster: each client's files fetched from its host, merged."""
+    directory = PIPELINE / "cassandra_ring_a_two_client_hosts"
+    ctx = _ring(clients=2, target_ops=500, threads=8)
+    records = {r.metric: r for r in get_workload("ycsb_a").parse(ctx, _step(directory))}
+    assert {r.status for r in records.values()} == {"ok"}
+    own = [parse_ycsb_text((directory / f"client{n}.stdout.log").read_text(), "s") for n in (1, 2)]
+    assert records["throughput_ops_s"].value == pytest.approx(sum(s.throughput_ops_s for s in own))
+    assert records["operations_ok"].value == 1000
+    assert "Connection to 10.232.0.10 closed." in (directory / "client2.ssh.log").read_text()
+
+
+def test_a_ring_node_stopped_mid_run_fails_the_repetition_with_the_error_returns_named() -> None:
+    """The step exited 0 (YCSB does), but one UPDATE came back ERROR: the run's records are
+    failed and the reason archived names the calls and the file."""
+    directory = PIPELINE / "cassandra_ring_a_node_stopped"
+    ctx = _ring(operationcount=2000)
+    workload = get_workload("ycsb_a")
+    records = workload.parse(ctx, _step(directory))
+    by_metric = {r.metric: r for r in records}
+    assert by_metric["error_returns"].value == 1 and by_metric["error_returns"].status == "failed"
+    assert by_metric["operations_ok"].value == 1999
+    assert workload.failure_reason(ctx, _step(directory), records) == (
+        f"YCSB's run: 1 error returns (UPDATE ERROR 1); 1999 of 2000 operations ok (see {directory})"
+    )

@@ -135,6 +135,12 @@ class Workload(ABC):
         """Services the cell's commands connect to from the target, checked by the preflight."""
         return []
 
+    def failure_reason(self, ctx: RunContext, step: ArchivedStep, records: list[ResultRecord]) -> str:
+        """Why the parser marked a repetition whose step exited 0 failed (archived as its reason):
+        a workload says what in its output made it so; by default, which records."""
+        failed = [record.metric for record in records if record.status in ("failed", "warmup_failed")]
+        return f"the parser marked {len(failed)} record(s) failed ({', '.join(failed[:5])}); see {step.directory}"
+
     def hive_clean(self, ctx: RunContext) -> list[HiveStatement]:
         """HiveQL run by clean before the data is deleted (e.g. DROP TABLE IF EXISTS)."""
         return []

@@ -533,10 +533,29 @@ def workload_of_file(path: str) -> str | None:
     return next((cls.name for cls in _CORE_WORKLOADS if cls.workload_file == name), None)
 
 
+def run_problems(summary: YcsbSummary, requested: int | None) -> list[str]:
+    """Why a run cannot count: its error returns by operation and status (a store node stopped
+    mid-run answers so), a client's error, fewer ok operations than requested; empty when none."""
+    problems = []
+    if summary.error_returns:
+        calls = ", ".join(
+            f"{name} {status} {count}"
+            for name, stats in summary.operations.items()
+            if name in DB_OPERATIONS
+            for status, count in stats.returns.items()
+            if status not in OK_STATUSES
+        )
+        problems.append(f"{summary.error_returns} error returns ({calls})")
+    if summary.client_errors:
+        problems.append(f"a client's error: {summary.client_errors[0]}")
+    if requested is not None and summary.ok_operations < requested:
+        problems.append(f"{summary.ok_operations} of {requested} operations ok")
+    return problems
+
+
 def run_status(summary: YcsbSummary, requested: int | None) -> str:
-    """`ok`, or `failed` on any error return, client error or fewer ok operations than requested."""
-    short = requested is not None and summary.ok_operations < requested
-    return "failed" if summary.error_returns or summary.client_errors or short else "ok"
+    """`ok`, or `failed` on any of `run_problems`."""
+    return "failed" if run_problems(summary, requested) else "ok"
 
 
 def metric_prefix(operation: str) -> str:
@@ -942,6 +961,11 @@ class _CoreWorkload(Workload):
     def parse(self, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
         return parse_ycsb_run(self, ctx, step)
 
+    def failure_reason(self, ctx: RunContext, step: ArchivedStep, records: list[ResultRecord]) -> str:
+        summary, source = run_summary(ctx, step)
+        problems = run_problems(summary, requested_operations(ctx))
+        return f"YCSB's run: {'; '.join(problems) or 'marked failed'} (see {source})"
+
 
 def load_step(step: ArchivedStep, prefix: str = LOAD_PREFIX) -> ArchivedStep:
     """The load's (or a client's) summary files of an execute step, as a step of their own."""
@@ -986,16 +1010,21 @@ def check_load(ctx: RunContext, step: ArchivedStep) -> tuple[YcsbSummary, Path]:
     return summary, source
 
 
+def run_summary(ctx: RunContext, step: ArchivedStep) -> tuple[YcsbSummary, Path]:
+    """The timed run's summary and where it was read: one client's, or every client's merged
+    (their files in the step's folder)."""
+    clients = clients_of(ctx)
+    if clients > 1 or client_hosts(ctx):
+        return read_clients_summary(step, clients), step.directory
+    return read_step_summary(step)
+
+
 def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:
     """Records of one run; all marked failed on any error return or fewer ok operations than asked."""
     if step.exit_code != 0:
         return [workload.duration_record(ctx, step, ok=False)]
     load, load_artifact = check_load(ctx, step)
-    clients = clients_of(ctx)
-    if clients > 1 or client_hosts(ctx):  # the figures come from every client's files in the step's folder
-        summary, artifact = read_clients_summary(step, clients), step.directory
-    else:
-        summary, artifact = read_step_summary(step)
+    summary, artifact = run_summary(ctx, step)
     requested = requested_operations(ctx)
     status = run_status(summary, requested)
     ok = status == "ok"

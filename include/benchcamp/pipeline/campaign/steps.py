@@ -393,6 +393,7 @@ def run_execute(unit: RepetitionUnit, try_number: int = 1, keep_data: bool = Fal
         _mark_failed(ctx, rep_dir, step, failure_of("environment", exc))
         raise
     archive.save_records(rep_dir, records)
+    failed_by_parser = step.exit_code == 0 and any(r.status in ("failed", "warmup_failed") for r in records)
     if (hive_statements or own_step) and remove_data:
         # HiveServer2 ran the query: the repetition's data goes in a short session of its own
         # (a failure is archived; the campaign's cleanup checks nothing is left)
@@ -402,7 +403,18 @@ def run_execute(unit: RepetitionUnit, try_number: int = 1, keep_data: bool = Fal
         )  # fmt: skip
     if step.exit_code != 0:
         _fail_execute(ctx, rep_dir, step, records)
-    archive.clear_failure(rep_dir)  # measured: a reason left by an earlier try or run no longer holds
+    if failed_by_parser:
+        # the job ended well but its output says the run cannot count (a YCSB store's error
+        # returns): the repetition is failed, with the workload's reason, never without one
+        try:
+            reason = workload.failure_reason(ctx, step, records)
+        except Exception as exc:  # the reason is a courtesy: the records already say failed
+            reason = f"{Workload.failure_reason(workload, ctx, step, records)} (no finer reason: {exc})"
+        archive.write_failure(
+            rep_dir, archive.Failure.now("execute", "failed", reason, archive=str(step.directory))
+        )
+    else:
+        archive.clear_failure(rep_dir)  # measured: a reason left by an earlier try or run no longer holds
     return {"archive": str(step.directory), "duration_s": step.duration_s, "records": len(records)}
 
 
