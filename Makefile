@@ -52,17 +52,23 @@ WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)d
 # mapreduce_ssd_hdd compares the lab's two storage devices, hdfs_interconnects its three link
 # levels, bigbench_containers bare vs container: one campaign on each
 # ENV=<environment> runs the study on that one environment of its spec (e.g. ENV=lab_cluster: the
-# five-host lab cluster, started for it; the YCSB look is left out), then prints each cell's time
-# beside the same cell's latest on the study's baseline environment (`report --beside baseline`)
+# five-host lab cluster, started for it, with its stores for the YCSB study; the YCSB look is
+# left out), then prints each cell's time beside the same cell's latest on the study's baseline
+# environment (`report --beside baseline`); CELLS= runs only those cells
 ENV ?=
 RUN_ARGS ?= $(if $(ENV),--environment $(ENV),$(if $(filter mapreduce_ssd_hdd hdfs_interconnects bigbench_containers,$(STUDY)),--environment all,))
 YCSB_CELLS ?= ycsb_a|operationcount=1000|store=cassandra|threads=1,ycsb_a|operationcount=1000|store=hbase|threads=1,ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
 YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)'
+# `make run STUDY=ycsb_hbase_cassandra ENV=lab_cluster` (or a ring of yours): a tiny cluster
+# campaign, two clients of 8 threads (on the environment's ycsb_client_hosts) at two offered loads
+YCSB_CLUSTER_CELLS ?= ycsb_a|clients=2|store=cassandra|target_ops=250|threads=8,ycsb_a|clients=2|store=cassandra|target_ops=500|threads=8
+CELLS ?= $(if $(and $(ENV),$(filter ycsb_hbase_cassandra,$(STUDY))),$(YCSB_CLUSTER_CELLS),)
 run: setup
 	@started=$$(date +%s); \
 	trap 'echo; $(BENCHCAMP) lab down; echo "make run took $$(( ($$(date +%s) - started) / 60 )) min $$(( ($$(date +%s) - started) % 60 )) s"' EXIT; \
 	rc=0; $(BENCHCAMP) run $(STUDY) --ladder $(LADDER) $(if $(REPETITIONS),--repetitions $(REPETITIONS)) \
-	  $(if $(and $(WORKLOADS),$(filter hibench_dse,$(STUDY))),--workloads $(WORKLOADS)) --keep-lab $(RUN_ARGS) || rc=$$?; \
+	  $(if $(and $(WORKLOADS),$(filter hibench_dse,$(STUDY))),--workloads $(WORKLOADS)) $(if $(CELLS),--cells '$(CELLS)') \
+	  --keep-lab $(RUN_ARGS) || rc=$$?; \
 	if [ "$(STUDY)" = hibench_dse ] && [ -z "$(ENV)" ] && { [ $$rc = 0 ] || [ $$rc = 3 ] || [ $$rc = 4 ]; }; then \
 	  $(BENCHCAMP) run ycsb_hbase_cassandra $(YCSB_RUN) --keep-lab || { code=$$?; [ $$rc != 0 ] || rc=$$code; }; fi; \
 	if [ -n "$(ENV)" ]; then echo; $(BENCHCAMP) report $(STUDY) --beside baseline || true; fi; \
