@@ -5,6 +5,7 @@ one run's records (tests/data/ycsb/pipeline/*_two_clients)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import shutil
@@ -141,6 +142,16 @@ def test_each_client_starts_with_its_share_and_the_step_waits_for_all() -> None:
 def test_a_cell_whose_clients_cannot_share_the_work_is_refused(params: dict[str, int], why: str) -> None:
     with pytest.raises(ValueError, match=why):
         get_workload("ycsb_a").check_cell(_context(**params))
+
+
+@pytest.mark.parametrize("workload", ["ycsb_d", "ycsb_e"])
+def test_several_clients_of_a_workload_that_inserts_are_refused(workload: str) -> None:
+    """Every client numbers its inserts from recordcount: two would write the same keys."""
+    cell = {"store": "cassandra", "target_ops": 500, "threads": 8, "clients": 2}
+    ctx = RunContext(SPEC, SPEC.environment("local_lab"), "c1", workload, cell, 1, "tiny")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"2 clients would insert the same keys \(insertproportion 0.05"):
+        get_workload(workload).check_cell(ctx)
+    get_workload(workload).check_cell(dataclasses.replace(ctx, params={**cell, "clients": 1}))
 
 
 def _step(directory: Path) -> ArchivedStep:

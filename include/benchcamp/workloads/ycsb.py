@@ -906,6 +906,19 @@ def check_ycsb_cell(ctx: RunContext) -> None:
             f"{ctx.workload}: {clients} clients need at least one operation and one op/s each "
             "(operationcount and target_ops are shared among them)"
         )
+    try:
+        inserts = float(properties.get("insertproportion", 0))
+    except ValueError:
+        inserts = 0.0  # refused below, naming the property
+    if clients > 1 and inserts > 0:
+        # YCSB numbers the run's inserts from recordcount in every client (insertstart moves only
+        # the load's): two clients would insert the same keys, each counting a write the other
+        # overwrote, and "latest" reads would chase one sequence from two processes
+        raise ValueError(
+            f"{ctx.workload}: {clients} clients would insert the same keys (insertproportion "
+            f"{properties['insertproportion']}: YCSB numbers every client's inserts from recordcount); "
+            "run workloads with inserts with one client"
+        )
     shares = []
     for name in _PROPORTIONS:
         try:
