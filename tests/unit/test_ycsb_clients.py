@@ -206,9 +206,11 @@ def test_clients_on_their_hosts_log_in_first_then_start_together_and_are_fetched
     """With `ycsb_client_hosts`, client N runs on the N-th host over the target's ssh (a terminal
     of its own, so a stopped step hangs it up); client 1 holds the start barrier the others
     connect to; every host answers before any client starts; each client's files come back."""
-    lines = [render(command) for command in get_workload("ycsb_a").execute(_remote())][2:]
-    assert lines[0].startswith('unreachable=""; for host in 10.0.0.20 10.0.0.10; do ssh ')
-    assert "no client started" in lines[0] and "exit 1" in lines[0]
+    every = [render(command) for command in get_workload("ycsb_a").execute(_remote())]
+    # the hosts answer before the table is reset and loaded
+    assert every[0].startswith('unreachable=""; for host in 10.0.0.20 10.0.0.10; do ssh ')
+    assert "no client started" in every[0] and "exit 1" in every[0] and "ResetTable" in every[1]
+    lines = [every[0], *every[3:]]
     assert lines[1] == 'pids=""'
     for n, host in ((1, "10.0.0.20"), (2, "10.0.0.10")):
         line = lines[1 + n]
@@ -265,7 +267,7 @@ def test_the_remote_clients_script_runs_fetches_and_cleans_up(tmp_path: Path, un
         (tmp_path / "down").touch()
     job = tmp_path / "job"
     job.mkdir()
-    commands = get_workload("ycsb_a").execute(_remote())[2:]
+    commands = [(every := get_workload("ycsb_a").execute(_remote()))[0], *every[3:]]
     script = "set -e -o pipefail\n" + "\n".join(render(command) for command in commands) + "\n"
     env = {
         "PATH": f"{bin_dir}:/usr/bin:/bin",

@@ -837,9 +837,8 @@ def run_commands(ctx: RunContext) -> list[Command]:
     """The timed run: one client, or the cell's `clients` started together and waited for, the
     step failing (naming the client) if any of them fails.
 
-    With `ycsb_client_hosts` every host is first logged in to: one that does not answer fails
-    the step before any client starts (a partial sum would look like a slower store). Then the
-    clients start on their hosts and, once all have ended, their files are fetched.
+    With `ycsb_client_hosts` (each host logged in to first: `client_hosts_answer`) the clients
+    start on their hosts and, once all have ended, their files are fetched.
     """
     clients = clients_of(ctx)
     hosts = client_hosts(ctx)
@@ -852,17 +851,28 @@ def run_commands(ctx: RunContext) -> list[Command]:
     )
     if not hosts:
         return [[Shell('pids=""')], *started, [Shell(waited + '; [ "$failed" = 0 ]')]]
-    used = list(dict.fromkeys(client_host(ctx, n) for n in range(1, clients + 1)))
-    answered: Command = [
-        Shell(
-            f'unreachable=""; for host in {" ".join(shlex.quote(host) for host in used)}; do '
-            f'{HOST_SSH} "$host" true </dev/null >/dev/null 2>&1 || unreachable="$unreachable $host"; done; '
-            'if [ -n "$unreachable" ]; then echo "YCSB client hosts not answering over SSH:$unreachable '
-            f"(the environment's {CLIENT_HOSTS_KEY}): no client started\" >&2; exit 1; fi"
-        )
-    ]
     fetched = [fetch_client(ctx, n) for n in range(1, clients + 1)]
-    return [answered, [Shell('pids=""')], *started, [Shell(waited)], *fetched, [Shell('[ "$failed" = 0 ]')]]
+    return [[Shell('pids=""')], *started, [Shell(waited)], *fetched, [Shell('[ "$failed" = 0 ]')]]
+
+
+def client_hosts_answer(ctx: RunContext) -> list[Command]:
+    """With `ycsb_client_hosts`, a login to each host the cell's clients use, before the table is
+    touched: one that does not answer fails the step, naming every such host, and no client starts
+    (a partial sum would look like a slower store)."""
+    hosts = client_hosts(ctx)
+    if not hosts:
+        return []
+    used = list(dict.fromkeys(client_host(ctx, n) for n in range(1, clients_of(ctx) + 1)))
+    return [
+        [
+            Shell(
+                f'unreachable=""; for host in {" ".join(shlex.quote(host) for host in used)}; do '
+                f'{HOST_SSH} "$host" true </dev/null >/dev/null 2>&1 || unreachable="$unreachable $host"; done; '
+                'if [ -n "$unreachable" ]; then echo "YCSB client hosts not answering over SSH:$unreachable '
+                f"(the environment's {CLIENT_HOSTS_KEY}): no client started\" >&2; exit 1; fi"
+            )
+        ]
+    ]
 
 
 def reset_table_command(ctx: RunContext) -> Command:
@@ -966,6 +976,7 @@ class _CoreWorkload(Workload):
         load; the run's figures are YCSB's own (RunTime, throughput, latencies).
         """
         return [
+            *client_hosts_answer(ctx),
             reset_table_command(ctx),
             client_command(ctx, "-load", LOAD_PREFIX),
             *run_commands(ctx),
