@@ -200,6 +200,8 @@ class _FakeWebHdfs(http.server.BaseHTTPRequestHandler):
     delete_status: ClassVar[int] = 200
     requests: ClassVar[list[str]] = []
     uploaded: ClassVar[dict[str, bytes]] = {}
+    safemode: ClassVar[str] = ""  # NameNodeInfo's Safemode: "" when off
+    free: ClassVar[int] = 10**12  # NameNodeInfo's Free: bytes left for data
 
     def _exists(self, path: str) -> bool:
         return any(name == path or name.startswith(path + "/") for name in self.present)
@@ -220,6 +222,13 @@ class _FakeWebHdfs(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         self.requests.append("GET " + self.path)
+        if self.path.startswith("/jmx?"):  # the NameNodeInfo bean, laid out as Hadoop's JMX servlet does
+            bean = {"name": "Hadoop:service=NameNode,name=NameNodeInfo", "Total": 2 * self.free,
+                    "Safemode": self.safemode, "Free": self.free, "NonDfsUsedSpace": 5}  # fmt: skip
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(json.dumps({"beans": [bean]}, indent=2, separators=(",", " : ")).encode())
+            return
         path, op = self._path(), urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)["op"][0]
         if not self._exists(path):
             self.send_response(404)
@@ -269,6 +278,7 @@ def webhdfs() -> Iterator[str]:
     _FakeWebHdfs.present, _FakeWebHdfs.delete_status, _FakeWebHdfs.requests = set(), 200, []
     _FakeWebHdfs.sizes = {}
     _FakeWebHdfs.uploaded = {}
+    _FakeWebHdfs.safemode, _FakeWebHdfs.free = "", 10**12
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
@@ -369,6 +379,37 @@ def test_preflight_removes_what_earlier_campaigns_of_the_study_left_and_says_so(
     assert result.stdout.index("leftovers_removed=") < result.stdout.index("data_available_bytes=")
 
 
+def test_with_webhdfs_the_preflight_asks_the_namenode_over_http_and_starts_no_jvm(
+    tmp_path: Path, webhdfs: str
+) -> None:
+    """Safe mode and free space from the NameNode's NameNodeInfo (its JMX over HTTP), the data
+    root made through WebHDFS: no `hadoop` on the PATH at all. Too little space and safe mode
+    past the wait are refused as with `hadoop` (exit 7 and 5); a NameNode that does not answer
+    is named with its address."""
+    env = {"PATH": "/usr/bin:/bin", "WORK": str(tmp_path / "work")}
+    ctx = _leftovers_ctx(webhdfs_url=webhdfs, safemode_wait_s=1)
+    body = preflight_body(ctx, 1000)
+    assert "hadoop" not in body.replace("hadoop.", "")
+    _FakeWebHdfs.free = 123_456
+    accepted = _run_body(body, env)
+    assert accepted.returncode == 0, accepted.stderr
+    facts = step_facts(accepted.stdout)
+    assert (facts["safemode"], facts["data_available_bytes"]) == ("off", "123456")
+    assert any(r.startswith("PUT /webhdfs/v1/benchcamp?op=MKDIRS") for r in _FakeWebHdfs.requests)
+    _FakeWebHdfs.free = 999
+    small = _run_body(body, env)
+    assert small.returncode == 7 and "has 999 bytes free" in small.stderr
+    _FakeWebHdfs.safemode = "Safe mode is ON. The reported blocks 0 needs additional 3 blocks."
+    stuck = _run_body(body, env)
+    assert stuck.returncode == 5 and "still in safe mode after 1 s" in stuck.stderr
+    gone = _run_body(
+        preflight_body(_leftovers_ctx(webhdfs_url="http://127.0.0.1:9", safemode_wait_s=1), 1), env
+    )
+    assert (
+        gone.returncode == 5 and "the NameNode did not answer at http://127.0.0.1:9 within 1 s" in gone.stderr
+    )
+
+
 def test_preflight_with_nothing_left_deletes_nothing(tmp_path: Path, webhdfs: str) -> None:
     result = _run_body(preflight_body(_leftovers_ctx(webhdfs_url=webhdfs), 1), _fake_hadoop(tmp_path, 10**12))
     assert result.returncode == 0, result.stderr
@@ -382,8 +423,9 @@ def test_preflight_with_nothing_left_deletes_nothing(tmp_path: Path, webhdfs: st
 
 
 def test_preflight_fails_when_it_cannot_see_or_remove_the_leftovers(tmp_path: Path, webhdfs: str) -> None:
-    unreachable = _run_body(
-        preflight_body(_leftovers_ctx(webhdfs_url="http://127.0.0.1:9"), 1), _fake_hadoop(tmp_path, 10**12)
+    unreachable = _run_body(  # not waited for in safe mode (the test above): straight to the listing
+        preflight_body(_leftovers_ctx(webhdfs_url="http://127.0.0.1:9", safemode_wait_s=None), 1),
+        _fake_hadoop(tmp_path, 10**12),
     )
     assert unreachable.returncode == 1
     assert "preflight: WebHDFS listing of /benchcamp/hibench_dse answered HTTP 000" in unreachable.stderr

@@ -17,11 +17,42 @@ _CURL = "curl -sS --connect-timeout 10 --max-time 300"
 _USER = "user.name=$(id -un)"
 
 
+def _base_line(base_url: str) -> str:
+    """`$base`: the NameNode's HTTP address (the target's BENCHCAMP_WEBHDFS_URL first)."""
+    return f'base=${{BENCHCAMP_WEBHDFS_URL:-}}; [ -n "$base" ] || base={shlex.quote(base_url)}'
+
+
 def _url_lines(base_url: str, path: str) -> list[str]:
     """`$url`: the WebHDFS address of `path` (absolute, on the data file system)."""
     return [
-        f'base=${{BENCHCAMP_WEBHDFS_URL:-}}; [ -n "$base" ] || base={shlex.quote(base_url)}',
+        _base_line(base_url),
         f'url="${{base%/}}"/webhdfs/v1{shlex.quote(urllib.parse.quote(path, safe="/"))}',
+    ]
+
+
+# The NameNode's NameNodeInfo bean, read from its JMX servlet on the same HTTP address: whether
+# HDFS is in safe mode ("Safemode" is "" when not) and the bytes it has left for data ("Free",
+# what `hadoop fs -df` prints as Available), without the two JVMs `dfsadmin` and `fs -df` start.
+_NAMENODE_INFO = "Hadoop:service=NameNode,name=NameNodeInfo"
+SAFE_MODE_OFF = 'grep -Eq \'"Safemode" *: *""\' <<<"$info"'
+FREE_BYTES = 'sed -n \'s/.*"Free" *: *\\([0-9]*\\).*/\\1/p\' <<<"$info" | head -n 1'
+
+
+def namenode_info_lines(base_url: str) -> list[str]:
+    """Set `$info` to the NameNode's NameNodeInfo bean (JSON; empty when nothing answered):
+    test it with `SAFE_MODE_OFF`, read `FREE_BYTES` from it."""
+    return [
+        _base_line(base_url),
+        f'info=$({_CURL} "${{base%/}}/jmx?qry={_NAMENODE_INFO}" 2>/dev/null || true)',
+    ]
+
+
+def mkdir_lines(base_url: str, path: str, what: str) -> list[str]:
+    """Create `path` and its parents (as `hadoop fs -mkdir -p`; one that exists is fine)."""
+    return [
+        *_url_lines(base_url, path),
+        _status(f'-X PUT "$url?op=MKDIRS&{_USER}"'),
+        _expect("200", f'"{what}: WebHDFS mkdir of "{shlex.quote(path)}" answered HTTP $code"'),
     ]
 
 
@@ -80,11 +111,7 @@ def upload_lines(base_url: str, path: str, local_dirs: dict[str, Shell], what: s
     Only plain files are copied: the generators write flat directories of parts.
     """
     quoted = shlex.quote(path)
-    lines = [
-        *_url_lines(base_url, path),
-        _status(f'-X PUT "$url?op=MKDIRS&{_USER}"'),
-        _expect("200", f'"{what}: WebHDFS mkdir of "{quoted}" answered HTTP $code"'),
-    ]
+    lines = mkdir_lines(base_url, path, what)
     for name, local in local_dirs.items():
         target = shlex.quote(urllib.parse.quote(name, safe=""))
         lines += [

@@ -223,6 +223,42 @@ def preflight_body(
             + "\n"
         )
     wait_s = ctx.environment.hadoop.safemode_wait_s
+    needed_lines = [
+        "echo data_available_bytes=$available",
+        f"echo data_needed_bytes={needed_bytes}",
+        f'if [ "$available" -lt {needed_bytes} ]; then echo "preflight: the largest cell needs {needed_bytes} bytes '
+        f"(its data x {SPACE_HEADROOM} headroom) but the data file system has $available bytes free: choose a "
+        'smaller ladder or free space" >&2; exit 7; fi',
+    ]
+    if uses_webhdfs(ctx):
+        # the NameNode's HTTP address answers all three (safe mode, the data root, free space)
+        # without a JVM: `dfsadmin`, `fs -mkdir` and `fs -df` cost two seconds each
+        url, root_path = ctx.environment.hadoop.webhdfs_url or "", ctx.environment.hadoop.data_root or ""
+        lines += webhdfs.namenode_info_lines(url)
+        if wait_s:
+            lines += [
+                f"deadline=$(( $(date +%s) + {int(wait_s)} ))",
+                f"until {webhdfs.SAFE_MODE_OFF}; do",
+                '  if [ "$(date +%s)" -ge "$deadline" ]; then',
+                f'    if [ -z "$info" ]; then echo "preflight: the NameNode did not answer at $base within {int(wait_s)} s" >&2; '
+                f'else echo "preflight: HDFS is still in safe mode after {int(wait_s)} s" >&2; fi; exit 5',
+                "  fi",
+                "  sleep 5",
+                *("  " + line for line in webhdfs.namenode_info_lines(url)),
+                "done",
+                "echo safemode=off",
+            ]
+        lines += leftovers_lines(ctx, data_fs)  # before the free space is read: they held some of it
+        lines += [
+            'mkdir -p "$WORK"',
+            *webhdfs.mkdir_lines(url, root_path, "preflight"),
+            *webhdfs.namenode_info_lines(url),
+            f"available=$({webhdfs.FREE_BYTES})",
+            'if [ -z "$available" ]; then echo "preflight: cannot read the free space of the data file system '
+            '(the NameNode at $base gave no NameNodeInfo)" >&2; exit 6; fi',
+            *needed_lines,
+        ]
+        return "\n".join(lines) + "\n"
     if wait_s:
         lines += [
             f"deadline=$(( $(date +%s) + {int(wait_s)} ))",
@@ -242,11 +278,7 @@ def preflight_body(
         f'mkdir -p "$WORK"; {render([*hadoop, "fs", "-mkdir", "-p", root])} 2>/dev/null || true',
         f"available=$({render([*hadoop, 'fs', '-df', root])} 2>/dev/null | awk 'NR==2 {{print $4}}')",
         'if [ -z "$available" ]; then echo "preflight: cannot read the free space of the data file system" >&2; exit 6; fi',
-        "echo data_available_bytes=$available",
-        f"echo data_needed_bytes={needed_bytes}",
-        f'if [ "$available" -lt {needed_bytes} ]; then echo "preflight: the largest cell needs {needed_bytes} bytes '
-        f"(its data x {SPACE_HEADROOM} headroom) but the data file system has $available bytes free: choose a "
-        'smaller ladder or free space" >&2; exit 7; fi',
+        *needed_lines,
     ]
     return "\n".join(lines) + "\n"
 
