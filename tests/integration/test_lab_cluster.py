@@ -10,7 +10,9 @@ phase_times mart and the report show them. A file put from the gateway has three
 on three DataNodes (fsck). Faults a cluster has: the metastore down fails the Hive cell naming
 it while a later cell still runs; a worker lost under a running job fails that try naming the
 host, and the next repetition is measured on the workers left with a new fingerprint; the gateway's host
-key changed is refused naming the host.
+key changed is refused naming the host. Last, the YCSB study on the same cluster: its stores
+started for it (a three-node Cassandra ring on the workers) and a cell of two clients on two
+hosts, merged from their histograms.
 `lab cluster down` leaves no process and no namespace behind. (This module took over the lab's
 one-node YARN campaign, whose assertions it covers, on a real multi-node YARN.)
 """
@@ -296,9 +298,25 @@ def test_the_metastore_and_a_worker_lost_mid_campaign(
 
 
 def test_a_changed_gateway_host_key_is_refused_naming_the_host(
-    campaign: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+    campaign: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The gateway's sshd comes back with a new host key; the connection still pins the old one."""
+    """The gateway's sshd comes back with a new host key; the connection still pins the old one.
+    The campaign's preflight (its first step on the target, in this process: what `benchcamp
+    run` prints of a refusal is the lab's tests' concern) is refused naming the host, at once."""
+    from benchcamp.ops import lab
+    from benchcamp.pipeline.campaign.target import run_preflight
+    from benchcamp.transport.ssh import TargetRefused
+
+    tmp = tmp_path_factory.mktemp("changed_key")
+    monkeypatch.setenv("BENCHCAMP_RESULTS", str(tmp / "results"))
+    monkeypatch.setenv("BENCHCAMP_WAREHOUSE", str(tmp / "warehouse" / "benchcamp.duckdb"))
+    for name, value in lab.airflow_connection_env().items():
+        monkeypatch.setenv(name, value)
+    unit = {
+        "study": "hibench_dse", "campaign": "it_cluster_changed_key", "environment": "lab_cluster",
+        "workload": "wordcount", "params": {"data_size_gb": 0.012, "maps": 4, "reduces": 2},
+        "repetition": 1, "ladder": "tiny",
+    }  # fmt: skip
     keys = cluster.host_dir("gateway") / "ssh"
     saved = tmp_path_factory.mktemp("gateway_key")
     sshd = cluster.sshd("gateway")
@@ -309,14 +327,14 @@ def test_a_changed_gateway_host_key_is_refused_naming_the_host(
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(saved / "new")], check=True)
         shutil.copy2(saved / "new", keys / "host_ed25519")  # the public half stays the pinned one
         cluster.start_sshd("gateway")
-        result, _ = _run(tmp_path_factory.mktemp("changed_key"), "it_cluster_changed_key", CELL)
+        with pytest.raises(TargetRefused) as refused:
+            run_preflight([unit])  # type: ignore[list-item]
     finally:
         sshd.stop(10.0)
         shutil.copy2(saved / "host_ed25519", keys / "host_ed25519")
         cluster.start_sshd("gateway")
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output[-3000:]
-    assert "host key changed" in output and cluster.ADDRESSES["gateway"] in output, output[-3000:]
+    message = str(refused.value)
+    assert "host key changed" in message and cluster.ADDRESSES["gateway"] in message, message
 
 
 def test_phase_times_mart_and_report(campaign: dict[str, Path]) -> None:
@@ -370,3 +388,66 @@ def test_a_file_put_from_the_gateway_has_three_replicas_on_three_datanodes(clust
     holders = [set(re.findall(r"DatanodeInfoWithStorage\[([\d.]+):", line)) for line in blocks]
     assert blocks and all("Live_repl=3" in line for line in blocks), blocks
     assert all(len(each) == 3 for each in holders), blocks  # three replicas on three DataNodes
+
+
+YCSB_CELL = "ycsb_a|clients=2|store=cassandra|target_ops=500|threads=8"
+YCSB_CELL_DIR = "ycsb_a_clients=2_store=cassandra_target_ops=500_threads=8"
+
+
+def test_ycsb_clients_on_two_hosts_against_the_three_node_ring(
+    cluster_up: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`benchcamp run` of the YCSB study on `lab_cluster` starts the stores on the running cluster
+    (a Cassandra node on each worker, one ring) and runs a cell of two clients as the
+    environment places them (`ycsb_client_hosts`): client 1 on the gateway, client 2 on the
+    master, each over the gateway's ssh. The run's throughput is the sum of the clients', its
+    percentiles (service and intended) those of their merged HdrHistograms, as archived, and the
+    mart carries both latencies."""
+    from benchcamp.workloads.ycsb import parse_ycsb_text
+    from benchcamp.workloads.ycsb_histograms import merge_logs, read_histogram_log, value_at_percentile
+
+    tmp = tmp_path_factory.mktemp("ycsb")
+    campaign = "it_cluster_ycsb"
+    paths = {"results": tmp / "results", "warehouse": tmp / "warehouse" / "benchcamp.duckdb"}
+    env = {
+        **os.environ,
+        "BENCHCAMP_RESULTS": str(paths["results"]),
+        "BENCHCAMP_WAREHOUSE": str(paths["warehouse"]),
+        "AIRFLOW_HOME": str(tmp / "airflow"),
+    }
+    result = _benchcamp(
+        "run", "ycsb_hbase_cassandra", "--ladder", "tiny", "--repetitions", "1", "--warmups", "0",
+        "--environment", "lab_cluster", "--cells", YCSB_CELL, "--campaign", campaign, "--keep-lab", env=env,
+    )  # fmt: skip
+    (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
+    assert result.returncode == 0, f"exit {result.returncode}; see {tmp / 'run.log'}\n{result.stderr[-3000:]}"
+    status = cluster.cluster_status()
+    ring = [each for each in status.daemons if each.name == "cassandra"]
+    assert [each.host for each in ring] == list(cluster.WORKERS) and status.healthy, status.format()
+    step = paths["results"] / "ycsb_hbase_cassandra" / campaign / YCSB_CELL_DIR / "rep1" / "execute" / "try1"
+    for n, host in ((1, "gateway"), (2, "master")):  # what each client's ssh said on leaving its host
+        assert f"Connection to {cluster.ADDRESSES[host]} closed." in (step / f"client{n}.ssh.log").read_text()
+    records = {
+        record["metric"]: record
+        for record in map(json.loads, (step.parents[1] / "records.jsonl").read_text().splitlines())
+    }
+    assert {record["status"] for record in records.values()} == {"ok"}
+    own = [parse_ycsb_text((step / f"client{n}.stdout.log").read_text(), f"client{n}") for n in (1, 2)]
+    assert records["throughput_ops_s"]["value"] == pytest.approx(sum(each.throughput_ops_s for each in own))
+    assert records["operations_ok"]["value"] == 1000 == sum(each.ok_operations for each in own)
+    for operation, metric in (
+        ("READ", "read_p99_latency_us"),
+        ("Intended-READ", "intended_read_p99_latency_us"),
+    ):
+        merged = merge_logs(
+            [read_histogram_log((step / f"client{n}.{operation}.hdr").read_text(), operation) for n in (1, 2)]
+        )
+        assert records[metric]["value"] == value_at_percentile(merged.histogram, 99), metric
+    (read,) = [
+        row
+        for row in report.read_tables(paths["warehouse"], "ycsb_hbase_cassandra", campaign)["ycsb_summary"]
+        if row["op_type"] == "read"
+    ]
+    assert (read["clients"], read["n"]) == (2, 1)
+    assert read["p99_latency_us"] == records["read_p99_latency_us"]["value"]
+    assert read["intended_p99_latency_us"] == records["intended_read_p99_latency_us"]["value"]
