@@ -72,8 +72,9 @@ import site.ycsb.Status;
  * {@code hbase.client.meta.operation.timeout} 30000 ms (20 min). With nothing listening, init
  * fails after ~10 s (measured), once per JVM: the other client threads get the same error. Three
  * retries (~0.6 s of pauses) ride over a region moving, not over a long split; the study's
- * tables stay in one region (100,000 rows of 1 KB at most, HBase splits a lone region at
- * 256 MB), and {@code -p hbase.client.retries.number=15} restores HBase's default.
+ * tables never split (100,000 rows of 1 KB at most, HBase splits a lone region at 256 MB; a
+ * table {@link ResetTable} pre-splits stays in the regions it was created in), and
+ * {@code -p hbase.client.retries.number=15} restores HBase's default.
  *
  * <p>On Java 17 the HBase client wants {@code --add-opens java.base/java.nio=ALL-UNNAMED} for its
  * Unsafe byte comparisons; without it, it falls back to plain Java ones (a warning silenced in

@@ -15,7 +15,9 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
  *
  * <p>{@code java -cp ... benchcamp.ycsb.HBaseSchema [QUORUM] [ZKPORT] [TABLE] [FAMILY]}
  * (127.0.0.1, 2181, usertable, family) disables and deletes TABLE if it exists and creates it
- * with the one column family FAMILY that {@link HBaseClient} writes (one region: no pre-split).
+ * with the one column family FAMILY that {@link HBaseClient} writes, in one region (no pre-split;
+ * {@link #reset(String, int, String, String, int)} splits it into several, as a distributed
+ * HBase spreads a table over its region servers).
  * Exit status 0 on success, 2 on bad arguments, 1 when the store fails. Its client has the YCSB
  * binding's short retries (with nothing listening it gives up after ~40 s: the table lookup and
  * its meta lookups each retry); a master still initialising, which
@@ -62,13 +64,51 @@ public final class HBaseSchema {
     return false;
   }
 
-  /** Disables and deletes the table if it exists, then creates it with one column family;
-   * waits (up to 60 s) while the master is still initialising. */
+  /** Most regions a table may be created with. */
+  static final int MAX_REGIONS = 1000;
+
+  /** A region count from a property's text: 1..{@value #MAX_REGIONS}. */
+  static int regions(String value, String what) {
+    int regions;
+    try {
+      regions = Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(what + " '" + value + "' is not a number of regions", e);
+    }
+    if (regions < 1 || regions > MAX_REGIONS) {
+      throw new IllegalArgumentException(what + " must be 1.." + MAX_REGIONS + ", not " + regions);
+    }
+    return regions;
+  }
+
+  /**
+   * The split keys of a table created in {@code regions} regions: YCSB's own recipe for HBase
+   * ({@code user1000} to {@code user9999} cut in equal steps, what its docs give the shell's
+   * {@code create ... SPLITS}). YCSB's keys are {@code user} and a hashed decimal number, so
+   * each region gets a similar share of the rows; none for one region.
+   */
+  static byte[][] splitKeys(int regions) {
+    byte[][] keys = new byte[regions - 1][];
+    for (int i = 1; i < regions; i++) {
+      keys[i - 1] = HBaseClient.bytes("user" + (1000 + i * (9999 - 1000) / regions));
+    }
+    return keys;
+  }
+
+  /** {@link #reset(String, int, String, String, int)} in one region. */
   public static void reset(String quorum, int zookeeperPort, String table, String family) throws IOException {
+    reset(quorum, zookeeperPort, table, family, 1);
+  }
+
+  /** Disables and deletes the table if it exists, then creates it with one column family in
+   * {@code regions} regions (split by {@link #splitKeys}); waits (up to 60 s) while the master is
+   * still initialising. */
+  public static void reset(String quorum, int zookeeperPort, String table, String family, int regions)
+      throws IOException {
     long deadline = System.nanoTime() + 60_000_000_000L;
     while (true) {
       try {
-        resetOnce(quorum, zookeeperPort, table, family);
+        resetOnce(quorum, zookeeperPort, table, family, regions);
         return;
       } catch (IOException e) {
         if (!masterInitialising(e) || System.nanoTime() > deadline) {
@@ -84,7 +124,8 @@ public final class HBaseSchema {
     }
   }
 
-  private static void resetOnce(String quorum, int zookeeperPort, String table, String family) throws IOException {
+  private static void resetOnce(String quorum, int zookeeperPort, String table, String family, int regions)
+      throws IOException {
     TableName name = TableName.valueOf(Schema.identifier(table, "table"));
     Schema.identifier(family, "column family");
     try (Connection connection = ConnectionFactory.createConnection(configuration(quorum(quorum), zookeeperPort));
@@ -95,9 +136,14 @@ public final class HBaseSchema {
         }
         admin.deleteTable(name);
       }
-      admin.createTable(TableDescriptorBuilder.newBuilder(name)
+      var descriptor = TableDescriptorBuilder.newBuilder(name)
           .setColumnFamily(ColumnFamilyDescriptorBuilder.of(family))
-          .build());
+          .build();
+      if (regions == 1) {
+        admin.createTable(descriptor);
+      } else {
+        admin.createTable(descriptor, splitKeys(regions));
+      }
     }
   }
 

@@ -17,11 +17,20 @@ import java.util.stream.Collectors;
  * <p>{@code java -cp ... benchcamp.ycsb.ResetTable STORE TABLE [-p name=value ...]} takes the
  * same {@code -p} properties as the YCSB client, so the table is made where the binding will
  * look for it (cassandra.hosts/port/keyspace, fieldcount; for HBase the ZooKeeper quorum and
- * columnfamily). Exit status 0 when the table is empty and ready, 2 for bad arguments, 1 when
+ * columnfamily, and {@value #HBASE_REGIONS}: the regions HBase's table is created in, 1 by
+ * default as on the lab's single region server; a distributed HBase's environment names one per
+ * region server so that every server holds a share of the table). Exit status 0 when the table is empty and ready, 2 for bad arguments, 1 when
  * the store cannot be reached or refuses (the message names the store's address).
  */
 public final class ResetTable {
   private ResetTable() {}
+
+  /** The property naming the regions HBase's table is created in (default 1). */
+  static final String HBASE_REGIONS = "benchcamp.hbase.regions";
+
+  static int hbaseRegions(Properties properties) {
+    return HBaseSchema.regions(properties.getProperty(HBASE_REGIONS, "1"), HBASE_REGIONS);
+  }
 
   /** {@code -p name=value} pairs after STORE and TABLE; anything else is refused. */
   static Properties properties(String[] args, int from) {
@@ -122,6 +131,7 @@ public final class ResetTable {
         throw new IllegalArgumentException("unknown store '" + store + "' (cassandra, hbase)");
       }
       fieldCount(properties);
+      hbaseRegions(properties);
     } catch (IllegalArgumentException e) {
       System.err.println("error: " + e.getMessage());
       System.exit(2);
@@ -142,14 +152,17 @@ public final class ResetTable {
     }
   }
 
-  /** The binding's own settings (quorum, ZooKeeper port, columnfamily), then {@link HBaseSchema#reset}. */
+  /** The binding's own settings (quorum, ZooKeeper port, columnfamily) and the table's regions,
+   * then {@link HBaseSchema#reset}. */
   static String resetHBase(Properties properties, String table) {
     HBaseClient.Settings settings = new HBaseClient.Settings(properties);
+    int regions = hbaseRegions(properties);
     try {
-      HBaseSchema.reset(settings.quorum, settings.zookeeperPort, table, settings.family);
+      HBaseSchema.reset(settings.quorum, settings.zookeeperPort, table, settings.family, regions);
     } catch (IOException e) {
       throw new IllegalStateException("HBase at " + settings.where() + ": " + e.getMessage(), e);
     }
-    return "created " + table + " (column family " + settings.family + ") on HBase at " + settings.where();
+    return "created " + table + " (column family " + settings.family + ", " + regions
+        + (regions == 1 ? " region" : " regions") + ") on HBase at " + settings.where();
   }
 }

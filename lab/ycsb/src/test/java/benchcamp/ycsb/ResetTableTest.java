@@ -2,6 +2,7 @@ package benchcamp.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,30 @@ class ResetTableTest {
     assertEquals(10, ResetTable.fieldCount(properties));
     properties.setProperty("fieldcount", "0");
     assertThrows(IllegalArgumentException.class, () -> ResetTable.fieldCount(properties));
+  }
+
+  @Test
+  void hbaseTablesHaveOneRegionUnlessTheEnvironmentAsksForMore() {
+    Properties properties = new Properties();
+    assertEquals(1, ResetTable.hbaseRegions(properties));
+    assertEquals(0, HBaseSchema.splitKeys(1).length);
+    properties.setProperty("benchcamp.hbase.regions", "3");
+    assertEquals(3, ResetTable.hbaseRegions(properties));
+    byte[][] keys = HBaseSchema.splitKeys(3);
+    assertEquals(java.util.List.of("user3999", "user6999"), java.util.Arrays.stream(keys)
+        .map(key -> new String(key, java.nio.charset.StandardCharsets.UTF_8)).toList());
+    for (int regions = 2; regions <= 16; regions++) {  // sorted and distinct: HBase refuses others
+      byte[][] split = HBaseSchema.splitKeys(regions);
+      for (int i = 1; i < split.length; i++) {
+        assertTrue(org.apache.hadoop.hbase.util.Bytes.compareTo(split[i - 1], split[i]) < 0);
+      }
+    }
+    properties.setProperty("benchcamp.hbase.regions", "0");
+    IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+        () -> ResetTable.hbaseRegions(properties));
+    assertEquals("benchcamp.hbase.regions must be 1..1000, not 0", zero.getMessage());
+    properties.setProperty("benchcamp.hbase.regions", "three");
+    assertThrows(IllegalArgumentException.class, () -> ResetTable.hbaseRegions(properties));
   }
 
   @Test
