@@ -487,6 +487,9 @@ def start_sshd(host: str) -> None:
     config.write_text(text)
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)
     sshd(host).pid_file.unlink(missing_ok=True)
+    # sshd writes its PID file only into a folder that exists (a new clone has no .lab/run yet):
+    # without it sshd serves, unknown to `status` and `down`
+    sshd(host).pid_file.parent.mkdir(parents=True, exist_ok=True)
     sshd(host).log_file.parent.mkdir(parents=True, exist_ok=True)
     command = [
         "ip",
