@@ -91,7 +91,7 @@ def test_each_workers_cassandra_is_a_node_of_one_ring_at_its_own_address(host: s
     seeds = conf["seed_provider"][0]["parameters"][0]["seeds"]
     assert seeds == ",".join(f"{cluster.ADDRESSES[worker]}:7000" for worker in cluster.WORKERS)
     assert conf["data_file_directories"] == [str(cluster.host_dir(host) / "cassandra" / "data")]
-    assert "cassandra" not in cluster.DAEMONS[host] and cluster.STORES[host] == ("cassandra",)
+    assert "cassandra" not in cluster.DAEMONS[host] and cluster.STORES[host] == ("cassandra", "regionserver")
     lab = json.loads(cassandra_yaml(Path("/lab")).split("\n", 1)[1])
     assert (lab["listen_address"], lab["num_tokens"]) == ("127.0.0.1", 1)
     assert lab["seed_provider"][0]["parameters"][0]["seeds"] == f"127.0.0.1:{lab['storage_port']}"
@@ -105,7 +105,60 @@ def test_the_ycsb_study_reaches_the_ring_as_a_user_points_it_at_theirs() -> None
     hosts = properties["cassandra.hosts"].split(",")
     assert hosts == [cluster.ADDRESSES[worker] for worker in cluster.WORKERS]
     assert properties["cassandra.replicationfactor"] == len(cluster.WORKERS)
+    # HBase: its ZooKeeper on the master at the default port, the table split over the workers
+    assert properties["hbase.zookeeper.quorum"] == cluster.ADDRESSES["master"]
+    assert "hbase.zookeeper.property.clientPort" not in properties and cluster.PORTS["zookeeper"] == 2181
+    assert properties["benchcamp.hbase.regions"] == len(cluster.WORKERS)
     assert "YCSB_CLASSPATH" in cluster.shell_env("gateway")
+
+
+@pytest.mark.parametrize("host", list(cluster.ADDRESSES))
+def test_hbase_is_distributed_with_its_root_on_hdfs_and_every_server_at_its_host_s_address(host: str) -> None:
+    """`up --stores`: one ZooKeeper on the master (bound to its address), the master there, a
+    region server per worker registering under the worker's address (the hosts share one host
+    name), the root folder on the cluster's HDFS; nothing on loopback."""
+    site = _properties(cluster.hbase_site(host))
+    master, own = cluster.ADDRESSES["master"], cluster.ADDRESSES[host]
+    assert site["hbase.cluster.distributed"] == "true"
+    assert site["hbase.rootdir"] == f"hdfs://{master}:8020/hbase"
+    assert (site["hbase.zookeeper.quorum"], site["hbase.zookeeper.property.clientPort"]) == (master, "2181")
+    assert site["hbase.zookeeper.property.clientPortAddress"] == master
+    assert (site["hbase.master.hostname"], site["hbase.master.ipc.address"]) == (master, master)
+    assert site["hbase.unsafe.regionserver.hostname"] == site["hbase.regionserver.ipc.address"] == own
+    assert (site["hbase.master.port"], site["hbase.regionserver.port"]) == ("16000", "16020")
+    assert site["hbase.tmp.dir"].startswith(str(cluster.host_dir(host)))
+    assert site["hbase.zookeeper.property.dataDir"].startswith(str(cluster.host_dir("master")))
+    assert "127.0.0.1" not in cluster.hbase_site(host) and "localhost" not in cluster.hbase_site(host)
+
+
+def test_the_stores_add_cassandra_and_hbase_daemons_in_each_host_s_namespace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without `--stores` no store runs; with it, Cassandra and then HBase start after Hadoop's
+    and Hive's daemons: ZooKeeper before the master before the region servers, each in its
+    host's namespace with a small heap and the host's HBase configuration first on its class path."""
+    monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))
+    running = {each.name.split("-")[-1] for each in cluster.daemons()}
+    assert not {"cassandra", *cluster.HBASE_DAEMONS} & running
+    cluster.stores_marker().parent.mkdir(parents=True)
+    cluster.stores_marker().touch()
+    names = [each.name for each in cluster.daemons()]
+    stores = [f"cluster-{worker}-cassandra" for worker in cluster.WORKERS]
+    stores += ["cluster-master-zookeeper", "cluster-master-hmaster"]
+    stores += [f"cluster-{worker}-regionserver" for worker in cluster.WORKERS]
+    assert names[-len(stores) :] == stores
+    for name in cluster.HBASE_DAEMONS:
+        host = "master" if name != "regionserver" else "worker2"
+        daemon = cluster.daemon(host, name)
+        command = daemon.java()
+        assert daemon.namespace == f"benchcamp-cl-{host}"
+        assert daemon.heap_mb is not None and daemon.heap_mb <= 384 and f"-Xmx{daemon.heap_mb}m" in command
+        assert daemon.classpath[0] == cluster.hbase_conf_dir(host)
+        assert command[-1] == ("start" if name != "zookeeper" else cluster.ZOOKEEPER_CLASS)
+        assert "-Dzookeeper.admin.enableServer=false" in command  # port 8080 stays free
+    assert cluster.host_daemons("gateway") == ()
+    status = cluster.ClusterStatus(budget_mb=cluster.MEMORY_BUDGET_MB + cluster.STORES_MEMORY_BUDGET_MB)
+    assert f"budget {cluster.MEMORY_BUDGET_MB + cluster.STORES_MEMORY_BUDGET_MB} MB" in status.format()
 
 
 @pytest.mark.parametrize("host", list(cluster.ADDRESSES))

@@ -63,6 +63,9 @@ def test_hbase_logs_go_under_the_lab_directory(tmp_path: Path) -> None:
     files = re.findall(r"^appender\.file\.file(?:Name|Pattern) = (.+)$", text, re.MULTILINE)
     assert files and all(file.startswith(str(tmp_path / "logs") + "/") for file in files)
     assert "rootLogger = INFO, console, file" in text.splitlines()
+    # the lab cluster's HBase daemons share a host's configuration: each names its file itself
+    shared = hbase_log4j2(tmp_path, "${sys:hbase.log.dir}/${sys:hbase.log.file}")
+    assert "appender.file.fileName = ${sys:hbase.log.dir}/${sys:hbase.log.file}" in shared.splitlines()
 
 
 def test_the_znodes_name_the_servers_and_meta_state() -> None:

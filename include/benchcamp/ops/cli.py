@@ -377,7 +377,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 def cmd_lab_cluster(action: str, stores: bool = False) -> int:
     """`lab cluster up|status|down|reformat`: the five-host cluster in network namespaces
-    (ops/lab/cluster.py; `up --stores`: a Cassandra ring on its workers too); `reformat` is the
+    (ops/lab/cluster.py; `up --stores`: a Cassandra ring and HBase too); `reformat` is the
     storage protocol studies with `reformat_storage` run from the gateway (lab/bin/lab-cluster).
     Exit 1 when it cannot start (the message names the
     host, the daemon and its log) or, for `status`, when a daemon is not healthy."""
@@ -579,7 +579,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if lab.CLUSTER_CONNECTION_ID in used:  # the lab cluster's gateway
             from benchcamp.ops.lab.cluster import cluster_up
 
-            print(cluster_up(stores=stores).format())  # with its Cassandra ring for the stores' study
+            print(cluster_up(stores=stores).format())  # with the stores: Cassandra, HBase
         env = airflow_environment(lab.airflow_connection_env())
         prepare_airflow(env)
         codes: list[ExitCode] = []
@@ -884,7 +884,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--stores",
         action="store_true",
         help="also the YCSB stores: on the lab Cassandra and HBase (~1 GB, ~20 s more); on the lab "
-        "cluster a Cassandra node on each worker (a three-node ring)",
+        "cluster a Cassandra node on each worker (a three-node ring) and a distributed HBase (ZooKeeper "
+        "and master on the master, a region server on each worker, its root on HDFS)",
     )
     lab_parser.set_defaults(handler=cmd_lab)
 

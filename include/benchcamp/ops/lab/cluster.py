@@ -12,7 +12,9 @@ namespace joined by a veth pair to a bridge, with a leg for this machine at 10.2
   and no daemon of its own.
 
 With `up --stores`, each worker also runs a Cassandra node: a three-node ring (every node a
-seed, 16 tokens each), for the YCSB study's `lab_cluster` environment.
+seed, 16 tokens each); and HBase in distributed mode: a ZooKeeper and the HMaster on the master,
+a RegionServer on each worker, its root folder on the cluster's HDFS. Both for the YCSB study's
+`lab_cluster` environment.
 
 Every host runs its own sshd on port 22 with its own host key, so a study reaches the cluster
 only as it would reach a real one: SSH to the gateway (host key pinned), the NameNode's WebHDFS
@@ -27,18 +29,22 @@ import os
 import shutil
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchcamp.core.paths import repo_root
 from benchcamp.ops.lab.config import (
     CLIENT_JVM_OPTS,
+    HBASE_JAVA17_OPTIONS,
     cassandra_jvm_options,
     cassandra_yaml,
     derby_metastore_properties,
+    hbase_log4j2,
     hive_server_properties,
     sshd_config_text,
 )
+from benchcamp.ops.lab.hbase_probe import ProbeError, read_znodes
 from benchcamp.ops.lab.install import ensure_installed
 from benchcamp.ops.lab.layout import (
     CLUSTER_ADDRESSES,
@@ -46,12 +52,13 @@ from benchcamp.ops.lab.layout import (
     HIVE_EXEC_JAR,
     cassandra_home,
     cluster_dir,
+    hbase_home,
     hive_home,
     lab_dir,
     yarn_home,
     ycsb_classpath,
 )
-from benchcamp.ops.lab.services import cql_answers, ensure_ssh_keys
+from benchcamp.ops.lab.services import cql_answers, ensure_ssh_keys, hbase_answers
 from benchcamp.ops.supervisor import Supervised, rss_mb
 from benchcamp.ops.toolkit import (
     DATANODE_CLASS,
@@ -106,6 +113,9 @@ PORTS = {
     "hiveserver2": CLUSTER_HIVE_PORT,
     "cassandra_storage": 7000,
     "cassandra_native": 9042,
+    "zookeeper": 2181,
+    "hbase_master": 16000,
+    "hbase_regionserver": 16020,
 }
 # Each NodeManager offers 2 GB: an application master and four 384 MB tasks per worker.
 NODE_MEMORY_MB = 2048
@@ -114,8 +124,10 @@ TASK_MEMORY_MB = 384
 # Hive, 3.1 GB after a Hive query and a WordCount (HiveServer2's heap grows)
 MEMORY_BUDGET_MB = 3584
 # what `up --stores` adds: three Cassandra nodes, 0.7 GB each once up and 0.8 GB after tiny
-# YCSB campaigns (measured 2026-11-28, docs/operations/lab-cluster.md)
-STORES_MEMORY_BUDGET_MB = 2560
+# YCSB campaigns (measured 2026-11-28, docs/operations/lab-cluster.md), and HBase: 1.05 GB once
+# up (ZooKeeper 0.15, HMaster 0.25, each region server 0.2-0.23) and 1.15 GB after a tiny YCSB
+# campaign on it (region servers 0.24-0.25; measured 2026-11-28 with `lab cluster status`, same page)
+STORES_MEMORY_BUDGET_MB = 2560 + 1280
 START_TIMEOUT_S = 180.0
 DATA_ROOT = "/benchcamp"
 DAEMONS: dict[str, tuple[str, ...]] = {
@@ -123,13 +135,26 @@ DAEMONS: dict[str, tuple[str, ...]] = {
     **{worker: ("datanode", "nodemanager") for worker in WORKERS},
     "gateway": (),
 }
-# the YCSB stores `up --stores` starts on the workers
-STORES: dict[str, tuple[str, ...]] = {worker: ("cassandra",) for worker in WORKERS}
+# the YCSB stores `up --stores` starts: Cassandra's ring on the workers, HBase over the cluster
+STORES: dict[str, tuple[str, ...]] = {
+    "master": ("zookeeper", "hmaster"),
+    **{worker: ("cassandra", "regionserver") for worker in WORKERS},
+}
 CASSANDRA_CLASS = "org.apache.cassandra.service.CassandraDaemon"
+ZOOKEEPER_CLASS = "org.apache.hadoop.hbase.zookeeper.HQuorumPeer"
+HMASTER_CLASS = "org.apache.hadoop.hbase.master.HMaster"
+REGIONSERVER_CLASS = "org.apache.hadoop.hbase.regionserver.HRegionServer"
+HBASE_DAEMONS = ("zookeeper", "hmaster", "regionserver")
+# How long HBase's servers get to exit after the master's cluster shutdown (they close and flush
+# every region first) before SIGKILL
+HBASE_STOP_S = 45.0
 CASSANDRA_TOKENS = 16  # Cassandra's default per node
 CASSANDRA_HEAP_MB = 384  # the lab's single node has 512: three share this machine here
 MAIN_CLASSES = {
     "cassandra": CASSANDRA_CLASS,
+    "zookeeper": ZOOKEEPER_CLASS,
+    "hmaster": HMASTER_CLASS,
+    "regionserver": REGIONSERVER_CLASS,
     "namenode": NAMENODE_CLASS,
     "datanode": DATANODE_CLASS,
     "resourcemanager": RESOURCEMANAGER_CLASS,
@@ -149,6 +174,12 @@ HEAP_MB = {
     "metastore": 256,
     # compiles queries and submits them; their maps and reduces run on the workers
     "hiveserver2": 640,
+    # HBase: ZooKeeper keeps a few dozen znodes; the master holds no user region; a region
+    # server's heap holds its memstores and block cache (the tiny and small ladders' tables are
+    # megabytes)
+    "zookeeper": 128,
+    "hmaster": 256,
+    "regionserver": 384,
 }
 
 
@@ -173,6 +204,16 @@ def host_dir(host: str) -> Path:
 
 def conf_dir(host: str) -> Path:
     return host_dir(host) / "conf"
+
+
+def hbase_conf_dir(host: str) -> Path:
+    """A host's HBase configuration (hbase-site.xml, log4j2.properties), shared by its HBase daemons."""
+    return host_dir(host) / "hbase-conf"
+
+
+def zookeeper_data_dir() -> Path:
+    """HBase's ZooKeeper's data, on the master (wiped before each start: `_start`)."""
+    return host_dir("master") / "hbase" / "zookeeper"
 
 
 def hive_conf_dir(name: str) -> Path:
@@ -312,6 +353,36 @@ def hive_site_files() -> dict[str, dict[str, str]]:
             "hiveserver2": {"hive-site.xml": site_xml(server, comment)}}  # fmt: skip
 
 
+def hbase_site(host: str) -> str:
+    """hbase-site.xml of one host: HBase in distributed mode, its root folder on the cluster's
+    HDFS, one ZooKeeper on the master; each server binds and registers under its host's address
+    (the hosts share this machine's name, so a region server known by name would be three
+    servers of one name). Info (web UI) ports are off, as on the lab: nothing reads them."""
+    master, own = ADDRESSES["master"], ADDRESSES[host]
+    properties: dict[str, SiteValue] = {
+        "hbase.cluster.distributed": True,
+        "hbase.rootdir": hbase_root_url(),
+        "hbase.tmp.dir": str(host_dir(host) / "hbase" / "tmp"),
+        "hbase.zookeeper.quorum": master,
+        "hbase.zookeeper.property.clientPort": PORTS["zookeeper"],
+        "hbase.zookeeper.property.clientPortAddress": master,
+        "hbase.zookeeper.property.dataDir": str(zookeeper_data_dir()),
+        "hbase.master.hostname": master,
+        "hbase.master.ipc.address": master,
+        "hbase.master.port": PORTS["hbase_master"],
+        "hbase.master.info.port": -1,
+        "hbase.unsafe.regionserver.hostname": own,
+        "hbase.regionserver.ipc.address": own,
+        "hbase.regionserver.port": PORTS["hbase_regionserver"],
+        "hbase.regionserver.info.port": -1,
+    }
+    return site_xml(properties, f"benchcamp lab cluster: HBase on host {host} ({own})")
+
+
+def hbase_root_url() -> str:
+    return f"hdfs://{ADDRESSES['master']}:{PORTS['namenode']}/hbase"
+
+
 def shell_env(host: str) -> dict[str, str]:
     """What an SSH session on a host sees: the cluster's client configuration, `hadoop` on PATH."""
     java = java_home()
@@ -340,6 +411,8 @@ def daemon(host: str, name: str) -> Daemon:
     built with (a plan written with Hadoop 3.3's Writables could not be read by tasks on 3.4's)."""
     if name == "cassandra":
         return cassandra_daemon(host)
+    if name in HBASE_DAEMONS:
+        return hbase_daemon(host, name)
     hive = name in HIVE_DAEMONS
     classpath = (
         [hive_conf_dir(name), conf_dir(host), *hive_jars(), yarn_home() / "lib" / "*"]
@@ -403,6 +476,33 @@ def cassandra_daemon(host: str) -> Daemon:
     )
 
 
+def hbase_daemon(host: str, name: str) -> Daemon:
+    """One of HBase's daemons on a host: `zookeeper` (HBase's HQuorumPeer: a ZooKeeper server
+    configured from hbase-site.xml), `hmaster` or `regionserver`, on the lab's HBase jars with the
+    host's HBase configuration and then its Hadoop one (HDFS's client settings)."""
+    logs = lab_dir() / "logs"
+    return Daemon(
+        f"cluster-{host}-{name}",
+        MAIN_CLASSES[name],
+        [hbase_conf_dir(host), conf_dir(host), hbase_home() / "lib" / "*"],
+        conf_dir(host),
+        hbase_home(),
+        lab_dir() / "run",
+        logs,
+        heap_mb=HEAP_MB[name],
+        options=[
+            "-XX:+UseG1GC",
+            *HBASE_JAVA17_OPTIONS,
+            # ZooKeeper's AdminServer would take port 8080 of the master's address
+            "-Dzookeeper.admin.enableServer=false",
+            f"-Dhbase.log.dir={logs}",
+            f"-Dhbase.log.file=cluster-{host}-{name}-hbase.log",
+        ],
+        args=() if name == "zookeeper" else ("start",),
+        namespace=netns(host),
+    )
+
+
 def hive_jars() -> list[Path]:
     """Hive's own jars, without the Hadoop client it was built with; hive-exec first: it bundles
     the libraries it was built with (ANTLR 3.5), which older copies in lib/ (3.3) must not hide."""
@@ -420,7 +520,8 @@ def hive_task_jars() -> list[Path]:
 
 
 def daemons() -> list[Daemon]:
-    """Every daemon, in the order they start: HDFS, YARN, JobHistory, Hive, then the stores."""
+    """Every daemon, in the order they start: HDFS, YARN, JobHistory, Hive, then the stores
+    (Cassandra, then HBase's ZooKeeper, master and region servers)."""
     order = (
         "namenode",
         "datanode",
@@ -429,6 +530,7 @@ def daemons() -> list[Daemon]:
         "jobhistory",
         *HIVE_DAEMONS,
         "cassandra",
+        *HBASE_DAEMONS,
     )
     return [daemon(host, name) for name in order for host in ADDRESSES if name in host_daemons(host)]
 
@@ -579,7 +681,39 @@ def _checks() -> dict[str, tuple[bool, str]]:
         f"Thrift {'open' if open_ else 'not open'} at {master}:{PORTS['metastore']}",
     )
     checks["hiveserver2"] = hiveserver2_answers(master, PORTS["hiveserver2"])
+    if stores_marker().exists():
+        checks["zookeeper"] = _zookeeper_answers()
+        try:
+            checks["hmaster"] = hbase_answers(master, PORTS["zookeeper"])
+        except (ProbeError, OSError) as exc:
+            checks["hmaster"] = (False, str(exc))
     return checks
+
+
+def _zookeeper_answers() -> tuple[bool, str]:
+    """HBase's ZooKeeper serves a client session at the master's address."""
+    master, port = ADDRESSES["master"], PORTS["zookeeper"]
+    try:
+        _, children = read_znodes(master, port, (), ("/",))
+    except ProbeError as exc:
+        return False, str(exc)
+    return True, f"answers at {master}:{port} (znodes: {', '.join(sorted(children['/'] or []))})"
+
+
+def region_server_check(host: str) -> tuple[bool, str]:
+    """A worker's region server has registered with the cluster (its znode under /hbase/rs, named
+    by the worker's address and port) and accepts connections there."""
+    own, port = ADDRESSES[host], PORTS["hbase_regionserver"]
+    try:
+        _, children = read_znodes(ADDRESSES["master"], PORTS["zookeeper"], (), ("/hbase/rs",))
+    except ProbeError as exc:
+        return False, str(exc)
+    registered = [name for name in children["/hbase/rs"] or [] if name.startswith(f"{own},{port},")]
+    if not registered:
+        return False, f"not registered in ZooKeeper (no {own},{port} under /hbase/rs)"
+    if not port_open(own, port):
+        return False, f"registered as {registered[0]}, port {own}:{port} not open"
+    return True, f"registered as {registered[0]}"
 
 
 def _worker_check(host: str, name: str) -> tuple[bool, str]:
@@ -588,6 +722,8 @@ def _worker_check(host: str, name: str) -> tuple[bool, str]:
             return cql_answers(ADDRESSES[host], PORTS["cassandra_native"])
         except OSError as exc:
             return False, f"CQL port {ADDRESSES[host]}:{PORTS['cassandra_native']}: {exc}"
+    if name == "regionserver":
+        return region_server_check(host)
     port = PORTS["datanode_http" if name == "datanode" else "nodemanager_http"]
     path = "/jmx?qry=Hadoop:service=DataNode,name=DataNodeInfo" if name == "datanode" else "/ws/v1/node/info"
     try:
@@ -697,9 +833,7 @@ def cluster_up(*, spark: bool = True, stores: bool = False) -> ClusterStatus:
     if spark:
         provide_spark_jars()
     for each in daemons():
-        if each.main_class == HIVESERVER2_CLASS:
-            _wait_for_metastore()
-        each.start()
+        _start(each)
     wait_healthy(
         lambda: cluster_status().problems(), daemons(), "the lab cluster is not healthy", START_TIMEOUT_S
     )
@@ -753,6 +887,21 @@ def provide_spark_jars() -> str:
     return target
 
 
+def _start(each: Daemon) -> None:
+    """Start one daemon unless it runs. HiveServer2 once the metastore listens. HBase's ZooKeeper
+    on an empty data folder, as the lab's standalone one (services._start_hbase): in HBase 2.6 it
+    holds only coordination state (the meta location is kept in the master's own store on HDFS,
+    table states in hbase:meta), and a server killed mid-way would otherwise leave its ephemeral
+    znodes behind for a session timeout, which would make the health checks believe a dead one."""
+    if each.pid() is not None:
+        return
+    if each.main_class == HIVESERVER2_CLASS:
+        _wait_for_metastore()
+    if each.main_class == ZOOKEEPER_CLASS:
+        shutil.rmtree(zookeeper_data_dir(), ignore_errors=True)
+    each.start()
+
+
 def _wait_for_metastore() -> None:
     """HiveServer2 asks the metastore as it starts: started before its port opens, it waits a
     minute between attempts."""
@@ -776,6 +925,12 @@ def _prepare(host: str) -> None:
     ensure_ssh_keys(host_dir(host) / "ssh")
     if "cassandra" in host_daemons(host):
         (conf_dir(host) / "cassandra.yaml").write_text(cassandra_conf(host), encoding="utf-8")
+    if set(HBASE_DAEMONS) & set(host_daemons(host)):
+        log = "${sys:hbase.log.dir}/${sys:hbase.log.file}"
+        write_conf(
+            hbase_conf_dir(host),
+            {"hbase-site.xml": hbase_site(host), "log4j2.properties": hbase_log4j2(lab_dir(), log)},
+        )
     if "hiveserver2" in DAEMONS[host]:
         for name, files in hive_site_files().items():
             write_conf(hive_conf_dir(name), files)
@@ -804,6 +959,8 @@ def reformat() -> list[str]:
 
     Hive's metastore and HiveServer2 stay up (they keep no HDFS state a new session needs:
     HiveServer2 makes its scratch folders again per session), which halves the protocol's time.
+    With the stores, HBase stops first and starts again on the new HDFS, empty: its root folder
+    is on HDFS (Cassandra keeps its data on the workers' disks and stays up).
     A real cluster's own command does the same with its tools (its stop and start scripts, or
     its manager's API)."""
     started = time.monotonic()
@@ -826,13 +983,55 @@ def reformat() -> list[str]:
 
 
 def _stop_daemons(keep: tuple[str, ...] = ()) -> None:
-    """The stores, Hive, JobHistory and YARN together first, then HDFS together; not the daemons
-    `keep` names."""
+    """HBase's servers (a cluster shutdown through the master) beside Cassandra, Hive, JobHistory
+    and YARN, stopped together; then HBase's ZooKeeper, then HDFS together (HBase flushes its
+    regions to HDFS as it stops); not the daemons `keep` names."""
     kept = {MAIN_CLASSES[name] for name in keep}
     everything = [each for each in daemons() if each.main_class not in kept]
     hdfs = [each for each in everything if each.main_class in (NAMENODE_CLASS, DATANODE_CLASS)]
-    stop_together([each for each in everything if each not in hdfs])
+    hbase = [each for each in everything if each.main_class in (HMASTER_CLASS, REGIONSERVER_CLASS)]
+    zookeeper = [each for each in everything if each.main_class == ZOOKEEPER_CLASS]
+    rest = [each for each in everything if each not in (*hdfs, *hbase, *zookeeper)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for done in [pool.submit(_stop_hbase, hbase), pool.submit(stop_together, rest)]:
+            done.result()
+    stop_together(zookeeper)
     stop_together(hdfs)
+
+
+def _stop_hbase(servers: list[Daemon]) -> None:
+    """`HMaster stop --shutDownCluster` (the master closes every region, flushing its memstore,
+    and every server exits), then each server waited for; SIGTERM instead when the request does
+    not get through. Stopped by signal alone, the servers left WALs whose replay (a crash
+    procedure per server) slowed the next start."""
+    running = [each for each in servers if each.pid() is not None]
+    if not running:
+        return
+    requested = any(each.main_class == HMASTER_CLASS for each in running) and _request_hbase_stop()
+    with ThreadPoolExecutor(max_workers=len(running)) as pool:
+        for done in [pool.submit(each.stop, HBASE_STOP_S, lambda: requested) for each in running]:
+            done.result()
+
+
+def _request_hbase_stop() -> bool:
+    """The cluster shutdown request, from the master's host with its configuration; False when it
+    did not get through in 60 s."""
+    master = daemon("master", "hmaster")
+    command = master.java("-D", "hbase.client.retries.number=2", "stop", "--shutDownCluster", heap_mb=128)
+    with (lab_dir() / "logs" / "cluster-master-hbase-stop.log").open("ab") as log:
+        try:
+            result = subprocess.run(
+                [*in_netns(netns("master")), *command],
+                env=master.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                timeout=60,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return False
+    return result.returncode == 0
 
 
 def cluster_down() -> None:

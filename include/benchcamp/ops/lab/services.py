@@ -562,12 +562,19 @@ def _request_hbase_stop() -> bool:
 
 
 def _check_hbase() -> tuple[bool, str]:
+    """The lab's standalone HBase serves (`hbase_answers`); its ZooKeeper starts empty on every
+    start (_start_hbase)."""
+    return hbase_answers(LOOPBACK, port("hbase_zookeeper"))
+
+
+def hbase_answers(zookeeper_host: str, zookeeper_port: int) -> tuple[bool, str]:
     """Serving when the active master has finished initialising and hbase:meta is OPEN on a live
     region server that accepts connections: what every client looks up first (see hbase_probe).
+    The lab's standalone HBase and the lab cluster's distributed one alike, by their ZooKeeper.
 
     HBase 2.6 writes the namespaces under /hbase/namespace when its cluster schema service
     starts, the last step before the master calls itself initialised and accepts DDL
-    (creating YCSB's table); ZooKeeper starts empty on every start (_start_hbase)."""
+    (creating YCSB's table)."""
     from benchcamp.ops.lab.hbase_probe import (
         meta_region_state,
         read_znodes,
@@ -576,8 +583,8 @@ def _check_hbase() -> tuple[bool, str]:
     )
 
     data, children = read_znodes(
-        LOOPBACK,
-        port("hbase_zookeeper"),
+        zookeeper_host,
+        zookeeper_port,
         ("/hbase/master", "/hbase/meta-region-server"),
         ("/hbase/rs", "/hbase/namespace"),
     )
