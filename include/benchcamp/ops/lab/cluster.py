@@ -790,8 +790,9 @@ def namespace_problem() -> str | None:
 def cluster_up(*, spark: bool = True, stores: bool = False) -> ClusterStatus:
     """Build the hosts and start every daemon not running; wait until all are healthy. HDFS is
     formatted on first use only (its data stays across `down` and `up`). With `spark`, Spark's
-    jars are put on HDFS if they are not there yet (`provide_spark_jars`); with `stores`, a
-    Cassandra node on each worker too (a three-node ring) until `down`."""
+    jars are put on HDFS if they are not there yet (`provide_spark_jars`); with `stores`, until
+    `down`, a Cassandra node on each worker too (a three-node ring) and HBase (ZooKeeper and
+    HMaster on the master, a RegionServer on each worker, its root folder on HDFS)."""
     problem = namespace_problem()
     if problem:
         raise LabError(f"the lab cluster cannot start: {problem}")
@@ -1035,8 +1036,8 @@ def _request_hbase_stop() -> bool:
 
 
 def cluster_down() -> None:
-    """Stop every daemon (Hive, JobHistory and YARN together first, then HDFS together), every
-    sshd, remove the hosts."""
+    """Stop every daemon (HBase by a cluster shutdown beside the stores, Hive, JobHistory and YARN,
+    then HBase's ZooKeeper, then HDFS: `_stop_daemons`), every sshd, remove the hosts."""
     _stop_daemons()
     stores_marker().unlink(missing_ok=True)
     for host in ADDRESSES:
