@@ -60,8 +60,9 @@ RUN_ARGS ?= $(if $(ENV),--environment $(ENV),$(if $(filter mapreduce_ssd_hdd hdf
 YCSB_CELLS ?= ycsb_a|operationcount=1000|store=cassandra|threads=1,ycsb_a|operationcount=1000|store=hbase|threads=1,ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
 YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)'
 # `make run STUDY=ycsb_hbase_cassandra ENV=lab_cluster` (or a ring of yours): a tiny cluster
-# campaign, two clients of 8 threads (on the environment's ycsb_client_hosts) at two offered loads
-YCSB_CLUSTER_CELLS ?= ycsb_a|clients=2|store=cassandra|target_ops=250|threads=8,ycsb_a|clients=2|store=cassandra|target_ops=500|threads=8
+# campaign on both stores, two clients of 8 threads (on the environment's ycsb_client_hosts) at
+# two offered loads
+YCSB_CLUSTER_CELLS ?= ycsb_a|clients=2|store=cassandra|target_ops=250|threads=8,ycsb_a|clients=2|store=cassandra|target_ops=500|threads=8,ycsb_a|clients=2|store=hbase|target_ops=250|threads=8,ycsb_a|clients=2|store=hbase|target_ops=500|threads=8
 CELLS ?= $(if $(and $(ENV),$(filter ycsb_hbase_cassandra,$(STUDY))),$(YCSB_CLUSTER_CELLS),)
 run: setup
 	@started=$$(date +%s); \
