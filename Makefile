@@ -52,8 +52,8 @@ WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)d
 # mapreduce_ssd_hdd compares the lab's two storage devices, hdfs_interconnects its three link
 # levels, bigbench_containers bare vs container: one campaign on each
 # ENV=<environment> runs the study on that one environment of its spec (e.g. ENV=lab_cluster: the
-# five-host lab cluster, started for it, with its stores for the YCSB study; the YCSB look is
-# left out), then prints each cell's time beside the same cell's latest on the study's baseline
+# five-host lab cluster, started for it and stopped after, with its stores for the YCSB study;
+# the YCSB look is left out), then prints each cell's time beside the same cell's latest on the study's baseline
 # environment (`report --beside baseline`); CELLS= runs only those cells
 ENV ?=
 RUN_ARGS ?= $(if $(ENV),--environment $(ENV),$(if $(filter mapreduce_ssd_hdd hdfs_interconnects bigbench_containers,$(STUDY)),--environment all,))
@@ -66,7 +66,7 @@ YCSB_CLUSTER_CELLS ?= ycsb_a|clients=2|store=cassandra|target_ops=250|threads=8,
 CELLS ?= $(if $(and $(ENV),$(filter ycsb_hbase_cassandra,$(STUDY))),$(YCSB_CLUSTER_CELLS),)
 run: setup
 	@started=$$(date +%s); \
-	trap 'echo; $(BENCHCAMP) lab down; echo "make run took $$(( ($$(date +%s) - started) / 60 )) min $$(( ($$(date +%s) - started) % 60 )) s"' EXIT; \
+	trap 'echo; $(BENCHCAMP) lab down; $(if $(filter lab_cluster,$(ENV)),$(BENCHCAMP) lab cluster down;) echo "make run took $$(( ($$(date +%s) - started) / 60 )) min $$(( ($$(date +%s) - started) % 60 )) s"' EXIT; \
 	rc=0; $(BENCHCAMP) run $(STUDY) --ladder $(LADDER) $(if $(REPETITIONS),--repetitions $(REPETITIONS)) \
 	  $(if $(and $(WORKLOADS),$(filter hibench_dse,$(STUDY))),--workloads $(WORKLOADS)) $(if $(CELLS),--cells '$(CELLS)') \
 	  --keep-lab $(RUN_ARGS) || rc=$$?; \

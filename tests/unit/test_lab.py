@@ -181,6 +181,31 @@ def test_lab_down_stops_every_service_even_when_a_studys_target_fails_to_stop(
     assert stopped[:2] == ["target", "hiveserver2"] and sorted(stopped[2:]) == ["namenode", "sshd"]
 
 
+def test_lab_down_stops_a_studys_supervised_processes_but_leaves_the_lab_clusters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a study started under the lab's supervision stops with the lab; the lab cluster's
+    daemons (their PID files beside them) are `lab cluster down`'s: it stops HBase through its
+    master and HDFS last, and the cluster may be in use while the one-host lab stops."""
+    from benchcamp.ops.lab import services
+    from benchcamp.ops.supervisor import Supervised
+
+    monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))
+    monkeypatch.setenv("BENCHCAMP_LAB_YARN", "0")
+    monkeypatch.setattr(services, "SERVICES", [])
+    run, logs = tmp_path / "run", tmp_path / "logs"
+    device = Supervised("device-hdd-namenode", run / "device-hdd-namenode.pid", logs / "device.log")
+    datanode = Supervised("cluster-worker1-datanode", run / "cluster-worker1-datanode.pid", logs / "dn.log")
+    for each in (device, datanode):
+        each.start(["sleep", "60"])
+    try:
+        lab.lab_down()
+        assert device.pid() is None and not device.pid_file.exists()
+        assert datanode.pid() is not None
+    finally:
+        datanode.stop(5.0)
+
+
 def test_configuration_files_are_replaced_whole_and_only_when_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -49,6 +49,7 @@ from benchcamp.ops.lab.install import ensure_installed
 from benchcamp.ops.lab.layout import (
     CLUSTER_ADDRESSES,
     CLUSTER_HIVE_PORT,
+    CLUSTER_PREFIX,
     HIVE_EXEC_JAR,
     cassandra_home,
     cluster_dir,
@@ -89,7 +90,7 @@ from benchcamp.ops.toolkit import (
     write_conf,
 )
 
-PREFIX = "benchcamp-cl"
+PREFIX = CLUSTER_PREFIX
 HUB = f"{PREFIX}-hub"
 ADDRESSES = CLUSTER_ADDRESSES
 WORKERS = ("worker1", "worker2", "worker3")

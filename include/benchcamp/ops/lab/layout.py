@@ -44,6 +44,10 @@ DEFAULT_PORTS = {
 }
 YARN_NETNS = "benchcamp-yarn"
 # The lab cluster (ops/lab/cluster.py): five hosts on a bridge, this machine's leg at .254
+# the lab cluster's network namespaces and PID files are named with these (cluster.py): the
+# one-host lab's `down` leaves them to `lab cluster down`
+CLUSTER_PREFIX = "benchcamp-cl"
+CLUSTER_PID_PREFIX = "cluster-"
 CLUSTER_CONNECTION_ID = "benchcamp_cluster_ssh"
 CLUSTER_HIVE_CONNECTION_ID = "benchcamp_cluster_hive"  # HiveServer2 on the master
 CLUSTER_HIVE_PORT = 10000

@@ -41,6 +41,8 @@ from benchcamp.ops.lab.config import (
 )
 from benchcamp.ops.lab.install import ensure_installed, hiveserver2_jars
 from benchcamp.ops.lab.layout import (
+    CLUSTER_PID_PREFIX,
+    CLUSTER_PREFIX,
     HDFS_BASE_PATH,
     HIVE_EXEC_JAR,
     YARN_NETNS,
@@ -749,15 +751,17 @@ def lab_down() -> None:
                 stopped.result()  # a stop that raised, raised here once the wave has ended
     # Processes a study started under the lab's supervision (e.g. a Hadoop install per storage
     # device) have their PID files beside the services': none is left running.
+    # The lab cluster's own (cluster-*.pid, namespaces benchcamp-cl-*) are left to `lab cluster
+    # down`: it stops HBase through its master and HDFS last, and another user may hold it.
     known = {f"{service.name}.pid" for service in SERVICES}
     for pid_file in sorted((lab_dir() / "run").glob("*.pid")):
-        if pid_file.name not in known:
+        if pid_file.name not in known and not pid_file.name.startswith(CLUSTER_PID_PREFIX):
             Supervised(pid_file.stem, pid_file, lab_dir() / "logs" / f"{pid_file.stem}.log").stop(20.0)
     if yarn_enabled():  # BENCHCAMP_LAB_YARN=0 leaves the namespaces alone (another lab may use them)
         listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
         names = {line.split()[0] for line in listed.stdout.splitlines() if line.strip()} | {YARN_NETNS}
         for name in sorted(names):
-            if name.startswith("benchcamp-"):
+            if name.startswith("benchcamp-") and not name.startswith(CLUSTER_PREFIX):
                 subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
     if failures:
         raise LabError("a study's lab target did not stop: " + "; ".join(failures))
