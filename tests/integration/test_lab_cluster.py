@@ -11,8 +11,8 @@ on three DataNodes (fsck). Faults a cluster has: the metastore down fails the Hi
 it while a later cell still runs; a worker lost under a running job fails that try naming the
 host, and the next repetition is measured on the workers left with a new fingerprint; the gateway's host
 key changed is refused naming the host. Last, the YCSB study on the same cluster: its stores
-started for it (a three-node Cassandra ring on the workers) and a cell of two clients on two
-hosts, merged from their histograms.
+started for it (a three-node Cassandra ring and a distributed HBase on the workers) and on each a
+cell of two clients on two hosts, merged from their histograms.
 `lab cluster down` leaves no process and no namespace behind. (This module took over the lab's
 one-node YARN campaign, whose assertions it covers, on a real multi-node YARN.)
 """
@@ -47,6 +47,7 @@ CELL = "wordcount|data_size_gb=0.012|maps=4|reduces=2"
 CELL_DIR = "wordcount_data_size_gb=0.012_maps=4_reduces=2"
 HIVE_CELL = "hive_aggregation|data_size_gb=0.012"
 HIVE_CELL_DIR = "hive_aggregation_data_size_gb=0.012"
+DAEMON_NAMES = {"sshd", *(name for names in cluster.DAEMONS.values() for name in names)}
 PHASES = ("phase_map_s", "phase_shuffle_s", "phase_merge_s", "phase_reduce_s", "job_elapsed_s")
 
 
@@ -390,15 +391,21 @@ def test_a_file_put_from_the_gateway_has_three_replicas_on_three_datanodes(clust
     assert all(len(each) == 3 for each in holders), blocks  # three replicas on three DataNodes
 
 
-YCSB_CELL = "ycsb_a|clients=2|store=cassandra|target_ops=500|threads=8"
-YCSB_CELL_DIR = "ycsb_a_clients=2_store=cassandra_target_ops=500_threads=8"
+YCSB_CELLS = {
+    store: (
+        f"ycsb_a|clients=2|store={store}|target_ops=500|threads=8",
+        f"ycsb_a_clients=2_store={store}_target_ops=500_threads=8",
+    )
+    for store in ("cassandra", "hbase")
+}
 
 
-def test_ycsb_clients_on_two_hosts_against_the_three_node_ring(
+def test_ycsb_clients_on_two_hosts_against_the_ring_and_the_distributed_hbase(
     cluster_up: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """`benchcamp run` of the YCSB study on `lab_cluster` starts the stores on the running cluster
-    (a Cassandra node on each worker, one ring) and runs a cell of two clients as the
+    (a Cassandra node on each worker, one ring; HBase's ZooKeeper and HMaster on the master, a
+    RegionServer on each worker) and runs, on each store, a cell of two clients as the
     environment places them (`ycsb_client_hosts`): client 1 on the gateway, client 2 on the
     master, each over the gateway's ssh. The run's throughput is the sum of the clients', its
     percentiles (service and intended) those of their merged HdrHistograms, as archived, and the
@@ -415,39 +422,47 @@ def test_ycsb_clients_on_two_hosts_against_the_three_node_ring(
         "BENCHCAMP_WAREHOUSE": str(paths["warehouse"]),
         "AIRFLOW_HOME": str(tmp / "airflow"),
     }
+    cells = ",".join(cell for cell, _ in YCSB_CELLS.values())
     result = _benchcamp(
         "run", "ycsb_hbase_cassandra", "--ladder", "tiny", "--repetitions", "1", "--warmups", "0",
-        "--environment", "lab_cluster", "--cells", YCSB_CELL, "--campaign", campaign, "--keep-lab", env=env,
+        "--environment", "lab_cluster", "--cells", cells, "--campaign", campaign, "--keep-lab", env=env,
     )  # fmt: skip
     (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
     assert result.returncode == 0, f"exit {result.returncode}; see {tmp / 'run.log'}\n{result.stderr[-3000:]}"
     status = cluster.cluster_status()
-    ring = [each for each in status.daemons if each.name == "cassandra"]
-    assert [each.host for each in ring] == list(cluster.WORKERS) and status.healthy, status.format()
-    step = paths["results"] / "ycsb_hbase_cassandra" / campaign / YCSB_CELL_DIR / "rep1" / "execute" / "try1"
-    for n, host in ((1, "gateway"), (2, "master")):  # what each client's ssh said on leaving its host
-        assert f"Connection to {cluster.ADDRESSES[host]} closed." in (step / f"client{n}.ssh.log").read_text()
-    records = {
-        record["metric"]: record
-        for record in map(json.loads, (step.parents[1] / "records.jsonl").read_text().splitlines())
-    }
-    assert {record["status"] for record in records.values()} == {"ok"}
-    own = [parse_ycsb_text((step / f"client{n}.stdout.log").read_text(), f"client{n}") for n in (1, 2)]
-    assert records["throughput_ops_s"]["value"] == pytest.approx(sum(each.throughput_ops_s for each in own))
-    assert records["operations_ok"]["value"] == 1000 == sum(each.ok_operations for each in own)
-    for operation, metric in (
-        ("READ", "read_p99_latency_us"),
-        ("Intended-READ", "intended_read_p99_latency_us"),
-    ):
-        merged = merge_logs(
-            [read_histogram_log((step / f"client{n}.{operation}.hdr").read_text(), operation) for n in (1, 2)]
+    stores = {(each.host, each.name) for each in status.daemons if each.name not in DAEMON_NAMES}
+    assert {(worker, name) for worker in cluster.WORKERS for name in ("cassandra", "regionserver")} <= stores
+    assert {("master", "zookeeper"), ("master", "hmaster")} <= stores and status.healthy, status.format()
+    rows = report.read_tables(paths["warehouse"], "ycsb_hbase_cassandra", campaign)["ycsb_summary"]
+    for store, (_, cell_dir) in YCSB_CELLS.items():
+        step = paths["results"] / "ycsb_hbase_cassandra" / campaign / cell_dir / "rep1" / "execute" / "try1"
+        for n, host in ((1, "gateway"), (2, "master")):  # what each client's ssh said on leaving its host
+            assert (
+                f"Connection to {cluster.ADDRESSES[host]} closed."
+                in (step / f"client{n}.ssh.log").read_text()
+            )
+        records = {
+            record["metric"]: record
+            for record in map(json.loads, (step.parents[1] / "records.jsonl").read_text().splitlines())
+        }
+        assert {record["status"] for record in records.values()} == {"ok"}, store
+        own = [parse_ycsb_text((step / f"client{n}.stdout.log").read_text(), f"client{n}") for n in (1, 2)]
+        assert records["throughput_ops_s"]["value"] == pytest.approx(
+            sum(each.throughput_ops_s for each in own)
         )
-        assert records[metric]["value"] == value_at_percentile(merged.histogram, 99), metric
-    (read,) = [
-        row
-        for row in report.read_tables(paths["warehouse"], "ycsb_hbase_cassandra", campaign)["ycsb_summary"]
-        if row["op_type"] == "read"
-    ]
-    assert (read["clients"], read["n"]) == (2, 1)
-    assert read["p99_latency_us"] == records["read_p99_latency_us"]["value"]
-    assert read["intended_p99_latency_us"] == records["intended_read_p99_latency_us"]["value"]
+        assert records["operations_ok"]["value"] == 1000 == sum(each.ok_operations for each in own)
+        for operation, metric in (
+            ("READ", "read_p99_latency_us"),
+            ("Intended-READ", "intended_read_p99_latency_us"),
+        ):
+            merged = merge_logs(
+                [
+                    read_histogram_log((step / f"client{n}.{operation}.hdr").read_text(), operation)
+                    for n in (1, 2)
+                ]
+            )
+            assert records[metric]["value"] == value_at_percentile(merged.histogram, 99), (store, metric)
+        (read,) = [row for row in rows if row["store"] == store and row["op_type"] == "read"]
+        assert (read["clients"], read["n"]) == (2, 1)
+        assert read["p99_latency_us"] == records["read_p99_latency_us"]["value"]
+        assert read["intended_p99_latency_us"] == records["intended_read_p99_latency_us"]["value"]
