@@ -187,12 +187,15 @@ def test_lab_down_stops_a_studys_supervised_processes_but_leaves_the_lab_cluster
     """What a study started under the lab's supervision stops with the lab; the lab cluster's
     daemons (their PID files beside them) are `lab cluster down`'s: it stops HBase through its
     master and HDFS last, and the cluster may be in use while the one-host lab stops."""
+    from benchcamp.core import study
     from benchcamp.ops.lab import services
     from benchcamp.ops.supervisor import Supervised
 
     monkeypatch.setenv("BENCHCAMP_LAB_DIR", str(tmp_path))
     monkeypatch.setenv("BENCHCAMP_LAB_YARN", "0")
     monkeypatch.setattr(services, "SERVICES", [])
+    # never the studies' real lab targets: the BigBench container an integration stream uses
+    monkeypatch.setattr(study, "study_lab_teardowns", lambda: [])
     run, logs = tmp_path / "run", tmp_path / "logs"
     device = Supervised("device-hdd-namenode", run / "device-hdd-namenode.pid", logs / "device.log")
     datanode = Supervised("cluster-worker1-datanode", run / "cluster-worker1-datanode.pid", logs / "dn.log")
