@@ -135,7 +135,7 @@ def test_ycsb_loads_and_runs_workload_a_through_the_hbase_binding(hbase: int, tm
     reset = _java("benchcamp.ycsb.ResetTable", "hbase", "usertable", "-p", port_property, timeout=120)
     assert reset.returncode == 0, reset.stderr[-2000:]
     assert reset.stdout.strip() == (
-        f"created usertable (column family family) on HBase at ZooKeeper 127.0.0.1:{hbase}"
+        f"created usertable (column family family, 1 region) on HBase at ZooKeeper 127.0.0.1:{hbase}"
     )
     load = _ycsb_hbase("-load", hbase)
     assert load.returncode == 0, load.stderr[-2000:]
