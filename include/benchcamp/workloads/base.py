@@ -88,6 +88,12 @@ HOST_SSH = Shell(
 )
 
 
+def host_login(host: str) -> str:
+    """A login to `host` (a shell word: quoted, or a variable) that runs `true` and says nothing:
+    whether the target reaches it over SSH (`HOST_SSH`), as the preflight and a step ask it."""
+    return f"{HOST_SSH} {host} true </dev/null >/dev/null 2>&1"
+
+
 class Workload(ABC):
     """A benchmark that runs on a target: subclasses are registered by name."""
 

@@ -42,6 +42,7 @@ from benchcamp.workloads.base import (
     Shell,
     Workload,
     env_ref,
+    host_login,
     job_path,
     render,
 )
@@ -863,11 +864,12 @@ def client_hosts_answer(ctx: RunContext) -> list[Command]:
     if not hosts:
         return []
     used = list(dict.fromkeys(client_host(ctx, n) for n in range(1, clients_of(ctx) + 1)))
+    login = host_login('"$host"')
     return [
         [
             Shell(
                 f'unreachable=""; for host in {" ".join(shlex.quote(host) for host in used)}; do '
-                f'{HOST_SSH} "$host" true </dev/null >/dev/null 2>&1 || unreachable="$unreachable $host"; done; '
+                f'{login} || unreachable="$unreachable $host"; done; '
                 'if [ -n "$unreachable" ]; then echo "YCSB client hosts not answering over SSH:$unreachable '
                 f"(the environment's {CLIENT_HOSTS_KEY}): no client started\" >&2; exit 1; fi"
             )

@@ -31,7 +31,7 @@ from benchcamp.platforms import webhdfs
 from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
-from benchcamp.workloads.base import HOST_SSH, ArchivedStep, Endpoint, RunContext, Shell, Word, render
+from benchcamp.workloads.base import ArchivedStep, Endpoint, RunContext, Shell, Word, host_login, render
 
 # Exit codes by which a step refuses what waiting cannot change (see preflight_body):
 # the task fails at once (ssh.TargetRefused), no retry.
@@ -182,7 +182,7 @@ def endpoint_lines(endpoints: list[Endpoint]) -> list[str]:
     for endpoint in endpoints:
         if endpoint.over_ssh:  # a host the cells log in to: a login that runs `true`, bounded
             name = f"{endpoint.service} {endpoint.host} over SSH ({endpoint.setting})"
-            probe = f"timeout {ENDPOINT_WAIT_S * 3} {HOST_SSH} {shlex.quote(endpoint.host)} true </dev/null >/dev/null 2>&1"
+            probe = f"timeout {ENDPOINT_WAIT_S * 3} {host_login(shlex.quote(endpoint.host))}"
         else:
             name = f"{endpoint.service} at {endpoint.host}:{endpoint.port} ({endpoint.setting})"
             probe = (
