@@ -222,63 +222,55 @@ def preflight_body(
             "\n".join([*lines, *leftovers_lines(ctx, data_fs), 'mkdir -p "$WORK"', "echo data_fs=none"])
             + "\n"
         )
-    wait_s = ctx.environment.hadoop.safemode_wait_s
-    needed_lines = [
-        "echo data_available_bytes=$available",
-        f"echo data_needed_bytes={needed_bytes}",
-        f'if [ "$available" -lt {needed_bytes} ]; then echo "preflight: the largest cell needs {needed_bytes} bytes '
-        f"(its data x {SPACE_HEADROOM} headroom) but the data file system has $available bytes free: choose a "
-        'smaller ladder or free space" >&2; exit 7; fi',
-    ]
+    wait_s = int(ctx.environment.hadoop.safemode_wait_s or 0)
+    still_safe = f'echo "preflight: HDFS is still in safe mode after {wait_s} s" >&2'
     if uses_webhdfs(ctx):
         # the NameNode's HTTP address answers all three (safe mode, the data root, free space)
         # without a JVM: `dfsadmin`, `fs -mkdir` and `fs -df` cost two seconds each
         url, root_path = ctx.environment.hadoop.webhdfs_url or "", ctx.environment.hadoop.data_root or ""
-        lines += webhdfs.namenode_info_lines(url)
-        if wait_s:
-            lines += [
-                f"deadline=$(( $(date +%s) + {int(wait_s)} ))",
-                f"until {webhdfs.SAFE_MODE_OFF}; do",
-                '  if [ "$(date +%s)" -ge "$deadline" ]; then',
-                f'    if [ -z "$info" ]; then echo "preflight: the NameNode did not answer at $base within {int(wait_s)} s" >&2; '
-                f'else echo "preflight: HDFS is still in safe mode after {int(wait_s)} s" >&2; fi; exit 5',
-                "  fi",
-                "  sleep 5",
-                *("  " + line for line in webhdfs.namenode_info_lines(url)),
-                "done",
-                "echo safemode=off",
-            ]
-        lines += leftovers_lines(ctx, data_fs)  # before the free space is read: they held some of it
-        lines += [
-            'mkdir -p "$WORK"',
-            *webhdfs.mkdir_lines(url, root_path, "preflight"),
-            *webhdfs.namenode_info_lines(url),
-            f"available=$({webhdfs.FREE_BYTES})",
-            'if [ -z "$available" ]; then echo "preflight: cannot read the free space of the data file system '
-            '(the NameNode at $base gave no NameNodeInfo)" >&2; exit 6; fi',
-            *needed_lines,
+        ask = webhdfs.namenode_info_lines(url)
+        safe_mode_off = "{ " + "; ".join([*ask, webhdfs.SAFE_MODE_OFF]) + "; }"
+        gave_up = (
+            f'if [ -z "$info" ]; then echo "preflight: the NameNode did not answer at $base within {wait_s} s" >&2; '
+            f"else {still_safe}; fi"
+        )
+        make_root = ['mkdir -p "$WORK"', *webhdfs.mkdir_lines(url, root_path, "preflight")]
+        read_free = [*ask, f"available=$({webhdfs.FREE_BYTES})"]
+        unread = " (the NameNode at $base gave no NameNodeInfo)"
+    else:
+        root = (
+            Shell(shlex.quote(ctx.environment.hadoop.data_root))
+            if ctx.environment.hadoop.data_root
+            else Shell('"$WORK"')
+        )
+        safe_mode_off = (
+            f"{render([*hadoop, 'dfsadmin', '-safemode', 'get'])} 2>/dev/null | grep -q 'Safe mode is OFF'"
+        )
+        gave_up = still_safe
+        make_root = [f'mkdir -p "$WORK"; {render([*hadoop, "fs", "-mkdir", "-p", root])} 2>/dev/null || true']
+        read_free = [
+            f"available=$({render([*hadoop, 'fs', '-df', root])} 2>/dev/null | awk 'NR==2 {{print $4}}')"
         ]
-        return "\n".join(lines) + "\n"
+        unread = ""
     if wait_s:
         lines += [
-            f"deadline=$(( $(date +%s) + {int(wait_s)} ))",
-            f"until {render([*hadoop, 'dfsadmin', '-safemode', 'get'])} 2>/dev/null | grep -q 'Safe mode is OFF'; do",
-            f'  if [ "$(date +%s)" -ge "$deadline" ]; then echo "preflight: HDFS is still in safe mode after {int(wait_s)} s" >&2; exit 5; fi',
+            f"deadline=$(( $(date +%s) + {wait_s} ))",
+            f"until {safe_mode_off}; do",
+            f'  if [ "$(date +%s)" -ge "$deadline" ]; then {gave_up}; exit 5; fi',
             "  sleep 5",
             "done",
             "echo safemode=off",
         ]
     lines += leftovers_lines(ctx, data_fs)  # before the free space is read: they held some of it
-    root = (
-        Shell(shlex.quote(ctx.environment.hadoop.data_root))
-        if ctx.environment.hadoop.data_root
-        else Shell('"$WORK"')
-    )
     lines += [
-        f'mkdir -p "$WORK"; {render([*hadoop, "fs", "-mkdir", "-p", root])} 2>/dev/null || true',
-        f"available=$({render([*hadoop, 'fs', '-df', root])} 2>/dev/null | awk 'NR==2 {{print $4}}')",
-        'if [ -z "$available" ]; then echo "preflight: cannot read the free space of the data file system" >&2; exit 6; fi',
-        *needed_lines,
+        *make_root,
+        *read_free,
+        f'if [ -z "$available" ]; then echo "preflight: cannot read the free space of the data file system{unread}" >&2; exit 6; fi',
+        "echo data_available_bytes=$available",
+        f"echo data_needed_bytes={needed_bytes}",
+        f'if [ "$available" -lt {needed_bytes} ]; then echo "preflight: the largest cell needs {needed_bytes} bytes '
+        f"(its data x {SPACE_HEADROOM} headroom) but the data file system has $available bytes free: choose a "
+        'smaller ladder or free space" >&2; exit 7; fi',
     ]
     return "\n".join(lines) + "\n"
 
