@@ -59,7 +59,13 @@ from benchcamp.ops.lab.layout import (
     yarn_home,
     ycsb_classpath,
 )
-from benchcamp.ops.lab.services import cql_answers, ensure_ssh_keys, hbase_answers
+from benchcamp.ops.lab.services import (
+    HBASE_SHUTDOWN_ARGS,
+    cql_answers,
+    ensure_ssh_keys,
+    hbase_answers,
+    request_hbase_shutdown,
+)
 from benchcamp.ops.supervisor import Supervised, rss_mb
 from benchcamp.ops.toolkit import (
     DATANODE_CLASS,
@@ -1019,21 +1025,9 @@ def _request_hbase_stop() -> bool:
     """The cluster shutdown request, from the master's host with its configuration; False when it
     did not get through in 60 s."""
     master = daemon("master", "hmaster")
-    command = master.java("-D", "hbase.client.retries.number=2", "stop", "--shutDownCluster", heap_mb=128)
-    with (lab_dir() / "logs" / "cluster-master-hbase-stop.log").open("ab") as log:
-        try:
-            result = subprocess.run(
-                [*in_netns(netns("master")), *command],
-                env=master.env(),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                timeout=60,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return False
-    return result.returncode == 0
+    command = master.java(*HBASE_SHUTDOWN_ARGS, heap_mb=128)
+    log = lab_dir() / "logs" / "cluster-master-hbase-stop.log"
+    return request_hbase_shutdown([*in_netns(netns("master")), *command], log, 60, master.env())
 
 
 def cluster_down() -> None:

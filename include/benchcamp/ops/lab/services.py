@@ -17,7 +17,7 @@ import os
 import shutil
 import socket
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -540,6 +540,31 @@ def _start_hbase() -> None:
     )
 
 
+# What `HMaster` is given to ask a running master for a cluster shutdown (`request_hbase_shutdown`)
+HBASE_SHUTDOWN_ARGS = ("-D", "hbase.client.retries.number=2", "stop", "--shutDownCluster")
+
+
+def request_hbase_shutdown(
+    command: Sequence[str], log: Path, timeout_s: float, env: Mapping[str, str] | None = None
+) -> bool:
+    """Run an `HMaster ... stop --shutDownCluster` client (`command`), its output appended to
+    `log`; True when the request got through within `timeout_s`."""
+    with log.open("ab") as out:
+        try:
+            result = subprocess.run(
+                list(command),
+                env=None if env is None else dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=timeout_s,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return False
+    return result.returncode == 0
+
+
 def _request_hbase_stop() -> bool:
     """`HMaster stop --shutDownCluster`: the master closes every region, flushing memstores, and
     exits (~12 s, plus ~3 s for this client JVM). SIGTERM instead runs shutdown hooks in no set
@@ -547,20 +572,7 @@ def _request_hbase_stop() -> bool:
     replays a crash procedure. False when the request did not get through (then: SIGTERM)."""
     command = _hbase_java("org.apache.hadoop.hbase.master.HMaster")
     command[1:1] = ["-Xmx128m"]
-    command += ["-D", "hbase.client.retries.number=2", "stop", "--shutDownCluster"]
-    with log_file("hbase").open("ab") as log:
-        try:
-            result = subprocess.run(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                timeout=30,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return False
-    return result.returncode == 0
+    return request_hbase_shutdown([*command, *HBASE_SHUTDOWN_ARGS], log_file("hbase"), 30)
 
 
 def _check_hbase() -> tuple[bool, str]:
