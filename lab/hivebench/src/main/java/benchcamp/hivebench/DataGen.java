@@ -771,20 +771,15 @@ public final class DataGen {
     if (args.problem != null) {
       return usage(args.problem);
     }
-    long pages = args.pages;
-    long visits = args.visits;
-    long seed = args.seed;
-    int files = args.files;
-    String out = args.out;
-    DataGen gen = new DataGen(pages, visits, seed, files);
+    DataGen gen = new DataGen(args.pages, args.visits, args.seed, args.files);
     Stats stats;
     try {
-      stats = gen.run(new File(out));
+      stats = gen.run(new File(args.out));
     } catch (IllegalArgumentException e) {
       return usage(e.getMessage());
     }
     String json = stats.toJson(gen);
-    try (FileOutputStream stream = new FileOutputStream(new File(out, "stats.json"))) {
+    try (FileOutputStream stream = new FileOutputStream(new File(args.out, "stats.json"))) {
       stream.write(json.getBytes(StandardCharsets.US_ASCII));
     }
     System.out.print(json);

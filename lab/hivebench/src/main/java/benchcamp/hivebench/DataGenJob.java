@@ -183,14 +183,8 @@ public final class DataGenJob extends Configured implements Tool {
     if (args.problem != null) {
       return usage(args.problem);
     }
-    long pages = args.pages;
-    long visits = args.visits;
-    long seed = args.seed;
-    int files = args.files;
-    String out = args.out;
-    String statsFile = args.stats;
     Configuration conf = getConf();
-    Path outDir = new Path(out);
+    Path outDir = new Path(args.out);
     FileSystem fs = outDir.getFileSystem(conf);
     for (String table : new String[] {"rankings", "uservisits"}) {
       Path dir = new Path(outDir, table);
@@ -198,12 +192,12 @@ public final class DataGenJob extends Configured implements Tool {
         return usage(fs.makeQualified(dir) + " already contains files: use an empty --out directory");
       }
     }
-    conf.setLong(PAGES, pages);
-    conf.setLong(VISITS, visits);
-    conf.setLong(SEED, seed);
-    conf.setInt(FILES, files);
+    conf.setLong(PAGES, args.pages);
+    conf.setLong(VISITS, args.visits);
+    conf.setLong(SEED, args.seed);
+    conf.setInt(FILES, args.files);
     conf.set(OUT, fs.makeQualified(outDir).toString());
-    Job job = Job.getInstance(conf, "hivebench-datagen pages=" + pages + " uservisits=" + visits + " seed=" + seed);
+    Job job = Job.getInstance(conf, "hivebench-datagen pages=" + args.pages + " uservisits=" + args.visits + " seed=" + args.seed);
     job.setJarByClass(DataGenJob.class);
     job.setInputFormatClass(PartInputFormat.class);
     job.setMapperClass(PartMapper.class);
@@ -217,7 +211,7 @@ public final class DataGenJob extends Configured implements Tool {
       System.err.println("error: the generator job " + job.getJobID() + " failed: " + job.getStatus().getFailureInfo());
       return 1;
     }
-    DataGen gen = new DataGen(pages, visits, seed, files);
+    DataGen gen = new DataGen(args.pages, args.visits, args.seed, args.files);
     DataGen.Stats stats = new DataGen.Stats();
     stats.rankingsBytes = job.getCounters().findCounter(Written.RANKINGS_BYTES).getValue();
     stats.uservisitsBytes = job.getCounters().findCounter(Written.USERVISITS_BYTES).getValue();
@@ -240,8 +234,8 @@ public final class DataGenJob extends Configured implements Tool {
     try (FSDataOutputStream stream = fs.create(new Path(outDir, "stats.json"), true)) {
       stream.write(json);
     }
-    if (statsFile != null) {
-      try (FileOutputStream stream = new FileOutputStream(new File(statsFile))) {
+    if (args.stats != null) {
+      try (FileOutputStream stream = new FileOutputStream(new File(args.stats))) {
         stream.write(json);
       }
     }
