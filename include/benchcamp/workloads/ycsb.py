@@ -85,10 +85,12 @@ LOAD_PREFIX = "load."  # the load's summary files in the execute step: load.stdo
 # clientN.ycsb.json and its HdrHistogram log per operation, clientN.READ.hdr, ...
 CLIENT_PREFIX = "client{}."
 # With `ycsb_client_hosts` (the environment's option), the hosts clients run on, reached over SSH;
-# client 1 listens on BARRIER_PORT of its host for the others (lab/ycsb's StartBarrier), and
-# each client works in a folder of its host named by REMOTE_DIR_VARIABLE in its shell
+# client 1 listens on the environment's `ycsb_barrier_port` of its host for the others (lab/ycsb's
+# StartBarrier), and each client works in a folder of its host named by REMOTE_DIR_VARIABLE in
+# its shell
 CLIENT_HOSTS_KEY = "ycsb_client_hosts"
-BARRIER_PORT = 47390
+BARRIER_PORT_KEY = "ycsb_barrier_port"
+DEFAULT_BARRIER_PORT = 47390
 REMOTE_DIR_VARIABLE = "BENCHCAMP_CLIENT_DIR"
 INTERVAL_PROPERTY = "measurement.interval"  # op (default), intended or both
 HISTOGRAM_SUFFIX = ".hdr"
@@ -759,7 +761,8 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "", client: int = 
     if clients > 1 and remote:
         # the project's bindings hold each client's operations until all are connected
         # (lab/ycsb's StartBarrier): client 1 listens on its host, the others connect to it
-        command += ["-p", f"benchcamp.start.address={client_host(ctx, 1)}:{BARRIER_PORT}"]
+        port = int(ctx.environment.option(BARRIER_PORT_KEY))
+        command += ["-p", f"benchcamp.start.address={client_host(ctx, 1)}:{port}"]
         if client == 1:
             command += ["-p", "benchcamp.start.serve=true"]
         command += ["-p", f"benchcamp.start.clients={clients}"]

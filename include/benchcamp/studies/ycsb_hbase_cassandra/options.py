@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, StringConstraints
 
 from benchcamp.core.environment_options import EnvironmentOptions
-from benchcamp.workloads.ycsb import YCSB_PROPERTY_NAME
+from benchcamp.workloads.ycsb import DEFAULT_BARRIER_PORT, YCSB_PROPERTY_NAME
 
 # a host name or an IPv4 address as ssh takes it: nothing a shell could split or expand
 HostName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9.-]*$", max_length=253)]
@@ -38,6 +38,15 @@ class YcsbOptions(EnvironmentOptions):
         "(the target account's own ssh: its keys and known hosts, or the ssh_config file named by "
         "BENCHCAMP_SSH_CONFIG in the target's environment); client N runs on the N-th host, round "
         "robin when there are fewer; each needs java and YCSB_CLASSPATH in its environment as the "
-        "target does, and client 1's host takes the others' connections on port 47390 (their "
-        "start barrier); default: every client on the target itself",
+        "target does, and client 1's host takes the others' connections on `ycsb_barrier_port` "
+        "(their start barrier); default: every client on the target itself",
+    )
+    barrier_port: int = Field(
+        DEFAULT_BARRIER_PORT,
+        ge=1024,
+        le=65535,
+        alias="ycsb_barrier_port",
+        description="the TCP port on client 1's host where the clients on other hosts wait for "
+        "each other before their operations start (YCSB's start barrier, lab/ycsb); it must be "
+        "free there and reachable from the other client hosts",
     )
