@@ -196,8 +196,11 @@ def test_a_client_without_its_histogram_log_is_refused_naming_it(tmp_path: Path)
         read_clients_summary(_step(directory), 2)
 
 
-def _remote(**params: int) -> RunContext:
-    environment = SPEC.environment("local_lab").replace(ycsb_client_hosts=["10.0.0.20", "10.0.0.10"])
+def _remote(keys: dict[str, object] | None = None, **params: int) -> RunContext:
+    """A two-client cell with its clients on two hosts; `keys`: more of the environment's keys."""
+    environment = SPEC.environment("local_lab").replace(
+        ycsb_client_hosts=["10.0.0.20", "10.0.0.10"], **(keys or {})
+    )
     cell = {"store": "cassandra", "target_ops": 500, "threads": 8, "clients": 2, **params}
     return RunContext(SPEC, environment, "c1", "ycsb_a", cell, 1, "tiny")  # type: ignore[arg-type]
 
@@ -326,12 +329,9 @@ def test_a_ring_node_stopped_mid_run_fails_the_repetition_with_the_error_returns
 
 def test_the_barrier_port_is_the_environments_and_a_port_out_of_range_is_refused() -> None:
     """A real cluster may have the default port taken or closed: `ycsb_barrier_port` moves it."""
-    environment = SPEC.environment("local_lab").replace(
-        ycsb_client_hosts=["10.0.0.20", "10.0.0.10"], ycsb_barrier_port=50123
-    )
-    cell = {"store": "cassandra", "target_ops": 500, "threads": 8, "clients": 2}
-    ctx = RunContext(SPEC, environment, "c1", "ycsb_a", cell, 1, "tiny")  # type: ignore[arg-type]
-    every = [render(command) for command in get_workload("ycsb_a").execute(ctx)]
+    every = [
+        render(command) for command in get_workload("ycsb_a").execute(_remote({"ycsb_barrier_port": 50123}))
+    ]
     starts = [line for line in every if "site.ycsb.Client" in line and "benchcamp.start.address" in line]
     assert len(starts) == 2 and all("-p benchcamp.start.address=10.0.0.20:50123" in line for line in starts)
     for bad in (80, 70000):
