@@ -134,3 +134,21 @@ def test_the_plan_logs_the_conf_it_used_and_why_a_backfill_has_none() -> None:
     dropped = conf_summary("backfill", None, check_conf(spec, {}))
     assert dropped[0] == "run conf: {}" and "Override parameters on existing runs" in dropped[-1]
     assert len(conf_summary("manual", {}, check_conf(spec, {}))) == 2
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_form_schema_is_a_valid_draft_07_schema_that_refuses_bad_values(study: str) -> None:
+    """The schemas name draft-07 (Airflow then checks them against its small meta-schema on every
+    task's serialization); each is valid there and still refuses what the form must refuse."""
+    import jsonschema
+    from benchcamp.airflow.dag_factory import JSON_SCHEMA_DRAFT
+
+    params = study_params(load_spec(study))
+    for name, param in params.items():
+        assert param.schema["$schema"] == JSON_SCHEMA_DRAFT, name
+        assert jsonschema.validators.validator_for(param.schema) is jsonschema.Draft7Validator, name
+        jsonschema.Draft7Validator.check_schema(param.schema)
+        param.resolve(param.value)  # every default is accepted
+    for name, bad in {"repetitions": 0, "campaign": "../x", "order_seed": 2**32, "workloads": []}.items():
+        with pytest.raises(ValueError):
+            params[name].resolve(bad)

@@ -63,6 +63,18 @@ REGRESSION_ALIAS = AssetAlias("benchcamp_regression")
 # through the transport's own bounded tries (about 14 s) fails the step at once (`fail_fast`).
 STEP_RETRIES = 2
 T = TypeVar("T")
+# The form's schemas name their draft. Without it jsonschema checks each schema against draft
+# 2020-12's meta-schema, and Airflow validates every parameter on every task whenever it
+# serializes a DAG (87 tasks x 14 parameters for HiBench): 4.4 CPU-s for the five DAGs, paid by
+# the dag processor on each parse and by every `airflow dags test`; with draft-07, 1.8 s. The
+# keywords used here mean the same in both drafts.
+JSON_SCHEMA_DRAFT = "http://json-schema.org/draft-07/schema#"
+
+
+def _param(default: Any, **schema: Any) -> Param:
+    """A trigger-form parameter whose JSON schema names its draft (JSON_SCHEMA_DRAFT)."""
+    schema["$schema"] = JSON_SCHEMA_DRAFT
+    return Param(default, **schema)
 
 
 def study_params(spec: StudySpec) -> dict[str, Param]:
@@ -70,7 +82,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
     workloads = implemented_workloads(spec)
     environment = default_environment(spec)
     return {
-        "ladder": Param(
+        "ladder": _param(
             spec.default_ladder,
             type="string",
             enum=list(LADDERS),
@@ -79,7 +91,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
         ),
         # Exclusive bounds: the form clamps a number to `minimum`/`maximum` silently on blur; with
         # exclusive ones it sends what was typed and the schema refuses it with its message.
-        "repetitions": Param(
+        "repetitions": _param(
             spec.repetitions,
             type="integer",
             exclusiveMinimum=0,
@@ -92,7 +104,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
                 else "The data is generated once per cell and kept for its repetitions."
             ),
         ),
-        "environment": Param(
+        "environment": _param(
             environment,
             type="string",
             enum=[env.name for env in spec.environments],
@@ -101,7 +113,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
         ),
         # `examples` makes the form a multi-select of the implemented workloads (Airflow's way:
         # JSON schema has no enum for arrays); `items.enum` still refuses others through the API.
-        "workloads": Param(
+        "workloads": _param(
             workloads,
             type="array",
             items={"type": "string", "enum": workloads},
@@ -113,7 +125,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
         ),
         # Optional fields accept null: the form leaves an empty field null, and a field whose
         # schema has no null type is marked required (the form then refuses its own defaults).
-        "cells": Param(
+        "cells": _param(
             None,
             type=["null", "array"],
             items={"type": "string"},
@@ -121,7 +133,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             description="Optional subset of cell keys, one per line, e.g. "
             f"'{_example_cell(spec, workloads)}'; empty = the whole matrix.",
         ),
-        "campaign": Param(
+        "campaign": _param(
             None,
             type=["null", "string"],
             pattern=CAMPAIGN_PATTERN,
@@ -130,20 +142,20 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             description="Optional; starts with a letter or digit, then letters, digits, _ . + -; "
             "default: the run id. Re-running a named campaign replaces its rows.",
         ),
-        "fail_on_validation": Param(
+        "fail_on_validation": _param(
             True,
             type="boolean",
             title="Fail the run on failed expectations",
             description="Results are loaded and reported either way.",
         ),
-        "note": Param(
+        "note": _param(
             None,
             type=["null", "string"],
             maxLength=1000,
             title="Note",
             description="Optional free text kept with the run.",
         ),
-        "warmup_repetitions": Param(
+        "warmup_repetitions": _param(
             None,
             type=["null", "integer"],
             exclusiveMinimum=-1,
@@ -153,7 +165,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             "Empty: the study's own "
             f"({_warmup_summary(spec)}).",
         ),
-        "target_ci_pct": Param(
+        "target_ci_pct": _param(
             spec.target_ci_pct,
             type=["null", "number"],
             exclusiveMinimum=0,
@@ -169,7 +181,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
                 else "This study declares no max_repetitions: leave empty."
             ),
         ),
-        "max_repetitions": Param(
+        "max_repetitions": _param(
             None,
             type=["null", "integer"],
             exclusiveMinimum=0,
@@ -182,7 +194,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
                 else "This study declares no max_repetitions (no adaptive repetitions): leave empty."
             ),
         ),
-        "order": Param(
+        "order": _param(
             spec.order,
             type="string",
             enum=list(RUN_ORDERS),
@@ -193,7 +205,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             "environment of the target's interleave group in this campaign, taking turns repetition "
             "by repetition in a balanced ABBA order; docs/fair-comparisons.md).",
         ),
-        "resume": Param(
+        "resume": _param(
             False,
             type="boolean",
             title="Resume the named campaign",
@@ -201,7 +213,7 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
             "the rest. Off: the earlier attempt is moved aside (results/<study>/<campaign>/attempts/) "
             "and the whole plan runs again.",
         ),
-        "order_seed": Param(
+        "order_seed": _param(
             spec.order_seed,
             type=["null", "integer"],
             exclusiveMinimum=-1,
