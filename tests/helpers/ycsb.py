@@ -91,6 +91,21 @@ def parsed_recording() -> list[ResultRecord]:
     return get_workload("ycsb_f").parse(ctx, step)
 
 
+def parsed_two_clients() -> list[ResultRecord]:
+    """The recorded lab step of two clients at 250 ops/s each on Cassandra, parsed as the execute
+    step would: one repetition (no HBase partner: the comparison's rows stay the constructed ones)."""
+    spec = load_spec(STUDY)
+    now = datetime(2026, 11, 27, 23, 17, tzinfo=UTC)
+    out: list[ResultRecord] = []
+    for store in ("cassandra",):
+        params = {"store": store, "clients": 2, "target_ops": 500, "threads": 8}
+        ctx = RunContext(spec, spec.environment("local_lab"), CAMPAIGN, "ycsb_a", params, 1, "tiny")  # type: ignore[arg-type]
+        directory = DATA.parent / "pipeline" / f"{store}_a_two_clients"
+        step = ArchivedStep(directory, 0, now, now + timedelta(seconds=12), {})
+        out += get_workload("ycsb_a").parse(ctx, step)
+    return out
+
+
 def run(
     params: dict[str, object],
     repetition: int,

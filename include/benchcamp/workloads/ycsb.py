@@ -158,6 +158,19 @@ class YcsbSummary:
     # 0.17.0 still exits 0 with a summary of nothing: the messages (naming the store's
     # address) are kept so the failure says why.
     client_errors: tuple[str, ...] = ()
+    # Several clients: their operations (YCSB's count, all clients) and the seconds from the first
+    # client's first interval to the last one's end in their histogram logs. YCSB's RunTime also
+    # holds each client's start (its store connection and the start barrier), so its throughput
+    # understates the rate the store served at; these give that rate. None without the logs.
+    served_operations: float | None = None
+    served_s: float | None = None
+
+    @property
+    def served_throughput_ops_s(self) -> float | None:
+        """Operations per second over the period the clients' histograms cover (None without it)."""
+        if self.served_operations is None or not self.served_s:
+            return None
+        return self.served_operations / self.served_s
 
     @property
     def ok_operations(self) -> int:
@@ -294,7 +307,8 @@ def merged_summary(
         raise ParseError(
             f"{silent[0]} wrote no histogram log (hdrhistogram.fileoutput): the clients cannot be merged"
         )
-    check_together([period(list(log.values())) for log in logs], names)
+    periods = [period(list(log.values())) for log in logs]
+    check_together(periods, names)
     operations: dict[str, OperationStats] = {}
     for operation in sorted({name for summary in summaries for name in summary.operations}):
         stats = [summary.operations.get(operation) for summary in summaries]
@@ -342,6 +356,11 @@ def merged_summary(
         gc_count=None if None in gc else sum(value for value in gc if value is not None),
         gc_time_ms=None if None in gc_time else sum(value for value in gc_time if value is not None),
         client_errors=errors,
+        # YCSB's throughput is its operations over its RunTime: their count, back
+        served_operations=float(
+            round(sum(summary.throughput_ops_s * summary.runtime_ms / 1000 for summary in summaries))
+        ),
+        served_s=max(end for _, end in periods) - min(start for start, _ in periods),
     )
 
 
@@ -574,6 +593,9 @@ def summary_metrics(summary: YcsbSummary) -> list[tuple[str, float, str]]:
         ("operations_ok", float(summary.ok_operations), "operations"),
         ("error_returns", float(summary.error_returns), "operations"),
     ]
+    if summary.served_s is not None and summary.served_throughput_ops_s is not None:
+        out.append(("served_s", summary.served_s, "s"))
+        out.append(("served_throughput_ops_s", summary.served_throughput_ops_s, "ops/s"))
     if summary.gc_count is not None:
         out.append(("client_gc_count", summary.gc_count, "collections"))
     if summary.gc_time_ms is not None:

@@ -18,14 +18,14 @@ import pytest
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.transform import build_marts, project_dir
 from benchcamp.presentation import report
-from helpers.ycsb import CAMPAIGN, SHIFT, SIGMA, STUDY, T_P01, parsed_recording, records
+from helpers.ycsb import CAMPAIGN, SHIFT, SIGMA, STUDY, T_P01, parsed_recording, parsed_two_clients, records
 from scipy import stats
 
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     target = tmp_path_factory.mktemp("ycsb") / "benchcamp.duckdb"
-    wh.load_records(target, records() + parsed_recording())
+    wh.load_records(target, records() + parsed_recording() + parsed_two_clients())
     wh.upsert_study_thresholds(target, STUDY, 10)
     build_marts(target, unit_tests=False)  # dbt's unit tests: test_marts_golden's scenario
     return report.read_tables(target, STUDY, CAMPAIGN)
@@ -57,9 +57,32 @@ def test_summary_per_store_and_operation_type(tables: dict[str, list[dict[str, A
     assert rmw["throughput_stddev"] is None and rmw["fingerprint"] == "unknown"
 
 
+def test_two_clients_served_rate_is_carried_beside_ycsbs_throughput(
+    tables: dict[str, list[dict[str, Any]]],
+) -> None:
+    """The recorded two-client steps through the parser and the marts: the served rate is the
+    record's, on each operation type's row, and the report prints it; one client has none."""
+    served = {
+        r.params["store"]: r.value for r in parsed_two_clients() if r.metric == "served_throughput_ops_s"
+    }
+    for store, value in served.items():
+        for op in ("read", "update"):
+            row = one(tables["ycsb_summary"], store=store, op_type=op, clients=2)
+            assert row["served_throughput_ops_s"] == pytest.approx(value)
+            assert row["served_throughput_ops_s"] > 2 * row["throughput_ops_s"]
+    assert one(tables["ycsb_summary"], workload="ycsb_f", op_type="read")["served_throughput_ops_s"] is None
+    text = report.render_table(tables, STUDY)
+    assert "Served (ops/s)" in text and f"{served['cassandra']:.2f}" in text
+
+
 def test_latency_throughput_curve_points(tables: dict[str, list[dict[str, Any]]]) -> None:
-    curve = [row for row in tables["ycsb_latency_throughput"] if row["op_type"] == "read"]
+    points = [row for row in tables["ycsb_latency_throughput"] if row["op_type"] == "read"]
+    curve = [row for row in points if row["clients"] == 1]
     assert [row["target_ops"] for row in curve] == [250, 500, 2000]
+    assert {row["served_pct"] for row in curve} == {None}
+    (two,) = [row for row in points if row["clients"] == 2]  # the recorded two-client step
+    assert two["served_pct"] == pytest.approx(two["served_throughput_ops_s"] / 5) and two["served_pct"] > 90
+    assert two["achieved_pct"] < 35  # YCSB's throughput, its RunTime holding the clients' start
     assert [round(row["achieved_pct"], 2) for row in curve] == [100.0, 99.8, 65.0]
     assert [row["avg_latency_us"] for row in curve] == [pytest.approx(v) for v in (400, 420, 2500)]
     assert curve[0]["avg_latency_stddev_us"] == pytest.approx(10)

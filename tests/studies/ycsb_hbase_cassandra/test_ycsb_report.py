@@ -34,3 +34,18 @@ def test_runs_without_a_target_keep_the_table_as_it_was() -> None:
     (block,) = summary_blocks([_row("read", 2000.0, None, target_ops=None, operationcount=1000)])
     assert "Intended p99 (µs)" not in block.headers and block.headers[-2:] == ("p99 (µs)", "Passed")
     assert not [note for note in block.notes if "intended start" in note]
+
+
+def test_runs_of_several_clients_show_the_served_rate_beside_ycsbs_throughput_once_per_condition() -> None:
+    rows = [
+        _row("read", 2000.0, None, clients=2, throughput_ops_s=149.6, served_throughput_ops_s=472.8),
+        _row("update", 3000.0, None, clients=2, throughput_ops_s=149.6, served_throughput_ops_s=472.8),
+    ]
+    (block,) = summary_blocks(rows)
+    assert block.headers[4:7] == ("Throughput (ops/s)", "σ%", "Served (ops/s)")
+    first, second = (row.cells for row in block.rows)
+    assert first[6].text == "472.80" and second[6].text == ""  # once per condition, as throughput
+    (note,) = [note for note in block.notes if note.startswith("Served (ops/s)")]
+    assert "start barrier" in note
+    (single,) = summary_blocks([_row("read", 2000.0, None)])
+    assert "Served (ops/s)" not in single.headers

@@ -120,6 +120,17 @@ def intended_notes(cells: list[dict[str, Any]]) -> list[str]:
     return notes
 
 
+def served_note(served: bool) -> tuple[str, ...]:
+    """What the Served column is, where a block has one (runs of several clients)."""
+    if not served:
+        return ()
+    return (
+        "Served (ops/s): the clients' operations over the period their histogram logs cover, "
+        "the rate the store served at; YCSB's throughput also counts each client's start "
+        "(its store connection and the start barrier) in its RunTime.",
+    )
+
+
 def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """Per workload, as the YCSB study tabulates it: each store and test condition's throughput,
     then per operation type the average, 95th and 99th percentile latency (means over the
@@ -149,7 +160,14 @@ def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
             ),
         )  # fmt: skip
         intended = any(cell.get("intended_p99_latency_us") is not None for cell in cells)
-        block_headers = (*headers, *(("Intended p99 (µs)",) if intended else ()), "Passed")
+        served = any(cell.get("served_throughput_ops_s") is not None for cell in cells)
+        block_headers = (
+            *headers[:6],
+            *(("Served (ops/s)",) if served else ()),
+            *headers[6:],
+            *(("Intended p99 (µs)",) if intended else ()),
+            "Passed",
+        )
         body: list[Row] = []
         shown: set[tuple[str, str]] = set()  # a condition's store, throughput and n once
         for cell in cells:
@@ -159,6 +177,8 @@ def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
                 num(f"{cell['n']}" + (f" ({cell['n_failed']} failed)" if cell["n_failed"] else ""), cell["n"]),
                 num(number(cell["throughput_ops_s"]), cell["throughput_ops_s"]),
                 num(number(cell["throughput_stddev_pct"]), cell["throughput_stddev_pct"]),
+                *((num(number(cell.get("served_throughput_ops_s")), cell.get("served_throughput_ops_s")),)
+                  if served else ()),
                 num(number(cell["avg_latency_us"]), cell["avg_latency_us"]),
                 percentile_cell(cell, "p95"),
                 percentile_cell(cell, "p99"),
@@ -168,7 +188,7 @@ def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
             ]  # fmt: skip
             condition = (cell["store"], condition_text)
             if condition in shown:
-                for index in (0, 1, 3, 4, 5):
+                for index in (0, 1, 3, 4, 5, *((6,) if served else ())):
                     line[index] = Cell("")
             shown.add(condition)
             body.append(Row((cell["store"], condition_text, cell["op_type"] or "-"), tuple(line)))
@@ -179,7 +199,7 @@ def summary_blocks(rows: list[dict[str, Any]]) -> list[Block]:
                 tuple(body),
                 text_columns=1,
                 lead_text_columns=3,  # store, condition and operation read as text
-                notes=(*warmup_note(cells), *intended_notes(cells)),
+                notes=(*warmup_note(cells), *served_note(served), *intended_notes(cells)),
                 kind="ycsb-summary",
             )
         )

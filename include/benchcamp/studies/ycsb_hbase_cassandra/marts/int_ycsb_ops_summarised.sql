@@ -37,6 +37,9 @@ per_cell as (
         {{ metric_value('throughput_ops_s') }} as throughput_ops_s,
         {{ metric_value('throughput_ops_s', 'stddev') }} as throughput_stddev,
         {{ metric_value('throughput_ops_s', 'stddev_pct') }} as throughput_stddev_pct,
+        -- several clients: their operations over the period their histogram logs cover (YCSB's
+        -- throughput also counts each client's start); NULL for one client
+        {{ metric_value('served_throughput_ops_s') }} as served_throughput_ops_s,
         bool_and(passed_validation) as passed_validation
     from cells
     group by study, campaign, environment, workload, cell_key
@@ -109,6 +112,7 @@ select
     c.throughput_ops_s,
     c.throughput_stddev,
     c.throughput_stddev_pct,
+    c.served_throughput_ops_s,
     o.operations,
     o.latency_n,
     o.avg_latency_us,

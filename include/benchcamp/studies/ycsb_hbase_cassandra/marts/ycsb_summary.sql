@@ -33,6 +33,7 @@ select
     o.throughput_ops_s,
     o.throughput_stddev,
     o.throughput_stddev_pct,
+    o.served_throughput_ops_s,
     o.operations,
     o.avg_latency_us,
     o.avg_latency_stddev_us,
