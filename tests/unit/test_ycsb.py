@@ -412,6 +412,9 @@ def test_run_phase_command_from_settings_and_axes() -> None:
         "table": "usertable",
         "exporter": EXPORTER,
         "exportfile": "/job/ycsb.json",  # archived with the job directory
+        # its HdrHistogram logs (/job/READ.hdr, ...): the period they cover gives the served rate
+        "hdrhistogram.fileoutput": "true",
+        "hdrhistogram.output.path": "/job/",
     }
 
 

@@ -126,7 +126,9 @@ def test_each_client_starts_with_its_share_and_the_step_waits_for_all() -> None:
             f'> "$JOB"/client{n}.stdout.log 2> "$JOB"/client{n}.stderr.log & pids="$pids $!"'
         )
     one = [render(command) for command in get_workload("ycsb_a").execute(_context(clients=1))]
-    assert "hdrhistogram" not in one[-1] and "&" not in one[-1] and "-target 500 " in one[-1]
+    assert "&" not in one[-1] and "-target 500 " in one[-1]
+    # one client writes its logs too (its served rate), in the job directory under no prefix
+    assert '-p hdrhistogram.fileoutput=true -p hdrhistogram.output.path="$JOB"/ ' in one[-1]
     # under a target every call is also measured from its intended start; unthrottled, not
     assert all("-p measurement.interval=both" in line for line in [*clients, one[-1]])
     unthrottled = get_workload("ycsb_a").execute(_context(clients=1, target_ops=None, operationcount=1000))  # type: ignore[arg-type]
@@ -212,7 +214,25 @@ def test_the_served_throughput_is_the_operations_over_the_period_the_histograms_
     assert records["served_throughput_ops_s"].status == records["throughput_ops_s"].status == "ok"
 
 
+def test_one_client_has_its_served_rate_from_its_own_logs() -> None:
+    """A real step of one client at -target 500 ops/s: YCSB's throughput, its RunTime holding the
+    client's store connection, is 273 ops/s; over the period its logs cover, it served 493."""
+    step = PIPELINE / "cassandra_a_target500_one_client"
+    records = {r.metric: r for r in get_workload("ycsb_a").parse(_context(clients=1), _step(step))}
+    own = parse_ycsb_text((step / "stdout.log").read_text(), "s")
+    logs = [read_histogram_log(path.read_text(), str(path)) for path in step.glob("*.hdr")]
+    served = max(log.end_s for log in logs) - min(log.start_s for log in logs)
+    assert records["served_s"].value == pytest.approx(served) and served < own.runtime_ms / 1000
+    assert records["served_throughput_ops_s"].value == pytest.approx(1000 / served)
+    assert (
+        round(records["throughput_ops_s"].value) == 273
+        and round(records["served_throughput_ops_s"].value) == 493
+    )
+    assert {r.status for r in records.values()} == {"ok"}
+
+
 def test_one_client_without_histogram_logs_has_no_served_throughput() -> None:
+    """A step recorded before every timed run wrote its logs."""
     records = {
         r.metric for r in get_workload("ycsb_a").parse(_context(clients=1), _step(PIPELINE / "cassandra_a"))
     }

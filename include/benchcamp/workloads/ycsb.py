@@ -158,16 +158,17 @@ class YcsbSummary:
     # 0.17.0 still exits 0 with a summary of nothing: the messages (naming the store's
     # address) are kept so the failure says why.
     client_errors: tuple[str, ...] = ()
-    # Several clients: their operations (YCSB's count, all clients) and the seconds from the first
-    # client's first interval to the last one's end in their histogram logs. YCSB's RunTime also
-    # holds each client's start (its store connection and the start barrier), so its throughput
-    # understates the rate the store served at; these give that rate. None without the logs.
+    # The run's operations (YCSB's count, all clients) and the seconds from the first client's
+    # first interval to the last one's end in their histogram logs. YCSB's RunTime also holds each
+    # client's start (its store connection and, with several, the start barrier), so its
+    # throughput understates the rate the store served at; these give that rate. None without
+    # the logs (a run recorded before every timed run wrote them).
     served_operations: float | None = None
     served_s: float | None = None
 
     @property
     def served_throughput_ops_s(self) -> float | None:
-        """Operations per second over the period the clients' histograms cover (None without it)."""
+        """Operations per second over the period the clients' histogram logs cover (None without them)."""
         if self.served_operations is None or not self.served_s:
             return None
         return self.served_operations / self.served_s
@@ -356,12 +357,14 @@ def merged_summary(
         gc_count=None if None in gc else sum(value for value in gc if value is not None),
         gc_time_ms=None if None in gc_time else sum(value for value in gc_time if value is not None),
         client_errors=errors,
-        # YCSB's throughput is its operations over its RunTime: their count, back
-        served_operations=float(
-            round(sum(summary.throughput_ops_s * summary.runtime_ms / 1000 for summary in summaries))
-        ),
+        served_operations=served_operations(summaries),
         served_s=max(end for _, end in periods) - min(start for start, _ in periods),
     )
+
+
+def served_operations(summaries: Sequence[YcsbSummary]) -> float:
+    """The clients' operations, all of them: YCSB's throughput is its operations over its RunTime."""
+    return float(round(sum(summary.throughput_ops_s * summary.runtime_ms / 1000 for summary in summaries)))
 
 
 def has_text_summary(text: str) -> bool:
@@ -773,12 +776,12 @@ def client_command(ctx: RunContext, phase: str, prefix: str = "", client: int = 
             # each call also measured from its intended start (Intended-<OP>): a client behind
             # its schedule shows the queue that the latency from the actual start leaves out
             command += ["-p", f"{INTERVAL_PROPERTY}=both"]
-    if client:
+    if client or phase == "-t":  # every timed run: its clients' logs are merged, and give its served rate
         command += [
             "-p",
             "hdrhistogram.fileoutput=true",
             "-p",
-            Shell("hdrhistogram.output.path=" + place(prefix)),
+            Shell("hdrhistogram.output.path=" + (place(prefix) if prefix else '"$JOB"/')),
         ]
     if clients > 1 and remote:
         # the project's bindings hold each client's operations until all are connected
@@ -1034,18 +1037,25 @@ def read_clients_summary(step: ArchivedStep, clients: int) -> YcsbSummary:
         prefix = CLIENT_PREFIX.format(n)
         own = load_step(step, prefix)
         summaries.append(read_step_summary(own)[0])
-        histograms = {
-            path.name.removeprefix(prefix).removesuffix(HISTOGRAM_SUFFIX): path
-            for path in [*step.files.values(), *step.directory.glob(f"{prefix}*{HISTOGRAM_SUFFIX}")]
-            if path.name.startswith(prefix) and path.name.endswith(HISTOGRAM_SUFFIX)
-        }
-        logs.append(
-            {
-                operation: read_histogram_log(path.read_text(encoding="utf-8", errors="replace"), str(path))
-                for operation, path in sorted(histograms.items())
-            }
-        )
+        logs.append(histogram_logs(step, prefix))
     return merged_summary(summaries, logs, names)
+
+
+def histogram_logs(step: ArchivedStep, prefix: str = "") -> dict[str, HistogramLog]:
+    """A client's HdrHistogram logs in the step (`<prefix><OPERATION>.hdr`) by operation; without a
+    prefix (one client), those of no client of several and not the load's."""
+    others = (LOAD_PREFIX, CLIENT_PREFIX.split("{")[0])
+    paths = {
+        path.name.removeprefix(prefix).removesuffix(HISTOGRAM_SUFFIX): path
+        for path in [*step.files.values(), *step.directory.glob(f"{prefix}*{HISTOGRAM_SUFFIX}")]
+        if path.name.startswith(prefix)
+        and path.name.endswith(HISTOGRAM_SUFFIX)
+        and (prefix or not path.name.startswith(others))
+    }
+    return {
+        operation: read_histogram_log(path.read_text(encoding="utf-8", errors="replace"), str(path))
+        for operation, path in sorted(paths.items())
+    }
 
 
 def check_load(ctx: RunContext, step: ArchivedStep) -> tuple[YcsbSummary, Path]:
@@ -1067,7 +1077,14 @@ def run_summary(ctx: RunContext, step: ArchivedStep) -> tuple[YcsbSummary, Path]
     clients = clients_of(ctx)
     if clients > 1 or client_hosts(ctx):
         return read_clients_summary(step, clients), step.directory
-    return read_step_summary(step)
+    summary, source = read_step_summary(step)
+    logs = histogram_logs(step)
+    if not logs:  # a run recorded before one client wrote its logs
+        return summary, source
+    start, end = period(list(logs.values()))
+    return dataclasses.replace(
+        summary, served_operations=served_operations([summary]), served_s=end - start
+    ), source
 
 
 def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:

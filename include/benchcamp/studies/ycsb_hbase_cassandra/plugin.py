@@ -127,7 +127,7 @@ def served_note(served: bool) -> tuple[str, ...]:
     return (
         "Served (ops/s): the clients' operations over the period their histogram logs cover, "
         "the rate the store served at; YCSB's throughput also counts each client's start "
-        "(its store connection and the start barrier) in its RunTime.",
+        "(its store connection and, with several clients, the start barrier) in its RunTime.",
     )
 
 

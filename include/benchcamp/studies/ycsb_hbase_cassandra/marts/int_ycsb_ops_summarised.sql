@@ -37,8 +37,8 @@ per_cell as (
         {{ metric_value('throughput_ops_s') }} as throughput_ops_s,
         {{ metric_value('throughput_ops_s', 'stddev') }} as throughput_stddev,
         {{ metric_value('throughput_ops_s', 'stddev_pct') }} as throughput_stddev_pct,
-        -- several clients: their operations over the period their histogram logs cover (YCSB's
-        -- throughput also counts each client's start); NULL for one client
+        -- the run's operations over the period its clients' histogram logs cover (YCSB's
+        -- throughput also counts each client's start); NULL for runs without those logs
         {{ metric_value('served_throughput_ops_s') }} as served_throughput_ops_s,
         bool_and(passed_validation) as passed_validation
     from cells

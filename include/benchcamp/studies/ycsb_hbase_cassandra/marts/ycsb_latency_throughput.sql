@@ -26,8 +26,8 @@ select
     o.throughput_ops_s,
     o.throughput_stddev,
     {{ percent_of('o.throughput_ops_s', 'o.target_ops') }} as achieved_pct,
-    -- several clients: the rate over the period their histograms cover (YCSB's throughput also
-    -- counts each client's start), and its share of the target; NULL for one client
+    -- the rate over the period the clients' histogram logs cover (YCSB's throughput also counts
+    -- each client's start), and its share of the target; NULL for runs without those logs
     o.served_throughput_ops_s,
     {{ percent_of('o.served_throughput_ops_s', 'o.target_ops') }} as served_pct,
     o.avg_latency_us,
