@@ -109,6 +109,11 @@ def test_comparison_p_values_match_the_t_table(tables: dict[str, list[dict[str, 
         pytest.approx(1.0),
         "no significant difference",
     )
+    # the served rates are equal a side (the stores' clients started at different speeds): the
+    # same Welch test on them finds no difference where YCSB's throughputs differ at p = 0.01
+    assert (read["hbase_served_throughput_ops_s"], read["cassandra_served_throughput_ops_s"]) == (2000, 2000)
+    assert read["served_throughput_ratio"] == 1 and read["served_throughput_p_value"] == pytest.approx(1.0)
+    assert read["served_throughput_verdict"] == "no significant difference"
     update = one(tables["ycsb_comparison"], op_type="update")
     assert update["avg_latency_p_value"] == pytest.approx(0.05, abs=1e-5)
     assert update["avg_latency_ratio"] < 1
@@ -125,6 +130,17 @@ def test_report_prints_the_comparison_as_the_study_would(tables: dict[str, list[
     assert cells[:4] == ["all", "operationcount=1000, threads=1", "throughput (ops/s)", "3/3"]
     assert cells[-2:] == ["0.010", "HBase higher"]
     assert cells[6] == f"{(1000 + T_P01 * SHIFT) / 1000:.2f}"
+    (served,) = [line for line in lines if "served (ops/s)" in line and "| all " in line]
+    cells = [cell.strip() for cell in served.strip("|").split("|")]
+    assert cells[2:] == [
+        "served (ops/s)",
+        "3/3",
+        "2000.00",
+        "2000.00",
+        "1.00",
+        "1.000",
+        "no significant difference",
+    ]
     (p95,) = [line for line in lines if line.lstrip("| ").startswith("read") and "p95 latency" in line]
     assert p95.rstrip(" |").endswith("Cassandra higher") and "< 0.001" in p95
     csv_blocks = [

@@ -53,6 +53,11 @@ def comparison_blocks(rows: list[dict[str, Any]]) -> list[Block]:
             if condition not in seen_conditions:
                 seen_conditions.add(condition)
                 lines.append(("all", "throughput (ops/s)", "throughput_ops_s", "throughput"))
+                if (
+                    cell.get("hbase_served_throughput_ops_s") is not None
+                    or cell.get("cassandra_served_throughput_ops_s") is not None
+                ):
+                    lines.append(("all", "served (ops/s)", "served_throughput_ops_s", "served_throughput"))
             lines += [
                 (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency")
                 for key, label in figures

@@ -39,7 +39,9 @@ per_cell as (
         {{ metric_value('throughput_ops_s', 'stddev_pct') }} as throughput_stddev_pct,
         -- the run's operations over the period its clients' histogram logs cover (YCSB's
         -- throughput also counts each client's start); NULL for runs without those logs
+        {{ metric_value('served_throughput_ops_s', 'n') }} as served_n,
         {{ metric_value('served_throughput_ops_s') }} as served_throughput_ops_s,
+        {{ metric_value('served_throughput_ops_s', 'stddev') }} as served_throughput_stddev,
         bool_and(passed_validation) as passed_validation
     from cells
     group by study, campaign, environment, workload, cell_key
@@ -112,7 +114,9 @@ select
     c.throughput_ops_s,
     c.throughput_stddev,
     c.throughput_stddev_pct,
+    c.served_n,
     c.served_throughput_ops_s,
+    c.served_throughput_stddev,
     o.operations,
     o.latency_n,
     o.avg_latency_us,

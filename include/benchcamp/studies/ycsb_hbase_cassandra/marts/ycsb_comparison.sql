@@ -31,6 +31,16 @@ select
     throughput_p_value,
     {{ significance_verdict('throughput_p_value', 'hbase_throughput_ops_s', 'cassandra_throughput_ops_s',
                             'HBase', 'Cassandra') }} as throughput_verdict,
+    -- the same for the rate the stores served at (runs whose clients wrote histogram logs)
+    hbase_served_throughput_ops_s,
+    cassandra_served_throughput_ops_s,
+    case when cassandra_served_throughput_ops_s > 0
+        then hbase_served_throughput_ops_s / cassandra_served_throughput_ops_s
+    end as served_throughput_ratio,
+    served_throughput_p_value,
+    {{ significance_verdict('served_throughput_p_value', 'hbase_served_throughput_ops_s',
+                            'cassandra_served_throughput_ops_s', 'HBase', 'Cassandra') }}
+        as served_throughput_verdict,
     {% for latency in ('avg', 'p95', 'p99') %}
     hbase_{{ latency }}_latency_us,
     cassandra_{{ latency }}_latency_us,
