@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchcamp.presentation.blocks import lines_of
-from benchcamp.studies.ycsb_hbase_cassandra.plugin import summary_blocks
+from benchcamp.studies.ycsb_hbase_cassandra.plugin import latency_throughput, summary_blocks
 
 
 def _row(op: str, p99: float, intended: float | None, **cell: Any) -> dict[str, Any]:
@@ -49,3 +49,26 @@ def test_runs_of_several_clients_show_the_served_rate_beside_ycsbs_throughput_on
     assert "start barrier" in note
     (single,) = summary_blocks([_row("read", 2000.0, None)])
     assert "Served (ops/s)" not in single.headers
+
+
+def _point(target: int, throughput: float, served: float | None) -> dict[str, Any]:
+    return {
+        "store": "hbase", "op_type": "read", "target_ops": target, "threads": 16, "clients": 1, "n": 3,
+        "throughput_ops_s": throughput, "served_throughput_ops_s": served, "avg_latency_us": 400.0 + target,
+        "cell_key": f"ycsb_a|store=hbase|target_ops={target}|threads=16",
+    }  # fmt: skip
+
+
+def test_the_curve_is_drawn_on_the_served_rate_where_every_point_has_one() -> None:
+    served = latency_throughput("ycsb_a", [_point(250, 180.0, 249.0), _point(500, 270.0, 493.0)], {})
+    x = [value["throughput_ops_s"] for value in served.spec["data"]["values"]]
+    assert (
+        x == [249.0, 493.0]
+        and served.spec["layer"][0]["encoding"]["x"]["title"] == "Served throughput (ops/s)"
+    )
+    mixed = latency_throughput("ycsb_a", [_point(250, 180.0, 249.0), _point(500, 270.0, None)], {})
+    x = [value["throughput_ops_s"] for value in mixed.spec["data"]["values"]]
+    assert (
+        x == [180.0, 270.0]
+        and mixed.spec["layer"][0]["encoding"]["x"]["title"] == "Achieved throughput (ops/s)"
+    )

@@ -3,7 +3,10 @@ the latency/throughput anomaly of an offered-load sweep (the published study's c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
+from benchcamp.core.records import ResultRecord
 from benchcamp.pipeline.validation import validate_campaign
 from benchcamp.studies.ycsb_hbase_cassandra.validation import latency_anomalies
 from helpers.ycsb import PUBLISHED_ANOMALY, STUDY, expected, key, run, sweep
@@ -129,3 +132,34 @@ def test_the_intended_latency_is_not_checked_for_the_anomaly() -> None:
     ]
     assert latency_anomalies(records) == {}
     assert [r.metric for r in records].count("intended_read_avg_latency_us") == 12
+
+
+def _with_served(
+    records: list[ResultRecord], rate: Callable[[ResultRecord], float | None]
+) -> list[ResultRecord]:
+    """The sweep's records, each repetition with a served rate `rate(its throughput record)`."""
+    served = [
+        record.model_copy(update={"metric": "served_throughput_ops_s", "value": value})
+        for record in records
+        if record.metric == "throughput_ops_s" and (value := rate(record)) is not None
+    ]
+    return records + served
+
+
+def test_a_sweep_with_served_rates_is_judged_on_them_and_says_so() -> None:
+    """YCSB's throughput holds each client's start: where every repetition of the sweep has its
+    served rate, the check uses that rate; the published anomaly's falling latencies against a
+    served rate that stays flat (saturated) are no anomaly, and a rising one is, named as served."""
+    records = sweep(PUBLISHED_ANOMALY)
+    assert latency_anomalies(records)
+    flat = _with_served(records, lambda record: 1000.0 + record.repetition)
+    assert latency_anomalies(flat) == {}
+    rising = _with_served(records, lambda record: 2 * record.value)
+    found = latency_anomalies(rising)
+    assert list(found) == list(latency_anomalies(records))
+    assert all("ops/s served" in line for lines in found.values() for line in lines)
+    # one repetition without its served rate (archived before the logs): YCSB's, for the whole sweep
+    partial = _with_served(
+        records, lambda record: None if record.repetition == 3 else 1000.0 + record.repetition
+    )
+    assert latency_anomalies(partial) == latency_anomalies(records)

@@ -17,6 +17,9 @@ from benchcamp.core.study import CellCheck
 # throughput and each operation type's average latency, as YCSB records them.
 OFFERED_LOAD_AXIS = "target_ops"
 THROUGHPUT_METRIC = "throughput_ops_s"
+# The rate over the period the clients' histogram logs cover, without each client's start (which
+# YCSB's throughput holds): a sweep whose every ok repetition has it is judged on it.
+SERVED_METRIC = "served_throughput_ops_s"
 AVG_LATENCY_SUFFIX = "_avg_latency_us"
 NOISE_SIGMAS = 2.0
 INTENDED_PREFIX = "intended_"
@@ -49,6 +52,8 @@ def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str],
     Returns, per (environment, workload, cell_key) of each point j, one line per violation.
     Unthrottled sweeps (operationcount) are not checked: one closed-loop client thread's
     throughput is the inverse of its latency there, so a fall is warm-up, not an anomaly.
+    The achieved throughput is the served rate (SERVED_METRIC) where every ok repetition of the
+    sweep has one, else YCSB's own throughput for the whole sweep, never a mix of the two.
     """
     values: dict[tuple[str, str, str], dict[str, list[float]]] = {}
     sweep_of: dict[tuple[str, str, str], tuple[str, str, str, float]] = {}
@@ -60,7 +65,7 @@ def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str],
         op = record.metric.removesuffix(AVG_LATENCY_SUFFIX)
         # the study's caveat is about the latency from each call's actual start: the intended
         # latency (intended_<op>, under a target) also holds the client's lag behind its schedule
-        if record.metric != THROUGHPUT_METRIC and (
+        if record.metric not in (THROUGHPUT_METRIC, SERVED_METRIC) and (
             not is_latency or op == "cleanup" or op.endswith("_failed") or op.startswith(INTENDED_PREFIX)
         ):
             continue
@@ -68,21 +73,33 @@ def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str],
         others = "|".join(f"{k}={v}" for k, v in sorted(record.params.items()) if k != OFFERED_LOAD_AXIS)
         sweep_of[cell] = (record.environment, record.workload, others, float(offered))
         values.setdefault(cell, {}).setdefault(record.metric, []).append(record.value)
-    sweeps: dict[tuple[str, str, str, str], list[_LoadPoint]] = {}
+    sweeps: dict[tuple[str, str, str, str], list[tuple[tuple[str, str, str], str]]] = {}
     for cell, metrics in values.items():
         if THROUGHPUT_METRIC not in metrics:
             continue
-        throughput, throughput_sigma = _mean_sigma(metrics[THROUGHPUT_METRIC])
-        environment, workload, others, offered = sweep_of[cell]
-        for metric, latencies in metrics.items():
-            if metric == THROUGHPUT_METRIC:
-                continue
-            latency, latency_sigma = _mean_sigma(latencies)
-            point = _LoadPoint(cell[2], offered, throughput, throughput_sigma, latency, latency_sigma)
-            op = metric.removesuffix(AVG_LATENCY_SUFFIX)
-            sweeps.setdefault((environment, workload, others, op), []).append(point)
+        environment, workload, others, _ = sweep_of[cell]
+        for metric in metrics:
+            if metric.endswith(AVG_LATENCY_SUFFIX):
+                op = metric.removesuffix(AVG_LATENCY_SUFFIX)
+                sweeps.setdefault((environment, workload, others, op), []).append((cell, metric))
+    points_of: dict[tuple[str, str, str, str], list[_LoadPoint]] = {}
+    rate_of: dict[tuple[str, str, str, str], str] = {}
+    for sweep, members in sweeps.items():
+        served = all(
+            len(values[cell].get(SERVED_METRIC, [])) == len(values[cell][THROUGHPUT_METRIC])
+            for cell, _ in members
+        )
+        rate_of[sweep] = SERVED_METRIC if served else THROUGHPUT_METRIC
+        for cell, metric in members:
+            throughput, throughput_sigma = _mean_sigma(values[cell][rate_of[sweep]])
+            latency, latency_sigma = _mean_sigma(values[cell][metric])
+            offered = sweep_of[cell][3]
+            points_of.setdefault(sweep, []).append(
+                _LoadPoint(cell[2], offered, throughput, throughput_sigma, latency, latency_sigma)
+            )
     found: dict[tuple[str, str, str], list[str]] = {}
-    for (environment, workload, _, op), points in sorted(sweeps.items()):
+    for (environment, workload, others, op), points in sorted(points_of.items()):
+        rate = "ops/s served" if rate_of[(environment, workload, others, op)] == SERVED_METRIC else "ops/s"
         points.sort(key=lambda point: point.throughput)
         for j, high in enumerate(points):
             for low in points[:j]:
@@ -93,8 +110,8 @@ def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str],
                 ):
                     found.setdefault((environment, workload, high.cell_key), []).append(
                         f"{op} average latency fell from {low.latency:.1f} ± {low.latency_sigma:.1f} µs at "
-                        f"{low.throughput:.1f} ops/s ({OFFERED_LOAD_AXIS}={low.offered:g}) to "
-                        f"{high.latency:.1f} ± {high.latency_sigma:.1f} µs at {high.throughput:.1f} ops/s "
+                        f"{low.throughput:.1f} {rate} ({OFFERED_LOAD_AXIS}={low.offered:g}) to "
+                        f"{high.latency:.1f} ± {high.latency_sigma:.1f} µs at {high.throughput:.1f} {rate} "
                         f"({OFFERED_LOAD_AXIS}={high.offered:g})"
                     )
     return found
@@ -110,5 +127,5 @@ LATENCY_ANOMALY = CellCheck(
     # what an import hands `find`: the ok throughput and average latencies of cells with an offered load
     records_sql=f"""status = 'ok'
         and json_type(params, '$.{OFFERED_LOAD_AXIS}') in ('UBIGINT', 'BIGINT', 'DOUBLE')
-        and (metric = '{THROUGHPUT_METRIC}' or ends_with(metric, '{AVG_LATENCY_SUFFIX}'))""",
+        and (metric in ('{THROUGHPUT_METRIC}', '{SERVED_METRIC}') or ends_with(metric, '{AVG_LATENCY_SUFFIX}'))""",
 )
