@@ -38,6 +38,7 @@ from typing import Any
 
 import duckdb
 import pytest
+from benchcamp.core.spec import study_names
 from benchcamp.ops import lab
 from benchcamp.ops.supervisor import alive
 from benchcamp.pipeline import archive
@@ -700,10 +701,16 @@ def test_a_user_logs_in_and_reads_the_results_page_in_a_browser(stack: dict[str,
         assert answer is not None and answer.status == 200
         assert answer.headers["content-type"].startswith("image/svg+xml")
 
+        # Airflow's UI keeps polling while campaigns run, so "network idle" may never come: wait
+        # for the view itself, which Airflow shows in a frame of its page, listing every study
         page.goto(f"{base}/")
         page.get_by_role("button", name="Browse").click()
         page.get_by_role("menuitem", name="Benchmark results").click()
-        page.wait_for_load_state("networkidle")
+        page.wait_for_url(lambda url: "/plugin/benchcamp_results" in url, timeout=BROWSER_WAIT_MS)
+        view = page.frame_locator("iframe")
+        view.get_by_role("heading", name="Benchmark results").wait_for(timeout=BROWSER_WAIT_MS)
+        for study in study_names():
+            view.locator(f"a[href='{study}']").wait_for(timeout=BROWSER_WAIT_MS)
         page.screenshot(path=str(ARTIFACTS / "03-browse-benchmark-results.png"))
 
 
