@@ -350,21 +350,30 @@ def merged_summary(
     errors = tuple(dict.fromkeys(error for summary in summaries for error in summary.client_errors))
     gc = [summary.gc_count for summary in summaries]
     gc_time = [summary.gc_time_ms for summary in summaries]
-    return YcsbSummary(
+    run = YcsbSummary(
         runtime_ms=max(summary.runtime_ms for summary in summaries),
         throughput_ops_s=sum(summary.throughput_ops_s for summary in summaries),
         operations=operations,
         gc_count=None if None in gc else sum(value for value in gc if value is not None),
         gc_time_ms=None if None in gc_time else sum(value for value in gc_time if value is not None),
         client_errors=errors,
-        served_operations=served_operations(summaries),
+    )
+    return with_served(run, summaries, periods)
+
+
+def with_served(
+    summary: YcsbSummary, summaries: Sequence[YcsbSummary], periods: Sequence[tuple[float, float]]
+) -> YcsbSummary:
+    """`summary` with the served rate of a run whose clients printed `summaries` and measured in
+    `periods` (each client's histogram logs, first interval to last): all clients' operations
+    (YCSB's throughput is its operations over its RunTime) over the span of those periods."""
+    return dataclasses.replace(
+        summary,
+        served_operations=float(
+            round(sum(each.throughput_ops_s * each.runtime_ms / 1000 for each in summaries))
+        ),
         served_s=max(end for _, end in periods) - min(start for start, _ in periods),
     )
-
-
-def served_operations(summaries: Sequence[YcsbSummary]) -> float:
-    """The clients' operations, all of them: YCSB's throughput is its operations over its RunTime."""
-    return float(round(sum(summary.throughput_ops_s * summary.runtime_ms / 1000 for summary in summaries)))
 
 
 def has_text_summary(text: str) -> bool:
@@ -1081,10 +1090,7 @@ def run_summary(ctx: RunContext, step: ArchivedStep) -> tuple[YcsbSummary, Path]
     logs = histogram_logs(step)
     if not logs:  # a run recorded before one client wrote its logs
         return summary, source
-    start, end = period(list(logs.values()))
-    return dataclasses.replace(
-        summary, served_operations=served_operations([summary]), served_s=end - start
-    ), source
+    return with_served(summary, [summary], [period(list(logs.values()))]), source
 
 
 def parse_ycsb_run(workload: Workload, ctx: RunContext, step: ArchivedStep) -> list[ResultRecord]:

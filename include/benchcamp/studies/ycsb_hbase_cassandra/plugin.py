@@ -126,7 +126,8 @@ def intended_notes(cells: list[dict[str, Any]]) -> list[str]:
 
 
 def served_note(served: bool) -> tuple[str, ...]:
-    """What the Served column is, where a block has one (runs of several clients)."""
+    """What the Served column is, where a block has one (runs whose clients' histogram logs were
+    archived)."""
     if not served:
         return ()
     return (

@@ -82,25 +82,25 @@ def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str],
             if metric.endswith(AVG_LATENCY_SUFFIX):
                 op = metric.removesuffix(AVG_LATENCY_SUFFIX)
                 sweeps.setdefault((environment, workload, others, op), []).append((cell, metric))
-    points_of: dict[tuple[str, str, str, str], list[_LoadPoint]] = {}
-    rate_of: dict[tuple[str, str, str, str], str] = {}
-    for sweep, members in sweeps.items():
+    found: dict[tuple[str, str, str], list[str]] = {}
+    for (environment, workload, _, op), members in sorted(sweeps.items()):
         served = all(
             len(values[cell].get(SERVED_METRIC, [])) == len(values[cell][THROUGHPUT_METRIC])
             for cell, _ in members
         )
-        rate_of[sweep] = SERVED_METRIC if served else THROUGHPUT_METRIC
-        for cell, metric in members:
-            throughput, throughput_sigma = _mean_sigma(values[cell][rate_of[sweep]])
-            latency, latency_sigma = _mean_sigma(values[cell][metric])
-            offered = sweep_of[cell][3]
-            points_of.setdefault(sweep, []).append(
-                _LoadPoint(cell[2], offered, throughput, throughput_sigma, latency, latency_sigma)
-            )
-    found: dict[tuple[str, str, str], list[str]] = {}
-    for (environment, workload, others, op), points in sorted(points_of.items()):
-        rate = "ops/s served" if rate_of[(environment, workload, others, op)] == SERVED_METRIC else "ops/s"
-        points.sort(key=lambda point: point.throughput)
+        rate, unit = (SERVED_METRIC, "ops/s served") if served else (THROUGHPUT_METRIC, "ops/s")
+        points = sorted(
+            (
+                _LoadPoint(
+                    cell[2],
+                    sweep_of[cell][3],
+                    *_mean_sigma(values[cell][rate]),
+                    *_mean_sigma(values[cell][metric]),
+                )
+                for cell, metric in members
+            ),
+            key=lambda point: point.throughput,
+        )
         for j, high in enumerate(points):
             for low in points[:j]:
                 rise = high.throughput - low.throughput
@@ -110,8 +110,8 @@ def latency_anomalies(records: list[ResultRecord]) -> dict[tuple[str, str, str],
                 ):
                     found.setdefault((environment, workload, high.cell_key), []).append(
                         f"{op} average latency fell from {low.latency:.1f} ± {low.latency_sigma:.1f} µs at "
-                        f"{low.throughput:.1f} {rate} ({OFFERED_LOAD_AXIS}={low.offered:g}) to "
-                        f"{high.latency:.1f} ± {high.latency_sigma:.1f} µs at {high.throughput:.1f} {rate} "
+                        f"{low.throughput:.1f} {unit} ({OFFERED_LOAD_AXIS}={low.offered:g}) to "
+                        f"{high.latency:.1f} ± {high.latency_sigma:.1f} µs at {high.throughput:.1f} {unit} "
                         f"({OFFERED_LOAD_AXIS}={high.offered:g})"
                     )
     return found
