@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
+import shutil
 import statistics
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -17,9 +19,12 @@ from zoneinfo import ZoneInfo
 import pytest
 from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import ResultRecord
+from benchcamp.core.spec import load_spec
 from benchcamp.ops.cli import main
 from benchcamp.pipeline.native import NativeError, NativeImport, NativeRead, read_native
 from benchcamp.presentation import report
+from benchcamp.workloads import get_workload
+from benchcamp.workloads.base import ArchivedStep, RunContext
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "native"
 HIWALKER = DATA / "hibench" / "hiswalker_my-hibench.report"
@@ -404,3 +409,111 @@ def test_the_report_shows_a_sub_millisecond_percentile_as_its_bound(
     (read, update) = [row for row in text.splitlines() if "| read " in row or "| update " in row][:2]
     assert "threads=1" in read and "38.48" in read and read.count("< 1000") == 2
     assert "65.98" in update and update.count("< 1000") == 2  # p95 and p99, never 0.00
+
+
+# -- YCSB's histogram logs: the served rate ------------------------------------------------------
+
+ONE_CLIENT = (
+    Path(__file__).resolve().parents[1] / "data" / "ycsb" / "pipeline" / "cassandra_a_target500_one_client"
+)
+
+
+def one_client_output(folder: Path, stem: str = "") -> Path:
+    """The recorded one-client run (tests/data/ycsb/pipeline/README.md) as a user's `bin/ycsb run ...
+    > run1.txt 2>&1` leaves it: the run's stderr from its command line on, then its stdout, and its
+    HdrHistogram logs beside it. The project's client gives workload a's proportions as -p; a user's
+    names its -P file, added to the command line here, and writes its logs to `<stem><OPERATION>.hdr`."""
+    stderr = (ONE_CLIENT / "stderr.log").read_text().splitlines(keepends=True)
+    start = max(number for number, line in enumerate(stderr) if line.startswith("Command line: -t "))
+    command = stderr[start].replace("Command line: -t ", "Command line: -t -P workloads/workloada ", 1)
+    if stem:
+        command = re.sub(
+            r"hdrhistogram\.output\.path=\S+", f"hdrhistogram.output.path=/ycsb/out/{stem}", command
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    output = folder / f"{stem or 'run'}.txt"
+    output.write_text(command + "".join(stderr[start + 1 :]) + (ONE_CLIENT / "stdout.log").read_text())
+    for log in ONE_CLIENT.glob("*.hdr"):
+        shutil.copy(log, folder / f"{stem}{log.name}")
+    return output
+
+
+def campaign_figures(step: Path) -> dict[str, float]:
+    """What a campaign's parser records from the same archived step (one client at -target 500)."""
+    spec = load_spec("ycsb_hbase_cassandra")
+    cell = {"store": "cassandra", "target_ops": 500, "threads": 16, "clients": 1}
+    ctx = RunContext(spec, spec.environment("local_lab"), "c1", "ycsb_a", cell, 1, "tiny")  # type: ignore[arg-type]
+    moment = datetime(2026, 11, 28, tzinfo=ZoneInfo("UTC"))
+    archived = ArchivedStep(directory=step, exit_code=0, started_at=moment, finished_at=moment, files={})
+    return {r.metric: r.value for r in get_workload("ycsb_a").parse(ctx, archived)}
+
+
+def test_a_ycsb_output_with_its_histogram_logs_gets_the_served_rate_a_campaign_records(
+    tmp_path: Path,
+) -> None:
+    """YCSB's throughput over its RunTime, which holds the client's store connection, is 273 ops/s;
+    over the period its logs cover it served 493, the figure the campaign recorded from the same run."""
+    output = one_client_output(tmp_path / "runs")
+    read = read_native(None, [output.parent], ycsb())
+    ((workload, params, repetition, status, artifact, figures),) = runs(read)
+    assert (workload, params, repetition, status) == (
+        "ycsb_a", {"store": "cassandra", "target_ops": 500, "threads": 16}, 1, "ok"
+    )  # fmt: skip
+    # the command line names an operationcount and a -target: a point of the offered-load series
+    assert figures["operations_requested"] == 1000
+    campaign = campaign_figures(ONE_CLIENT)
+    assert figures["served_s"] == pytest.approx(campaign["served_s"])
+    assert figures["served_throughput_ops_s"] == pytest.approx(campaign["served_throughput_ops_s"])
+    assert (round(figures["throughput_ops_s"]), round(figures["served_throughput_ops_s"])) == (273, 493)
+    assert read.notes == ()
+
+
+def test_histogram_logs_named_by_the_output_path_are_found_beside_their_run(tmp_path: Path) -> None:
+    """Two runs in one folder, each with its own hdrhistogram.output.path stem: each reads its own."""
+    first = one_client_output(tmp_path, "run1-")
+    one_client_output(tmp_path, "run2-")
+    read = read_native(None, [tmp_path], ycsb())
+    assert [r[2] for r in runs(read)] == [1, 2]
+    assert {round(r[5]["served_throughput_ops_s"]) for r in runs(read)} == {493}
+    # a log of a run that is not imported, or that no run names, is refused rather than ignored
+    (tmp_path / "run2-.txt").unlink()
+    stray = sorted(tmp_path.glob("run2-*.hdr"))
+    assert refusal([tmp_path], ycsb()) == (
+        f"{stray[0]}: an HdrHistogram log that no YCSB output here names (its hdrhistogram.output.path "
+        f"and operation); {len(stray)} such log(s): move them out, or add their run"
+    )
+    assert refusal([stray[0]], ycsb()) == (
+        f"{stray[0]}: an HdrHistogram log, not a run: give the YCSB output that wrote it (its logs are "
+        "read beside it)"
+    )
+    assert runs(read_native(None, [first], ycsb()))[0][5]["served_s"] > 0
+
+
+def test_a_ycsb_run_without_its_logs_keeps_yscb_throughput_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = one_client_output(tmp_path)
+    for log in tmp_path.glob("*.hdr"):
+        log.unlink()
+    read = read_native(None, [output], ycsb())
+    figures = runs(read)[0][5]
+    assert "served_throughput_ops_s" not in figures and round(figures["throughput_ops_s"]) == 273
+    assert read.notes == (
+        f"{output}: no served rate: its histogram logs (READ.hdr, CLEANUP.hdr, UPDATE.hdr, Intended-READ.hdr, "
+        "Intended-CLEANUP.hdr, Intended-UPDATE.hdr) are not beside it",
+    )
+
+
+def test_logs_of_another_run_or_only_some_logs_are_refused(tmp_path: Path) -> None:
+    output = one_client_output(tmp_path)
+    (tmp_path / "UPDATE.hdr").unlink()
+    assert refusal([output], ycsb()) == (
+        f"{output}: the histogram logs UPDATE.hdr are missing beside it, while READ.hdr, CLEANUP.hdr, "
+        "Intended-READ.hdr, Intended-CLEANUP.hdr, Intended-UPDATE.hdr are there: copy every log of the run"
+    )
+    shutil.copy(tmp_path / "READ.hdr", tmp_path / "UPDATE.hdr")  # READ's 517 latencies, not UPDATE's 483
+    assert refusal([output], ycsb()) == (
+        f"{tmp_path / 'UPDATE.hdr'}: holds 517 latencies, {output} counts 483 UPDATE operations: the log is "
+        f"from another run (hdrhistogram.output.path=/work/main/.lab/work/ycsb_hbase_cassandra/rec_one_client/"
+        "ycsb_a_store=cassandra_target_ops=500_threads=16/rep1/jobs/execute-try1/)"
+    )

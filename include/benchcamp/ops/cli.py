@@ -133,6 +133,8 @@ def _import_native(args: argparse.Namespace) -> int:
         return ExitCode.BAD_INPUT
     left_out = "".join(f"; left out (--skip): {count} {name}" for name, count in read.skipped.items())
     print(f"{len(args.files)} file(s): {read.runs} runs, {len(read.records)} records{left_out}")
+    for note in read.notes:
+        print(f"note: {note}")
     with tempfile.TemporaryDirectory(prefix="benchcamp-native-") as folder:
         path = Path(folder) / f"{args.campaign}.jsonl"
         path.write_text(write_jsonl(read.records), encoding="utf-8")

@@ -36,14 +36,19 @@ from benchcamp.core.study import study_plugin
 from benchcamp.workloads.base import ParseError
 from benchcamp.workloads.testdfsio import MODE_WORKLOADS, UNITS, parse_testdfsio_blocks
 from benchcamp.workloads.ycsb import (
+    HISTOGRAM_SUFFIX,
+    YcsbCommandLine,
+    YcsbSummary,
     command_line_axes,
     has_text_summary,
     parse_command_line,
     parse_ycsb_text,
     run_status,
     summary_metrics,
+    with_served,
     workload_of_file,
 )
+from benchcamp.workloads.ycsb_histograms import HistogramLog, period, read_histogram_log
 
 if TYPE_CHECKING:
     from benchcamp.core.spec import StudySpec
@@ -103,6 +108,8 @@ class Run:
     status: Status = "ok"
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    read_beside: tuple[Path, ...] = ()  # files beside the run's file that it read (YCSB's histogram logs)
+    note: str | None = None  # what the import could not take from the run, printed with its counts
 
 
 @dataclass(frozen=True)
@@ -112,22 +119,41 @@ class NativeRead:
     records: list[ResultRecord]
     runs: int
     skipped: dict[str, int]  # the tool's name → runs left out by --skip
+    notes: tuple[str, ...] = ()  # what some runs lacked (YCSB runs without their histogram logs)
 
 
 def native_files(paths: Iterable[Path]) -> list[Path]:
-    """The files to read: each path given, a directory's visible files by name."""
+    """The files to read: each path given, a directory's visible files by name. HdrHistogram logs
+    (`*.hdr`) are no runs: a YCSB output reads its own beside it (`read_ycsb_output`)."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
             inside = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
             if not inside:
                 raise NativeError(f"{path}: an empty directory")
-            files += inside
+            files += [p for p in inside if not p.name.endswith(HISTOGRAM_SUFFIX)]
         elif path.is_file():
+            if path.name.endswith(HISTOGRAM_SUFFIX):
+                raise NativeError(
+                    f"{path}: an HdrHistogram log, not a run: give the YCSB output that wrote it "
+                    "(its logs are read beside it)"
+                )
             files.append(path)
         else:
             raise NativeError(f"{path}: no such file or directory")
     return files
+
+
+def unclaimed_logs(paths: Iterable[Path], claimed: set[Path]) -> list[Path]:
+    """HdrHistogram logs in the given directories that no YCSB output read: a log whose run is
+    missing, or a run whose hdrhistogram.output.path does not name it."""
+    return [
+        log
+        for path in paths
+        if path.is_dir()
+        for log in sorted(path.glob(f"*{HISTOGRAM_SUFFIX}"))
+        if not log.name.startswith(".") and log.resolve() not in claimed
+    ]
 
 
 def detect(path: Path, text: str) -> str:
@@ -169,10 +195,16 @@ def _names(study: str, native_format: str, defaults: dict[str, str], options: Na
 
 
 def _merge_axes(
-    spec: StudySpec, workload: str, said: dict[str, ParamValue], options: NativeImport, source: str
+    spec: StudySpec,
+    workload: str,
+    said: dict[str, ParamValue],
+    options: NativeImport,
+    source: str,
+    prefer: str | None = None,
 ) -> dict[str, ParamValue]:
     """The run's axes: what the file says, gaps filled by --param (a contradiction is refused), cut
-    to the one series shape of the workload they complete."""
+    to the one series shape of the workload they complete; when they complete several, the one
+    series with axis `prefer` (what the run was set up to vary), else refused."""
     available = dict(said)
     for name, value in options.params.items():
         if name in said and said[name] != value:
@@ -182,6 +214,8 @@ def _merge_axes(
     if not shapes:
         return {}
     complete = [axes for _, axes in shapes if set(axes) <= set(available)]
+    if len(complete) > 1 and prefer is not None and sum(prefer in axes for axes in complete) == 1:
+        complete = [axes for axes in complete if prefer in axes]
     if len(complete) > 1:
         listed = "; ".join(", ".join(axes) for axes in complete)
         raise NativeError(f"{source}: the axes fit more than one series of '{workload}' ({listed})")
@@ -358,14 +392,62 @@ def read_ycsb_output(path: Path, text: str, spec: StudySpec, options: NativeImpo
     said = {
         name: coerce_param(value) for name, value in command_line_axes(command).items() if name in spec.axes
     }
-    params = _merge_axes(spec, workload, said, options, source)
+    # a run with -target is a point of an offered-load series, though it names an operationcount too
+    offered = "target_ops" if "target" in command.properties else None
+    params = _merge_axes(spec, workload, said, options, source, prefer=offered)
     requested = params.get("operationcount", coerce_param(command.properties.get("operationcount", "")))
     count = requested if isinstance(requested, int) else None
+    summary, logs, note = _served(path, command, summary)
     figures = [("duration_s", summary.runtime_ms / 1000, "s"), *summary_metrics(summary)]
     if count is not None:
         figures.append(("operations_requested", float(count), "operations"))
     status: Status = "ok" if run_status(summary, count) == "ok" else "failed"
-    return [Run(source, workload, params, figures, status)]
+    return [Run(source, workload, params, figures, status, read_beside=logs, note=note)]
+
+
+HDR_FILE_OUTPUT = "hdrhistogram.fileoutput"
+HDR_OUTPUT_PATH = "hdrhistogram.output.path"
+
+
+def _served(
+    path: Path, command: YcsbCommandLine, summary: YcsbSummary
+) -> tuple[YcsbSummary, tuple[Path, ...], str | None]:
+    """The run's served rate (`served_s`, `served_throughput_ops_s`, as a campaign records it) from
+    the HdrHistogram logs YCSB wrote when told to (`-p hdrhistogram.fileoutput=true`): each
+    operation's `<basename of hdrhistogram.output.path><OPERATION>.hdr`, looked for beside the
+    output, since the path it names was the client machine's. Without the logs the run keeps
+    YCSB's throughput alone (the note says so); logs whose counts are not the output's, or only
+    some operations' logs, refuse the import: they belong to another run."""
+    if command.properties.get(HDR_FILE_OUTPUT, "").strip().lower() != "true":
+        return summary, (), None
+    written = command.properties.get(HDR_OUTPUT_PATH, "")
+    stem = written.replace("\\", "/").rsplit("/", 1)[-1]  # a folder's path ends in '/': no stem
+    measured = {name: stats for name, stats in summary.operations.items() if stats.operations}
+    found = {name: path.parent / f"{stem}{name}{HISTOGRAM_SUFFIX}" for name in measured}
+    present = {name: log for name, log in found.items() if log.is_file()}
+    if not present:
+        names = ", ".join(log.name for log in found.values())
+        return summary, (), f"{path}: no served rate: its histogram logs ({names}) are not beside it"
+    missing = [log.name for name, log in found.items() if name not in present]
+    if missing:
+        raise NativeError(
+            f"{path}: the histogram logs {', '.join(missing)} are missing beside it, while "
+            f"{', '.join(log.name for log in present.values())} are there: copy every log of the run"
+        )
+    logs: list[HistogramLog] = []
+    for name, log in present.items():
+        try:
+            read = read_histogram_log(log.read_text(encoding="utf-8", errors="replace"), str(log))
+        except ParseError as exc:
+            raise NativeError(str(exc)) from None
+        if read.count != measured[name].operations:
+            raise NativeError(
+                f"{log}: holds {read.count} latencies, {path} counts {measured[name].operations} "
+                f"{name} operations: the log is from another run (hdrhistogram.output.path={written})"
+            )
+        logs.append(read)
+    served = with_served(summary, [summary], [period(logs)])
+    return served, tuple(log.resolve() for log in present.values()), None
 
 
 # -- the import ----------------------------------------------------------------------------------
@@ -382,6 +464,7 @@ def read_native(native_format: str | None, paths: Iterable[Path], options: Nativ
     for name in options.params:
         if name not in spec.axes:
             raise NativeError(f"--param {name}: study '{spec.study}' has no axis '{name}'")
+    paths = list(paths)
     runs: list[Run] = []
     skipped: dict[str, int] = {}
     for path in native_files(paths):
@@ -398,7 +481,15 @@ def read_native(native_format: str | None, paths: Iterable[Path], options: Nativ
             runs += read_ycsb_output(path, text, spec, options)
     if not runs:
         raise NativeError("no runs to import (every line was left out with --skip?)")
-    return NativeRead(_records(runs, spec, options), len(runs), skipped)
+    claimed = {log for run in runs for log in run.read_beside}
+    stray = unclaimed_logs(paths, claimed)
+    if stray:
+        raise NativeError(
+            f"{stray[0]}: an HdrHistogram log that no YCSB output here names (its "
+            f"{HDR_OUTPUT_PATH} and operation); {len(stray)} such log(s): move them out, or add their run"
+        )
+    notes = tuple(run.note for run in runs if run.note)
+    return NativeRead(_records(runs, spec, options), len(runs), skipped, notes)
 
 
 def _records(runs: list[Run], spec: StudySpec, options: NativeImport) -> list[ResultRecord]:
