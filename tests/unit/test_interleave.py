@@ -262,3 +262,35 @@ def test_benchcamp_run_makes_one_campaign_of_the_pair_and_locks_both_targets(
         )  # fmt: skip
     assert json.loads(str(reached.value)) == {"benchcamp_container_ssh": "pair", "benchcamp_lab_ssh": "pair"}
     target_lock.check_free("lab_container", "benchcamp_container_ssh")  # released when the run ended
+
+
+def test_benchcamp_run_on_a_real_cluster_neither_starts_nor_stops_the_lab(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A campaign on an environment reached through the user's own connection (`dse_cluster`):
+    the one-host lab is not the target, so it is not started, and a lab the user has up for
+    something else is not stopped when the campaign ends."""
+    from benchcamp.core.outcomes import ExitCode
+    from benchcamp.ops import cli, lab
+    from benchcamp.pipeline import target_lock
+
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the lab was started or stopped for a real cluster's campaign")
+
+    ran: list[tuple[str | None, str]] = []
+
+    def run_campaign(_args: object, _env: object, target: str | None, conf: dict[str, object]) -> ExitCode:
+        ran.append((target, str(conf["environment"])))
+        return ExitCode.OK
+
+    monkeypatch.setenv(target_lock.LOCKS_ENV, str(tmp_path / "locks"))
+    monkeypatch.setattr(lab, "lab_up", never)
+    monkeypatch.setattr(lab, "lab_down", never)
+    monkeypatch.setattr("benchcamp.ops.metadb.active_runs", lambda: [])
+    monkeypatch.setattr(cli, "prepare_airflow", lambda _env: None)
+    monkeypatch.setattr(cli, "_run_campaign", run_campaign)
+    code = cli.main(
+        ["run", "hibench_dse", "--ladder", "tiny", "--workloads", "wordcount", "--environment", "dse_cluster",
+         "--campaign", "real"]
+    )  # fmt: skip
+    assert (code, ran) == (ExitCode.OK, [("dse_cluster", "dse_cluster")])

@@ -572,11 +572,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         stores = bool(study_plugin(spec.study).lab_services & {service.name for service in STORE_SERVICES})
         if stores:
             os.environ["BENCHCAMP_LAB_STORES"] = "1"  # the study measures the lab's data stores
-        started_lab = True
         used = {
             spec.environment(target or spec.environments[0].name).transport.connection for target in targets
         }
-        if used - {lab.CLUSTER_CONNECTION_ID}:  # the one-host lab's targets (and its stores)
+        # the one-host lab's targets (and its stores); a real cluster's connection starts no lab,
+        # and its campaign leaves a lab the user has up alone
+        if used & (lab_connections - {lab.CLUSTER_CONNECTION_ID}):
+            started_lab = True
             print(lab.lab_up().format())
         if lab.CLUSTER_CONNECTION_ID in used:  # the lab cluster's gateway
             from benchcamp.ops.lab.cluster import cluster_up
