@@ -344,8 +344,9 @@ def test_phase_times_mart_and_report(campaign: dict[str, Path]) -> None:
     assert (row["environment"], row["cell_key"], row["n"]) == ("lab_cluster", CELL, 1)
     for phase in ("map", "shuffle", "merge", "reduce"):  # one repetition has no spread
         assert row[f"{phase}_s"] is not None and row[f"{phase}_stddev_s"] is None
-    # a task attempt YARN retried (seen once under CI's load) is counted, not hidden: the mart's
-    # count is the archived job's own
+    # a task attempt that failed is counted, not hidden, and a speculative copy YARN killed when its
+    # twin finished first (Hadoop's default, seen on this cluster) apart from it: the mart's counts
+    # are the archived job's own
     archived = (
         campaign["results"]
         / "hibench_dse"
@@ -356,8 +357,11 @@ def test_phase_times_mart_and_report(campaign: dict[str, Path]) -> None:
         / "try1"
         / "stdout.log"
     )
-    failed = [a for a in load_job_history(archived).attempts if a.state != "SUCCEEDED"]
-    assert row["failed_task_attempts"] == len(failed) and row["fingerprint"] != "unknown"
+    attempts = load_job_history(archived).attempts
+    failed = [a for a in attempts if a.state not in ("SUCCEEDED", "KILLED")]
+    killed = [a for a in attempts if a.state == "KILLED"]
+    assert (row["failed_task_attempts"], row["killed_task_attempts"]) == (len(failed), len(killed))
+    assert row["fingerprint"] != "unknown"
     scaling = {row["workload"]: row for row in tables["scaling"]}
     assert set(scaling) == {"wordcount", "hive_aggregation"}
     assert all(row["n"] == 1 and row["n_failed"] == 0 for row in scaling.values()), scaling

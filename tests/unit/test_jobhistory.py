@@ -210,3 +210,26 @@ def test_attempts_given_as_a_list_are_refused_naming_the_source() -> None:
     document["attempts"] = list(document["attempts"].values())
     with pytest.raises(ParseError, match="job history: 'attempts' is not an object but list"):
         parse_job_history(document)
+
+
+SPECULATIVE = RECORDED.parent / "wordcount_cluster_speculative.json"
+
+
+def test_a_speculative_copy_killed_when_its_twin_won_is_no_failed_attempt() -> None:
+    """A real cluster job (speculative execution on, as Hadoop's default): one map ran twice and
+    its slower copy was killed. That is counted as killed, not as failed, and never averaged."""
+    job = parse_job_history(json.loads(SPECULATIVE.read_text()), str(SPECULATIVE))
+    assert job.succeeded and (job.maps, job.reduces, len(job.attempts)) == (12, 6, 19)
+    assert (job.failed_attempts, job.killed_attempts) == (0, 1)
+    (killed,) = [attempt for attempt in job.attempts if attempt.state == "KILLED"]
+    assert killed.attempt_id.endswith("_m_000002_1") and killed.map_s is None
+    maps = [a.map_s for a in job.attempts if a.task_type == "MAP" and a.state == "SUCCEEDED"]
+    assert len(maps) == 12 and job.metrics()["phase_map_s"] == pytest.approx(sum(maps) / 12)  # type: ignore[arg-type]
+
+
+def test_the_report_shows_killed_attempts_beside_the_failed_ones() -> None:
+    from benchcamp.presentation.blocks import attempts_cell
+
+    assert attempts_cell(0.0, 1.0).text == "0 (+1 killed)" and attempts_cell(0.0, 1.0).value == 0.0
+    assert attempts_cell(2.0, 0.0).text == "2" and attempts_cell(2.0, None).text == "2"
+    assert attempts_cell(None, 3.0).text == "-"

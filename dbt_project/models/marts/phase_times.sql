@@ -6,7 +6,7 @@ with cells as (
     select * from {{ ref('int_cells_summarised') }}
     where metric in (
         'phase_map_s', 'phase_shuffle_s', 'phase_merge_s', 'phase_reduce_s',
-        'job_elapsed_s', 'failed_task_attempts'
+        'job_elapsed_s', 'failed_task_attempts', 'killed_task_attempts'
     )
 ),
 
@@ -30,7 +30,8 @@ pivoted as (
         {{ metric_value('phase_reduce_s', 'stddev') }} as reduce_stddev_s,
         {{ metric_value('job_elapsed_s') }} as job_elapsed_s,
         -- the attempts of all usable repetitions together: n × their mean is their sum
-        {{ metric_value('failed_task_attempts', 'n * mean') }} as failed_task_attempts
+        {{ metric_value('failed_task_attempts', 'n * mean') }} as failed_task_attempts,
+        {{ metric_value('killed_task_attempts', 'n * mean') }} as killed_task_attempts
     from cells
     group by study, campaign, environment, workload, cell_key
 )

@@ -101,7 +101,14 @@ class JobPhases:
 
     @property
     def failed_attempts(self) -> int:
-        return sum(attempt.state != "SUCCEEDED" for attempt in self.attempts)
+        """Attempts that failed (a task error, a lost disk): every attempt neither successful nor killed."""
+        return sum(attempt.state not in ("SUCCEEDED", "KILLED") for attempt in self.attempts)
+
+    @property
+    def killed_attempts(self) -> int:
+        """Attempts the framework killed: a speculative copy whose twin finished first, one on a
+        node YARN lost, one preempted. No fault of the task, so not counted as failed."""
+        return sum(attempt.state == "KILLED" for attempt in self.attempts)
 
     def metrics(self) -> dict[str, float]:
         """phase_map_s, phase_shuffle_s, phase_merge_s, phase_reduce_s (those present), job_elapsed_s."""

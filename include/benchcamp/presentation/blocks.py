@@ -35,6 +35,15 @@ def num(text: str, value: Any) -> Cell:
     return Cell(text, None if plain is None else float(plain))
 
 
+def attempts_cell(failed: Any, killed: Any) -> Cell:
+    """Failed task attempts, with the killed ones beside them (`1 (+2 killed)`): a speculative copy
+    killed when its twin finished first is no failure, a failed attempt is."""
+    if failed is None:
+        return num("-", None)
+    extra = f" (+{killed:.0f} killed)" if killed else ""
+    return num(f"{failed:.0f}{extra}", failed)
+
+
 @dataclass(frozen=True)
 class Row:
     """A table row: `key` names it across campaigns (e.g. its data size), `cells` are what is shown."""

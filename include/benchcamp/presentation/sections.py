@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchcamp.core.study import study_plugin
-from benchcamp.presentation.blocks import Block, Cell, Row, num
+from benchcamp.presentation.blocks import Block, Cell, Row, attempts_cell, num
 from benchcamp.presentation.environment_load_section import environment_load_blocks
 from benchcamp.presentation.marts import HISTORY_MART, Tables, campaign_of
 from benchcamp.presentation.run_order_section import run_order_blocks
@@ -113,12 +113,7 @@ def _phase_blocks(rows: list[dict[str, Any]]) -> list[Block]:
                         for phase in ("map", "shuffle", "merge", "reduce")
                         for column in (f"{phase}_s", f"{phase}_stddev_s")
                     ),
-                    num(
-                        "-"
-                        if cell["failed_task_attempts"] is None
-                        else f"{cell['failed_task_attempts']:.0f}",
-                        cell["failed_task_attempts"],
-                    ),
+                    attempts_cell(cell["failed_task_attempts"], cell.get("killed_task_attempts")),
                 ),
             )
             for cell in cells

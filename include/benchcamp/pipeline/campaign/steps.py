@@ -469,11 +469,13 @@ def _job_history_records(
         workload.record(ctx, step, metric, value, "s", artifact=source)
         for metric, value in job.metrics().items()
     ]
-    records.append(
-        workload.record(
-            ctx, step, "failed_task_attempts", float(job.failed_attempts), "attempts", artifact=source
+    records += [
+        workload.record(ctx, step, metric, float(count), "attempts", artifact=source)
+        for metric, count in (
+            ("failed_task_attempts", job.failed_attempts),
+            ("killed_task_attempts", job.killed_attempts),
         )
-    )
+    ]
     return records
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from benchcamp.core.figure import Figure
 from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
-from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, num
+from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, attempts_cell, num
 from benchcamp.presentation.sections import DIFFERENCE_NOTE
 from benchcamp.presentation.text import number
 
@@ -56,7 +56,7 @@ def phase_time_blocks(tables: Tables) -> list[Block]:
                 num(number(row["reduce_task_sd_s"]), row["reduce_task_sd_s"]),
                 _with_spread(row["job_elapsed_s"], row["job_elapsed_stddev_s"]),
                 _with_spread(row["chain_s"], row["chain_stddev_s"]),
-                num(number(row["failed_task_attempts"]), row["failed_task_attempts"]),
+                attempts_cell(row["failed_task_attempts"], row.get("killed_task_attempts")),
             )  # fmt: skip
             body.append(Row((row["config_set"], row["job"]), cells))
         iterations = {row["iterations"] for row in group if row["iterations"] is not None}

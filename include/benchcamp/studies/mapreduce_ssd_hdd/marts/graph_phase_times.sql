@@ -58,7 +58,8 @@ jobs as (
         {{ metric_value('job_elapsed_s', key='job_metric') }} as job_elapsed_s,
         {{ metric_value('job_elapsed_s', 'stddev', key='job_metric') }} as job_elapsed_stddev_s,
         -- the attempts of all usable repetitions together: n × their mean is their sum
-        {{ metric_value('failed_task_attempts', 'n * mean', key='job_metric') }} as failed_task_attempts
+        {{ metric_value('failed_task_attempts', 'n * mean', key='job_metric') }} as failed_task_attempts,
+        {{ metric_value('killed_task_attempts', 'n * mean', key='job_metric') }} as killed_task_attempts
     from job_metrics
     group by study, campaign, environment, workload, cell_key, job
 )
@@ -90,6 +91,7 @@ select
     j.job_elapsed_s,
     j.job_elapsed_stddev_s,
     j.failed_task_attempts,
+    j.killed_task_attempts,
     c.chain_s,
     c.chain_stddev_s,
     c.iterations,

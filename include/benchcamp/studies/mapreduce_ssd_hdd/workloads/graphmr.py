@@ -402,6 +402,9 @@ def chain_metrics(
         metrics[f"{step}:failed_task_attempts"] = (
             float(sum(job.failed_attempts for job, _ in jobs)), "attempts", artifact,
         )  # fmt: skip
+        metrics[f"{step}:killed_task_attempts"] = (
+            float(sum(job.killed_attempts for job, _ in jobs)), "attempts", artifact,
+        )  # fmt: skip
         for phase in PHASES:
             per_job = [job.mean(phase) for job, _ in jobs]
             if any(value is None for value in per_job):
