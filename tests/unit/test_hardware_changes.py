@@ -19,6 +19,7 @@ import pytest
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord
 from benchcamp.pipeline import warehouse as wh
 from benchcamp.pipeline.campaign.conf import resolve_campaign
+from benchcamp.pipeline.hardware_changes import HardwareChange, detect_hardware_changes
 from benchcamp.pipeline.transform import build_marts
 
 STUDY = "hibench_dse"
@@ -39,7 +40,7 @@ def load_campaign(
     cores: int,
     seconds: tuple[float, ...],
     run: tuple[str, str, datetime],
-) -> list[wh.HardwareChange]:
+) -> list[HardwareChange]:
     """What the DAG's load task writes for one campaign: records, the host's facts, the run, detection."""
     records = [
         ResultRecord(
@@ -72,7 +73,7 @@ def load_campaign(
         ),
     )
     wh.record_campaign_run(target, STUDY, campaign, *run)
-    return wh.detect_hardware_changes(target, STUDY, campaign)
+    return detect_hardware_changes(target, STUDY, campaign)
 
 
 @pytest.fixture(scope="module")

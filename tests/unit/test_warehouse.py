@@ -13,6 +13,7 @@ import duckdb
 import pytest
 from benchcamp.core.records import EnvironmentSnapshot, ResultRecord, ValidationFailure
 from benchcamp.pipeline import warehouse as wh
+from benchcamp.pipeline.hardware_changes import detect_hardware_changes
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -234,11 +235,11 @@ def capture(
 
 def test_a_hardware_change_is_detected_against_the_previous_campaign_on_that_target(path: Path) -> None:
     capture(path, "mon", START, cores=8)
-    assert wh.detect_hardware_changes(path, "hibench_dse", "mon") == []  # nothing before it
+    assert detect_hardware_changes(path, "hibench_dse", "mon") == []  # nothing before it
     capture(path, "tue", START + timedelta(days=1), cores=8)
-    assert wh.detect_hardware_changes(path, "hibench_dse", "tue") == []  # same hardware
+    assert detect_hardware_changes(path, "hibench_dse", "tue") == []  # same hardware
     capture(path, "wed", START + timedelta(days=2), cores=16)
-    (change,) = wh.detect_hardware_changes(path, "hibench_dse", "wed")
+    (change,) = detect_hardware_changes(path, "hibench_dse", "wed")
     assert (change.previous_campaign, change.previous_fingerprint, change.fingerprint) == (
         "tue",
         "node1=fp8",
@@ -246,11 +247,11 @@ def test_a_hardware_change_is_detected_against_the_previous_campaign_on_that_tar
     )
     assert change.changed_facts == {"node1": {"cpu_cores": [8, 16]}}  # kernel is not hardware
     # re-running the load keeps one event, not two
-    wh.detect_hardware_changes(path, "hibench_dse", "wed")
+    detect_hardware_changes(path, "hibench_dse", "wed")
     assert rows(path, "select campaign, previous_campaign from raw.hardware_changes") == [("wed", "tue")]
     # another study on the same target, after the upgrade, compares with the newest hardware
     capture(path, "thu", START + timedelta(days=3), cores=16, study="bigbench_containers")
-    assert wh.detect_hardware_changes(path, "bigbench_containers", "thu") == []
+    assert detect_hardware_changes(path, "bigbench_containers", "thu") == []
 
 
 def test_a_backfill_after_an_upgrade_compares_with_the_newest_hardware_not_its_logical_date(
@@ -259,17 +260,17 @@ def test_a_backfill_after_an_upgrade_compares_with_the_newest_hardware_not_its_l
     capture(path, "scheduled_week1", START, cores=8)
     capture(path, "scheduled_week2", START + timedelta(days=7), cores=16)
     capture(path, "backfill_week1", START + timedelta(days=8), cores=16)  # re-run of week 1, on new hardware
-    assert wh.detect_hardware_changes(path, "hibench_dse", "backfill_week1") == []
-    assert [
-        c.previous_campaign for c in wh.detect_hardware_changes(path, "hibench_dse", "scheduled_week2")
-    ] == ["scheduled_week1"]
+    assert detect_hardware_changes(path, "hibench_dse", "backfill_week1") == []
+    assert [c.previous_campaign for c in detect_hardware_changes(path, "hibench_dse", "scheduled_week2")] == [
+        "scheduled_week1"
+    ]
 
 
 def test_a_host_added_to_a_target_is_a_hardware_change(path: Path) -> None:
     capture(path, "before", START, cores=8)
     capture(path, "after", START + timedelta(days=1), cores=8)
     capture(path, "after", START + timedelta(days=1), cores=8, host="node2")
-    (change,) = wh.detect_hardware_changes(path, "hibench_dse", "after")
+    (change,) = detect_hardware_changes(path, "hibench_dse", "after")
     assert (change.previous_fingerprint, change.fingerprint) == ("node1=fp8", "node1=fp8+node2=fp8")
     assert change.changed_facts["node2"]["cpu_cores"] == [None, 8]
 

@@ -4,8 +4,6 @@
 Exit codes: one table for every command (`core.outcomes`, the README's "Exit codes and faults").
 """
 
-# Over 600 lines: the whole command surface, one argparse tree and a thin handler per command.
-
 from __future__ import annotations
 
 import argparse

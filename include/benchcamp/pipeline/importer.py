@@ -1,3 +1,5 @@
+# Over 600 lines: one bulk path (read, check in SQL, trace, load staged) whose checks must stay
+# equivalent to the per-record readers line for line; split, that equivalence is harder to read.
 """`benchcamp import` in bulk: a file of result records read, checked and loaded by DuckDB.
 
 A million records as pydantic objects cost minutes; here the file goes straight into an

@@ -1,3 +1,5 @@
+# Over 600 lines: the five hosts' table (addresses, ports, daemons per host) is what its site files,
+# daemons, health checks and up/down all read; the stores' part can leave with that table next.
 """The lab cluster: five hosts as network namespaces on one bridge, a Hadoop cluster as a user has.
 
 `benchcamp lab cluster up|status|down`. Hosts (addresses in 10.232.0.0/24, each its own

@@ -1,3 +1,5 @@
+# Over 600 lines: the lab's service table and each service's start and health check (HDFS, Hive,
+# YARN in its namespace, the YCSB stores), in sections, read by one up/down/status.
 """The lab's services: started and stopped by the project's process supervisor
 (`benchcamp.ops.supervisor`, as the Airflow stack is), health-checked, measured.
 

@@ -20,7 +20,7 @@ from benchcamp.pipeline.campaign.unit import Plan
 from benchcamp.transport import ssh
 
 if TYPE_CHECKING:
-    from benchcamp.pipeline.warehouse import HardwareChange
+    from benchcamp.pipeline.hardware_changes import HardwareChange
 
 
 def run_validate(study: str, campaign: str, units: Plan | None) -> list[ValidationFailure]:
@@ -77,6 +77,7 @@ def run_load(
 ) -> LoadResult:
     """Load the campaign's archive into the warehouse, then compare each target's hardware with its last campaign."""
     from benchcamp.pipeline import warehouse as wh
+    from benchcamp.pipeline.hardware_changes import detect_hardware_changes
 
     spec = load_spec(study)
     path = warehouse or default_warehouse()
@@ -102,7 +103,7 @@ def run_load(
             path, study, campaign, run.run_id, run.run_type, run.logical_date,
             None if run.settings is None else json.dumps(run.settings, sort_keys=True, default=str),
         )  # fmt: skip
-    changes = wh.detect_hardware_changes(path, study, campaign)
+    changes = detect_hardware_changes(path, study, campaign)
     return LoadResult(len(records), summary.inserted, summary.replaced, changes)
 
 

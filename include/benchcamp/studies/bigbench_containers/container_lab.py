@@ -1,3 +1,5 @@
+# Over 600 lines: one environment's whole life (root filesystem, podman, up/down/status, facts,
+# connections, the entry process inside) in the sections below, kept beside its one contract.
 """`lab_container`: the lab's HDFS + HiveServer2 + sshd inside a real container on this host.
 
 The BigBench study compares the same services bare (`local_lab`) and in a container. This module
