@@ -294,3 +294,46 @@ def test_benchcamp_run_on_a_real_cluster_neither_starts_nor_stops_the_lab(
          "--campaign", "real"]
     )  # fmt: skip
     assert (code, ran) == (ExitCode.OK, [("dse_cluster", "dse_cluster")])
+
+
+@pytest.mark.parametrize(
+    ("running_before", "keep", "stopped"),
+    [(False, False, True), (True, False, False), (False, True, False)],
+)
+def test_benchcamp_run_stops_the_lab_cluster_only_when_it_started_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, running_before: bool, keep: bool, stopped: bool
+) -> None:
+    """`--environment lab_cluster`: the cluster starts for the campaign and, like the one-host lab,
+    stops after it unless --keep-lab; a cluster the user had up before stays up."""
+    from benchcamp.core.outcomes import ExitCode
+    from benchcamp.ops import cli, lab
+    from benchcamp.ops.lab import cluster
+    from benchcamp.pipeline import target_lock
+
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the one-host lab was started or stopped for the lab cluster's campaign")
+
+    calls: list[str] = []
+
+    class Status:
+        def format(self) -> str:
+            return "lab cluster: up"
+
+    def up(**_kwargs: object) -> Status:
+        calls.append("up")
+        return Status()
+
+    monkeypatch.setenv(target_lock.LOCKS_ENV, str(tmp_path / "locks"))
+    monkeypatch.setattr(lab, "lab_up", never)
+    monkeypatch.setattr(lab, "lab_down", never)
+    monkeypatch.setattr(cluster, "cluster_running", lambda: running_before)
+    monkeypatch.setattr(cluster, "cluster_up", up)
+    monkeypatch.setattr(cluster, "cluster_down", lambda: calls.append("down"))
+    monkeypatch.setattr("benchcamp.ops.metadb.active_runs", lambda: [])
+    monkeypatch.setattr(cli, "prepare_airflow", lambda _env: None)
+    monkeypatch.setattr(cli, "_run_campaign", lambda *_args: ExitCode.OK)
+    code = cli.main(
+        ["run", "hibench_dse", "--ladder", "tiny", "--workloads", "wordcount", "--environment", "lab_cluster",
+         "--campaign", "on_cluster", *(["--keep-lab"] if keep else [])]
+    )  # fmt: skip
+    assert (code, calls) == (ExitCode.OK, ["up", "down"] if stopped else ["up"])

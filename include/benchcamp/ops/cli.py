@@ -488,6 +488,9 @@ def _raise_interrupted(signum: int, _frame: object) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the lab, run one study DAG through Airflow, print its tables, stop the lab.
 
+    The one-host lab starts only for its own targets, the lab cluster only for `lab_cluster`; at
+    the end each is stopped if this run started it (unless --keep-lab), and left as it was if not.
+
     A campaign runs on one environment: --environment names one, several (comma-separated) or
     `all` (every environment of the study on the one-host lab; the lab cluster's only by name),
     each getting its own campaign, one after the other (named `<campaign>_<environment>` when
@@ -538,6 +541,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     }
     locks: dict[str, target_lock.TargetLock] = {}  # one per connection: environments may share one
     started_lab = False
+    started_cluster = False  # this run started the lab cluster (not running before): it stops it too
     try:
         planned = [
             (name, campaign)
@@ -579,8 +583,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             started_lab = True
             print(lab.lab_up().format())
         if lab.CLUSTER_CONNECTION_ID in used:  # the lab cluster's gateway
-            from benchcamp.ops.lab.cluster import cluster_up
+            from benchcamp.ops.lab.cluster import cluster_running, cluster_up
 
+            started_cluster = not cluster_running()
             print(cluster_up(stores=stores).format())  # with the stores: Cassandra, HBase
         env = airflow_environment(lab.airflow_connection_env())
         prepare_airflow(env)
@@ -600,11 +605,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        if started_lab and not args.keep_lab:
+        if (started_lab or started_cluster) and not args.keep_lab:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the lab goes down whatever is pressed now
-            lab.lab_down()
+            if started_lab:
+                lab.lab_down()
+                print("lab stopped")
+            if started_cluster:  # as it was before: a cluster the user had up stays up
+                from benchcamp.ops.lab.cluster import cluster_down
+
+                cluster_down()
+                print("lab cluster stopped")
             signal.signal(signal.SIGINT, previous[signal.SIGINT])
-            print("lab stopped")
         for lock in locks.values():
             lock.release()
 
@@ -925,7 +936,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-repetitions", type=int, help="at most this many repetitions per cell with a target"
     )
     runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
-    runner.add_argument("--keep-lab", action="store_true")
+    runner.add_argument(
+        "--keep-lab",
+        action="store_true",
+        help="leave the lab (and a lab cluster this run started) running after the campaign",
+    )
     runner.add_argument(
         "--restart",
         action="store_true",

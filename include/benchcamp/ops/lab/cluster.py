@@ -796,6 +796,13 @@ def namespace_problem() -> str | None:
     return None
 
 
+def cluster_running() -> bool:
+    """Any of the cluster's daemons or hosts' sshd runs (what `down` would stop)."""
+    return any(each.pid() is not None for each in daemons()) or any(
+        sshd(host).pid() is not None for host in ADDRESSES
+    )
+
+
 def cluster_up(*, spark: bool = True, stores: bool = False) -> ClusterStatus:
     """Build the hosts and start every daemon not running; wait until all are healthy. HDFS is
     formatted on first use only (its data stays across `down` and `up`). With `spark`, Spark's
