@@ -72,3 +72,26 @@ def test_the_curve_is_drawn_on_the_served_rate_where_every_point_has_one() -> No
         x == [180.0, 270.0]
         and mixed.spec["layer"][0]["encoding"]["x"]["title"] == "Achieved throughput (ops/s)"
     )
+
+
+def test_each_comparison_line_shows_the_n_behind_its_own_test() -> None:
+    """Welch's test of each figure runs on that figure's repetitions: YCSB's throughput on every ok
+    run, the served rate only on runs whose clients wrote histogram logs, a latency only on runs
+    that measured the operation. The n (H/C) column shows each line's own."""
+    from benchcamp.studies.ycsb_hbase_cassandra.plugin import comparison_blocks
+
+    row: dict[str, Any] = {
+        "workload": "ycsb_a", "environment": "local_lab", "op_type": "read", "pair_params": "target_ops=500|threads=16",
+        "hbase_n": 3, "cassandra_n": 3, "hbase_served_n": 2, "cassandra_served_n": 3,
+        "hbase_latency_n": 3, "cassandra_latency_n": 1,
+    }  # fmt: skip
+    for figure, value in (("throughput", "throughput_ops_s"), ("served_throughput", "served_throughput_ops_s"),
+                          *((f"{k}_latency", f"{k}_latency_us") for k in ("avg", "p95", "p99"))):  # fmt: skip
+        row |= {f"hbase_{value}": 100.0, f"cassandra_{value}": 90.0, f"{figure}_ratio": 100 / 90}
+        row |= {f"{figure}_p_value": 0.5, f"{figure}_verdict": "no significant difference"}
+    (block,) = comparison_blocks([row])
+    n_by_figure = {r.cells[2].text: r.cells[3].text for r in block.rows}
+    assert n_by_figure == {
+        "throughput (ops/s)": "3/3", "served (ops/s)": "2/3",
+        "avg latency (µs)": "3/1", "p95 latency (µs)": "3/1", "p99 latency (µs)": "3/1",
+    }  # fmt: skip

@@ -48,23 +48,26 @@ def comparison_blocks(rows: list[dict[str, Any]]) -> list[Block]:
         seen_conditions: set[str] = set()
         for cell in cells:
             condition = cell["pair_params"].replace("|", ", ")
-            n = f"{cell['hbase_n'] or 0}/{cell['cassandra_n'] or 0}"
             lines = []
             if condition not in seen_conditions:
                 seen_conditions.add(condition)
-                lines.append(("all", "throughput (ops/s)", "throughput_ops_s", "throughput"))
+                lines.append(("all", "throughput (ops/s)", "throughput_ops_s", "throughput", "n"))
                 if (
                     cell.get("hbase_served_throughput_ops_s") is not None
                     or cell.get("cassandra_served_throughput_ops_s") is not None
                 ):
-                    lines.append(("all", "served (ops/s)", "served_throughput_ops_s", "served_throughput"))
+                    lines.append(
+                        ("all", "served (ops/s)", "served_throughput_ops_s", "served_throughput", "served_n")
+                    )
             lines += [
-                (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency")
+                (cell["op_type"], label, f"{key}_latency_us", f"{key}_latency", "latency_n")
                 for key, label in figures
                 if cell[f"hbase_{key}_latency_us"] is not None
                 or cell[f"cassandra_{key}_latency_us"] is not None
             ]
-            for op, label, value, figure in lines:
+            for op, label, value, figure, count in lines:
+                # the repetitions behind this figure's test on each side (Welch's n)
+                n = f"{cell.get(f'hbase_{count}') or 0}/{cell.get(f'cassandra_{count}') or 0}"
                 verdict = cell[f"{figure}_verdict"]
                 body.append(
                     Row(

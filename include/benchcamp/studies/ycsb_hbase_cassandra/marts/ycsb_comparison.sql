@@ -23,6 +23,11 @@ select
     threads,
     hbase_n,
     cassandra_n,
+    -- each figure's own n: the served rate's runs wrote histogram logs, the latencies' measured the op
+    hbase_served_n,
+    cassandra_served_n,
+    hbase_latency_n,
+    cassandra_latency_n,
     hbase_throughput_ops_s,
     cassandra_throughput_ops_s,
     case when cassandra_throughput_ops_s > 0
