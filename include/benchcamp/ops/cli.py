@@ -7,6 +7,7 @@ Exit codes: one table for every command (`core.outcomes`, the README's "Exit cod
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -982,7 +983,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    finally:
+        # A command that waited and gave up (a held warehouse) keeps its retried exceptions in
+        # reference cycles that hold DuckDB objects; collected here, not in interpreter shutdown,
+        # where DuckDB's bindings (nanobind) may already be gone and print "leaked instances".
+        gc.collect()
 
 
 if __name__ == "__main__":
