@@ -983,13 +983,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return int(args.handler(args))
-    finally:
+    code = int(args.handler(args))
+    if code:
         # A command that waited and gave up (a held warehouse) keeps its retried exceptions in
-        # reference cycles that hold DuckDB objects; collected here, not in interpreter shutdown,
-        # where DuckDB's bindings (nanobind) may already be gone and print "leaked instances".
+        # reference cycles that hold DuckDB objects; collected here (a quarter of a second), not in
+        # interpreter shutdown, where DuckDB's bindings (nanobind) may be gone: "leaked instances".
         gc.collect()
+    return code
 
 
 if __name__ == "__main__":
