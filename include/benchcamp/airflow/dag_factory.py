@@ -239,8 +239,9 @@ def _environment_description(spec: StudySpec, default: str) -> str:
 
 
 def _example_cell(spec: StudySpec, workloads: list[str]) -> str:
-    """The first cell key of the study's default ladder: the Cells field's example."""
-    cells = spec.cells(spec.default_ladder, workloads)
+    """The first cell key of the study's default ladder on its default environment: the Cells
+    field's example."""
+    cells = spec.cells(spec.default_ladder, workloads, spec.environment(spec.default_environment()))
     return cells[0].key if cells else "workload|axis=value"
 
 
@@ -254,7 +255,7 @@ def _warmup_summary(spec: StudySpec) -> str:
 def _doc(spec: StudySpec) -> str:
     ladder_lines = []
     for ladder in LADDERS:
-        cells = spec.cells(ladder, implemented_workloads(spec))
+        cells = spec.cells(ladder, implemented_workloads(spec), spec.environment(spec.default_environment()))
         duration = spec.campaign_durations.get(ladder, "not measured yet")
         ladder_lines.append(f"| {ladder} | {len(cells)} | {len(cells) * spec.repetitions} | {duration} |")
     return textwrap.dedent(

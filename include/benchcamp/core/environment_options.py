@@ -63,7 +63,12 @@ class TransportOptions(EnvironmentOptions):
         default=None,
         description="scratch directory on the target; default $BENCHCAMP_WORK_DIR or ~/benchcamp",
     )
-    nodes: int = Field(default=1, ge=1)
+    nodes: int = Field(
+        default=1,
+        ge=1,
+        description="the target's worker nodes: HiBench's maps and reduces are per node, and an "
+        "axis with `environment_key: nodes` (BigBench's cluster_nodes) takes this value",
+    )
     drop_caches: bool = Field(default=True, description="try to drop the page cache before each repetition")
     reformat_command: str | None = Field(
         default=None,

@@ -43,6 +43,13 @@ class Axis(Checked):
         "for studies whose published comparisons are not all against the baseline; copied into "
         "raw.axis_comparisons by every load and import",
     )
+    environment_key: str | None = Field(
+        default=None,
+        description="an environment key (e.g. `nodes`) whose value this axis is: a fact of the "
+        "target that no run sets, such as its cluster's size. A campaign's cells on an environment "
+        "take that environment's value, whatever the ladder lists (its values are the sizes the "
+        "study covers, each measured on an environment of that size)",
+    )
 
     def problems(self) -> Iterator[Problem]:
         if (self.values is None) == (self.ladder is None):

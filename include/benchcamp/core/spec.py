@@ -359,6 +359,7 @@ class StudySpec(Checked):
                 "interval is wider than the target)",
             )
         yield from self._interleave_problems()
+        yield from self._environment_key_problems()
         if self.order == "interleaved" and not self.interleave:
             yield Problem(
                 ("order",),
@@ -371,6 +372,26 @@ class StudySpec(Checked):
                     yield Problem(
                         ("warmup_repetitions", workload), f"workload '{workload}' is not in 'workloads'"
                     )
+
+    def _environment_key_problems(self) -> Iterator[Problem]:
+        """An axis that is an environment's fact names a key environments have, and each
+        environment's value is one the axis can take."""
+        for axis_name, axis in self.axes.items():
+            key = axis.environment_key
+            if key is None:
+                continue
+            keys = self.environments[0].flat_keys() if self.environments else {}
+            if key not in keys:
+                yield Problem(
+                    ("axes", axis_name, "environment_key"),
+                    f"'{key}' is not an environment key (known: {', '.join(sorted(keys))})",
+                )
+                continue
+            for index, env in enumerate(self.environments):
+                try:
+                    axis.check_value(env.flat_keys()[key])
+                except ValueError as exc:
+                    yield Problem(("environments", index, key), f"axis '{axis_name}' takes it: {exc}")
 
     def _interleave_problems(self) -> Iterator[Problem]:
         """Interleave groups name two or more known environments, each in one group at most, and
@@ -432,9 +453,14 @@ class StudySpec(Checked):
             return value[ladder]
         return value
 
-    def cells(self, ladder: Ladder, workloads: list[str] | None = None) -> list[Cell]:
-        """Every cell of the matrix at one ladder size, deduplicated, in spec order."""
+    def cells(
+        self, ladder: Ladder, workloads: list[str] | None = None, environment: Environment | None = None
+    ) -> list[Cell]:
+        """Every cell of the matrix at one ladder size, deduplicated, in spec order; on an
+        `environment`, an axis with an `environment_key` takes that environment's value (a
+        3-worker cluster measures `cluster_nodes=3` whatever the ladder lists)."""
         seen: dict[str, Cell] = {}
+        facts = environment.flat_keys() if environment is not None else {}
         for series in self.series:
             if ladder not in series.ladders:
                 continue
@@ -447,6 +473,8 @@ class StudySpec(Checked):
                     axis_values[axis_name] = [axis.baseline_at(ladder)]
                 else:
                     axis_values[axis_name] = list(choice)
+                if axis.environment_key is not None and environment is not None:
+                    axis_values[axis_name] = [facts[axis.environment_key]]
             names = list(axis_values)
             points = series.combinations or [{}]
             for workload in series.workloads:

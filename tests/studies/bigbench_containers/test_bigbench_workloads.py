@@ -55,6 +55,60 @@ def test_the_run_is_the_bigbench_load_workload_one_unit_per_run() -> None:
     ]
 
 
+def test_a_cells_cluster_size_is_its_environments_nodes_whatever_the_ladder_lists() -> None:
+    """The tiny ladder lists 1 node; on the lab cluster's three workers the run is labelled 3, on
+    a real 10-node cluster 10, and a cell of another size is refused there, naming the size."""
+    from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf
+    from benchcamp.pipeline.campaign.plan import plan_units
+
+    spec = load_spec("bigbench_containers")
+    assert spec.axes["cluster_nodes"].values_at("tiny") == [1]
+    sizes = {
+        name: {cell.params["cluster_nodes"] for cell in spec.cells("paper", None, spec.environment(name))}
+        for name in ("local_lab", "lab_container", "lab_cluster", "bare_metal")
+    }
+    assert sizes == {"local_lab": {1}, "lab_container": {1}, "lab_cluster": {3}, "bare_metal": {10}}
+    conf = check_conf(spec, {"ladder": "tiny", "environment": "lab_cluster", "repetitions": 1})
+    (unit,) = plan_units(spec, conf, "camp")["lab_cluster"]
+    assert unit["params"] == {"cluster_nodes": 3, "scale_factor_gb": 0.01}
+    one_node = "bigbench_load|cluster_nodes=1|scale_factor_gb=0.01"
+    with pytest.raises(
+        CampaignConfError, match=r"on environment 'lab_cluster' \(cluster_nodes is its nodes, 3\)"
+    ):
+        check_conf(spec, {"ladder": "tiny", "environment": "lab_cluster", "cells": [one_node]})
+    # an interleaved pair plans each side at its own size (both the lab's one host here)
+    pair = check_conf(
+        spec, {"ladder": "tiny", "environment": "local_lab", "order": "interleaved", "repetitions": 1}
+    )
+    assert {
+        u["environment"]: u["params"]["cluster_nodes"] for u in plan_units(spec, pair, "camp")["local_lab"]
+    } == {
+        "local_lab": 1,
+        "lab_container": 1,
+    }
+
+
+def test_an_axis_names_an_environment_key_that_exists_and_that_it_can_take() -> None:
+    from benchcamp.core.spec import SpecError, parse_spec
+
+    source = (RECORDED.parents[1] / "spec.yaml").read_text(encoding="utf-8")
+    for old, new, expected in (
+        (
+            "environment_key: nodes",
+            "environment_key: node_count",
+            r"spec\.yaml:\d+: axes\.cluster_nodes\.environment_key: 'node_count' is not an environment key",
+        ),
+        (
+            "environment_key: nodes",
+            "environment_key: data_root",
+            r"spec\.yaml:\d+: environments\[0\]\.data_root: axis 'cluster_nodes' takes it: '/benchmarks/benchcamp' is not a number",
+        ),
+    ):
+        assert old in source
+        with pytest.raises(SpecError, match=expected):
+            parse_spec(source.replace(old, new), "spec.yaml", study="bigbench_containers")
+
+
 def test_stream_orders_are_seeded_permutations_of_the_thirty_queries() -> None:
     orders = stream_orders("camp", 1, 3)
     assert len(orders) == 3

@@ -258,21 +258,23 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                 "data; set regenerate_data: true or run a workload that keeps its inputs"
             )
     cells = list(conf.get("cells") or [])
-    known = {cell.key for cell in spec.cells(ladder, workloads)}
-    for key in cells:
-        if key not in known:
-            raise CampaignConfError(
-                f"cell '{key}' is not in the {ladder} matrix of '{spec.study}' for workloads "
-                f"{', '.join(workloads)} (known: {', '.join(sorted(known))})"
-            )
-    for cell in spec.cells(ladder, workloads):
-        if cells and cell.key not in cells:
-            continue
-        ctx = RunContext(spec, target, "check", cell.workload, cell.params, 1, ladder)
-        try:
-            get_workload(cell.workload).check_cell(ctx)
-        except ValueError as exc:
-            raise CampaignConfError(f"cell '{cell.key}' cannot run: {exc}") from exc
+    for side in (spec.environment(name) for name in group):
+        known = {cell.key for cell in spec.cells(ladder, workloads, side)}
+        for key in cells:
+            if key not in known:
+                raise CampaignConfError(
+                    f"cell '{key}' is not in the {ladder} matrix of '{spec.study}' for workloads "
+                    f"{', '.join(workloads)} on environment '{side.name}'{_sized(spec, side)} "
+                    f"(known: {', '.join(sorted(known))})"
+                )
+        for cell in spec.cells(ladder, workloads, side):
+            if cells and cell.key not in cells:
+                continue
+            ctx = RunContext(spec, side, "check", cell.workload, cell.params, 1, ladder)
+            try:
+                get_workload(cell.workload).check_cell(ctx)
+            except ValueError as exc:
+                raise CampaignConfError(f"cell '{cell.key}' cannot run: {exc}") from exc
     warmups = conf.get("warmup_repetitions")
     if warmups is not None and (
         isinstance(warmups, bool)
@@ -316,6 +318,17 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         note=str(conf.get("note") or ""),
         resume=bool(conf.get("resume", False)),
     )
+
+
+def _sized(spec: StudySpec, environment: Environment) -> str:
+    """What fixes an environment's cells beyond the ladder: the axes that are its facts."""
+    facts = environment.flat_keys()
+    named = [
+        f"{name} is its {axis.environment_key}, {facts[axis.environment_key]}"
+        for name, axis in spec.axes.items()
+        if axis.environment_key is not None
+    ]
+    return f" ({'; '.join(named)})" if named else ""
 
 
 def _check_target(spec: StudySpec, target: Environment, workloads: list[str]) -> None:

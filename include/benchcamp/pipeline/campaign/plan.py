@@ -27,7 +27,9 @@ def plan_units(spec: StudySpec, conf: CampaignConf, campaign: str) -> Plan:
         conf.environment
     ]
     for environment, cell in (
-        (environment, cell) for environment in group for cell in spec.cells(conf.ladder, conf.workloads)
+        (side, cell)
+        for side in group
+        for cell in spec.cells(conf.ladder, conf.workloads, spec.environment(side))
     ):
         if conf.cells and cell.key not in conf.cells:
             continue
