@@ -418,7 +418,7 @@ ONE_CLIENT = (
 )
 
 
-def one_client_output(folder: Path, stem: str = "") -> Path:
+def one_client_output(folder: Path, stem: str = "", later_s: float = 0.0) -> Path:
     """The recorded one-client run (tests/data/ycsb/pipeline/README.md) as a user's `bin/ycsb run ...
     > run1.txt 2>&1` leaves it: the run's stderr from its command line on, then its stdout, and its
     HdrHistogram logs beside it. The project's client gives workload a's proportions as -p; a user's
@@ -434,7 +434,12 @@ def one_client_output(folder: Path, stem: str = "") -> Path:
     output = folder / f"{stem or 'run'}.txt"
     output.write_text(command + "".join(stderr[start + 1 :]) + (ONE_CLIENT / "stdout.log").read_text())
     for log in ONE_CLIENT.glob("*.hdr"):
-        shutil.copy(log, folder / f"{stem}{log.name}")
+        text = log.read_text()
+        if later_s:  # another repetition: the same latencies, logged `later_s` after the recorded run
+            text = re.sub(
+                r"#\[StartTime: (\d+\.\d+)", lambda m: f"#[StartTime: {float(m[1]) + later_s:.3f}", text
+            )
+        (folder / f"{stem}{log.name}").write_text(text)
     return output
 
 
@@ -471,7 +476,7 @@ def test_a_ycsb_output_with_its_histogram_logs_gets_the_served_rate_a_campaign_r
 def test_histogram_logs_named_by_the_output_path_are_found_beside_their_run(tmp_path: Path) -> None:
     """Two runs in one folder, each with its own hdrhistogram.output.path stem: each reads its own."""
     first = one_client_output(tmp_path, "run1-")
-    one_client_output(tmp_path, "run2-")
+    one_client_output(tmp_path, "run2-", later_s=60)
     read = read_native(None, [tmp_path], ycsb())
     assert [r[2] for r in runs(read)] == [1, 2]
     assert {round(r[5]["served_throughput_ops_s"]) for r in runs(read)} == {493}
@@ -517,3 +522,105 @@ def test_logs_of_another_run_or_only_some_logs_are_refused(tmp_path: Path) -> No
         f"from another run (hdrhistogram.output.path=/work/main/.lab/work/ycsb_hbase_cassandra/rec_one_client/"
         "ycsb_a_store=cassandra_target_ops=500_threads=16/rep1/jobs/execute-try1/)"
     )
+
+
+# -- several clients of one run -----------------------------------------------------------------
+
+TWO_CLIENTS = Path(__file__).resolve().parents[1] / "data" / "ycsb" / "pipeline" / "cassandra_a_two_clients"
+
+
+def two_client_run(folder: Path, edit: dict[str, tuple[str, str]] | None = None) -> Path:
+    """The recorded two-client run (clients of 8 threads at 250 ops/s each, started together) as
+    a user keeps it: `client1.txt` and `client2.txt` (stderr from the command line on, then
+    stdout, with the -P workload file named) and each client's HdrHistogram logs beside them.
+    `edit` replaces text in a client's output (`{"client2": (old, new)}`)."""
+    folder.mkdir(parents=True)
+    for client in ("client1", "client2"):
+        stderr = (TWO_CLIENTS / f"{client}.stderr.log").read_text().splitlines(keepends=True)
+        start = max(number for number, line in enumerate(stderr) if line.startswith("Command line: -t "))
+        command = stderr[start].replace("Command line: -t ", "Command line: -t -P workloads/workloada ", 1)
+        text = command + "".join(stderr[start + 1 :]) + (TWO_CLIENTS / f"{client}.stdout.log").read_text()
+        if edit and client in edit:
+            old, new = edit[client]
+            assert old in text
+            text = text.replace(old, new, 1)
+        (folder / f"{client}.txt").write_text(text)
+        for log in TWO_CLIENTS.glob(f"{client}.*.hdr"):
+            shutil.copy(log, folder / log.name)
+    return folder
+
+
+def test_a_folder_of_client_outputs_is_one_run_with_the_figures_the_campaign_merged(tmp_path: Path) -> None:
+    """Throughputs summed and percentiles from the merged histograms, exactly as the campaign's
+    parser gave them from the same archived step; the run's target and operations the sums."""
+    two_client_run(tmp_path / "runs" / "night1")
+    read = read_native(None, [tmp_path / "runs"], ycsb())
+    ((workload, params, repetition, status, artifact, figures),) = runs(read)
+    assert (workload, params, repetition, status) == (
+        "ycsb_a", {"clients": 2, "store": "cassandra", "target_ops": 500, "threads": 8}, 1, "ok"
+    )  # fmt: skip
+    assert artifact == f"{tmp_path / 'runs' / 'night1'}/ (2 clients)"
+    assert figures["operations_requested"] == 1000
+    spec = load_spec("ycsb_hbase_cassandra")
+    cell = {"store": "cassandra", "target_ops": 500, "threads": 8, "clients": 2}
+    ctx = RunContext(spec, spec.environment("local_lab"), "c1", "ycsb_a", cell, 1, "tiny")  # type: ignore[arg-type]
+    moment = datetime(2026, 11, 27, tzinfo=ZoneInfo("UTC"))
+    archived = ArchivedStep(
+        directory=TWO_CLIENTS, exit_code=0, started_at=moment, finished_at=moment, files={}
+    )
+    campaign = {r.metric: r.value for r in get_workload("ycsb_a").parse(ctx, archived)}
+    compared = [
+        "throughput_ops_s", "served_s", "served_throughput_ops_s", "read_p95_latency_us",
+        "read_p99_latency_us", "update_p95_latency_us", "update_p99_latency_us", "read_avg_latency_us",
+    ]  # fmt: skip
+    assert {m: figures[m] for m in compared} == pytest.approx({m: campaign[m] for m in compared})
+    client_rates = [
+        float(line.split(", ")[2])
+        for client in ("client1", "client2")
+        for line in (TWO_CLIENTS / f"{client}.stdout.log").read_text().splitlines()
+        if line.startswith("[OVERALL], Throughput")
+    ]
+    assert figures["throughput_ops_s"] == pytest.approx(sum(client_rates))
+    assert read.notes == ()
+
+
+def test_clients_of_one_run_given_as_files_are_refused_not_read_as_two_repetitions(tmp_path: Path) -> None:
+    """Each alone would show half the run's throughput: their logs cover the same seconds."""
+    folder = two_client_run(tmp_path / "night1")
+    message = refusal([folder], ycsb())
+    assert f"{folder / 'client1.txt'}:1: ran at the same time as {folder / 'client2.txt'}:1" in message
+    assert "ran at the same time as" in message and "clients of one run, not two repetitions" in message
+    # one run's output given twice is named as such
+    one_client_output(tmp_path / "twice", "run1-")
+    one_client_output(tmp_path / "twice", "run2-")
+    assert "the same run as" in refusal([tmp_path / "twice"], ycsb())
+
+
+def test_a_run_of_clients_that_cannot_be_merged_is_refused_naming_the_file(tmp_path: Path) -> None:
+    # a client without its histogram logs: its percentiles could only be averaged
+    folder = two_client_run(tmp_path / "a" / "night1")
+    for log in folder.glob("client2.*.hdr"):
+        log.unlink()
+    assert refusal([folder.parent], ycsb()).startswith(
+        f"{folder / 'client2.txt'}: no served rate: its histogram logs"
+    )
+    assert "since percentiles cannot be averaged" in refusal([folder.parent], ycsb())
+    # clients that disagree on a setting other than their shares
+    folder = two_client_run(tmp_path / "b" / "night1", {"client2": ("-threads 8", "-threads 4")})
+    assert "threads is 4" in refusal([folder.parent], ycsb())
+    # a folder deeper down, or a folder with one client, is refused, not skipped
+    folder = two_client_run(tmp_path / "c" / "night1")
+    (folder / "old").mkdir()
+    assert refusal([folder.parent], ycsb()) == (
+        f"{folder / 'old'}: a folder inside a run's folder: a folder holds the outputs of one run's "
+        "clients, one file each; move it out"
+    )
+    folder = two_client_run(tmp_path / "d" / "night1")
+    (folder / "client2.txt").unlink()
+    for log in folder.glob("client2.*.hdr"):
+        log.unlink()
+    assert "has a single output" in refusal([folder.parent], ycsb())
+    # a log in a run's folder that no client names is stray, as beside a single run
+    folder = two_client_run(tmp_path / "e" / "night1")
+    shutil.copy(folder / "client1.READ.hdr", folder / "client3.READ.hdr")
+    assert refusal([folder.parent], ycsb()).startswith(f"{folder / 'client3.READ.hdr'}: an HdrHistogram log")
