@@ -248,7 +248,6 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
             )
     for target in (spec.environment(name) for name in group):
         _check_target(spec, target, workloads)
-    target = spec.environment(str(environment))
     if not spec.regenerate_data:
         unable = [name for name in workloads if not get_workload(name).generates_once_per_cell]
         if unable:
@@ -259,7 +258,8 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
             )
     cells = list(conf.get("cells") or [])
     for side in (spec.environment(name) for name in group):
-        known = {cell.key for cell in spec.cells(ladder, workloads, side)}
+        side_cells = spec.cells(ladder, workloads, side)
+        known = {cell.key for cell in side_cells}
         for key in cells:
             if key not in known:
                 raise CampaignConfError(
@@ -267,7 +267,7 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
                     f"{', '.join(workloads)} on environment '{side.name}'{_sized(spec, side)} "
                     f"(known: {', '.join(sorted(known))})"
                 )
-        for cell in spec.cells(ladder, workloads, side):
+        for cell in side_cells:
             if cells and cell.key not in cells:
                 continue
             ctx = RunContext(spec, side, "check", cell.workload, cell.params, 1, ladder)
