@@ -5,6 +5,11 @@ lives a second or more (a `hadoop fs` JVM, an Airflow task) is counted; when the
 prints the CPU seconds per kind (a JVM by its main class, and the jar and tool for `RunJar`; a
 Python process by its script and first arguments; anything else by its name), busiest first.
 Every process on the machine is counted, not only the command's, so run it on a quiet machine.
+It also prints the CPU seconds per test module: a process started while pytest ran a test carries
+that test in its environment (PYTEST_CURRENT_TEST, which pytest sets for each test and children
+inherit), and one without it takes its parent's module. A daemon counts toward the module that
+started it (the shared lab toward the test that brought it up); a pytest process's own work (its
+in-process dbt builds, imports, parsing) toward its session, named by its --basetemp.
 
 Usage: python3 benchmarks/cpu_by_process.py [--top 60] -- COMMAND [ARGS...]
 e.g.   python3 benchmarks/cpu_by_process.py -- .ci/run
@@ -48,8 +53,26 @@ def kind(pid: str, comm: str) -> str:
     return f"{comm} {' '.join(os.path.basename(a) for a in args[1:2])}"
 
 
+def module_of(pid: str, parent: str, seen: dict[tuple[int, str], list[object]]) -> str:
+    """The test module a process works for: its own PYTEST_CURRENT_TEST, else its parent's."""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        environ, cmdline = [], []
+    for entry in environ:
+        if entry.startswith(b"PYTEST_CURRENT_TEST="):
+            return entry.split(b"=", 1)[1].decode(errors="replace").split("::")[0]
+    args = [arg.decode(errors="replace") for arg in cmdline]
+    if any(os.path.basename(arg) == "pytest" for arg in args[:2]):
+        temp = next((a.split("=", 1)[1] for a in args if a.startswith("--basetemp=")), "?")
+        return f"pytest session {os.path.basename(temp)} (in-process)"
+    parents = [value for key, value in seen.items() if key[0] == int(parent)]
+    return str(parents[-1][3]) if parents else "-"
+
+
 def scan(seen: dict[tuple[int, str], list[object]]) -> None:
-    """Each live process's kind and CPU seconds so far, keyed by pid and start time."""
+    """Each live process's kind, CPU seconds so far and test module, keyed by pid and start time."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -62,7 +85,7 @@ def scan(seen: dict[tuple[int, str], list[object]]) -> None:
         cpu = (int(fields[11]) + int(fields[12])) / TICK
         key = (int(name), fields[19])
         if key not in seen or seen[key][2] != comm:  # new, or exec'd into another program
-            seen[key] = [kind(name, comm), cpu, comm]
+            seen[key] = [kind(name, comm), cpu, comm, module_of(name, fields[1], seen)]
         else:
             seen[key][1] = cpu
 
@@ -86,14 +109,19 @@ def main() -> int:
         scan(seen)
     totals: Counter[str] = Counter()
     counts: Counter[str] = Counter()
-    for key, (name, cpu, _) in seen.items():
+    modules: Counter[str] = Counter()
+    for key, (name, cpu, _, module) in seen.items():
         spent = float(str(cpu)) - baseline.get(key, 0.0)
         if spent > 0:
             totals[str(name)] += spent
             counts[str(name)] += 1
+            modules[str(module)] += spent
     print(f"CPU by kind of process: {sum(totals.values()):.0f} s in all", file=sys.stderr)
     for name, spent in totals.most_common(options.top):
         print(f"{spent:8.1f} s {counts[name]:5d}  {name[:160]}", file=sys.stderr)
+    print("CPU by test module (processes started during its tests, and their children):", file=sys.stderr)
+    for module, spent in modules.most_common(options.top):
+        print(f"{spent:8.1f} s  {module[:160]}", file=sys.stderr)
     return child.returncode
 
 

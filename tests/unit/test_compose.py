@@ -509,6 +509,7 @@ def test_a_prepared_airflow_home_is_not_migrated_again(
 
     monkeypatch.setattr(airflow_env, "run_airflow", fake_airflow)
     monkeypatch.delenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     env = {"AIRFLOW_HOME": str(tmp_path)}
     airflow_env.prepare_airflow(env)
     airflow_env.prepare_airflow(env)
@@ -519,3 +520,41 @@ def test_a_prepared_airflow_home_is_not_migrated_again(
     assert calls == ["db", "pools"] * 2
     airflow_env.prepare_airflow({**env, "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": "postgresql://db/airflow"})
     assert calls == ["db", "pools"] * 3
+
+
+def test_a_new_home_starts_from_the_database_the_last_new_home_with_its_set_up_got(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite makes about ten Airflow homes, each `db migrate` + `pools import` (about ten
+    seconds of CPU): a new home gets a copy of the last new home's prepared SQLite file instead,
+    unless anything that decides the database's contents differs (Airflow, pools, settings)."""
+    from benchcamp.airflow import airflow_env
+
+    calls: list[tuple[str, str]] = []
+
+    def fake_airflow(
+        args: list[str], env: dict[str, str], check: bool = True, log: Path | None = None
+    ) -> None:
+        calls.append((args[0], Path(env["AIRFLOW_HOME"]).name))
+        (Path(env["AIRFLOW_HOME"]) / "airflow.db").write_text(f"prepared in {Path(env['AIRFLOW_HOME']).name}")
+
+    monkeypatch.setattr(airflow_env, "run_airflow", fake_airflow)
+    monkeypatch.delenv("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    airflow_env.prepare_airflow({"AIRFLOW_HOME": str(tmp_path / "first")})
+    airflow_env.prepare_airflow({"AIRFLOW_HOME": str(tmp_path / "second")})
+    assert calls == [("db", "first"), ("pools", "first")]
+    assert (tmp_path / "second" / "airflow.db").read_text() == "prepared in first"
+    assert (tmp_path / "second" / airflow_env.PREPARED_FILE).exists()
+    # another auth manager (its own tables) or a home's own configuration: prepared afresh
+    other = {"AIRFLOW_HOME": str(tmp_path / "third"), "AIRFLOW__CORE__AUTH_MANAGER": "other.Manager"}
+    airflow_env.prepare_airflow(other)
+    (tmp_path / "fourth").mkdir()
+    (tmp_path / "fourth" / "airflow.cfg").write_text("[core]\nauth_manager = other.Manager\n")
+    airflow_env.prepare_airflow({"AIRFLOW_HOME": str(tmp_path / "fourth")})
+    assert [home for _, home in calls] == ["first", "first", "third", "third", "fourth", "fourth"]
+    # a shared database (the stack's Postgres) never comes from a copy
+    airflow_env.prepare_airflow(
+        {"AIRFLOW_HOME": str(tmp_path / "fifth"), "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": "postgresql://db/a"}
+    )
+    assert calls[-2:] == [("db", "fifth"), ("pools", "fifth")]

@@ -6,11 +6,14 @@ neither imports the other.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -173,13 +176,42 @@ def pool_definitions() -> dict[str, dict[str, object]]:
 PREPARED_FILE = "benchcamp-prepared.json"
 
 
+def _template_file(home: Path, env: dict[str, str], wanted: Mapping[str, object]) -> Path:
+    """Where a freshly prepared metadata DB is kept for the next new home with the same set-up.
+
+    Named by a digest of what decides the DB's contents: the Airflow version, the pools, the
+    home's own `airflow.cfg` (if any) and every `AIRFLOW__*` setting that does not name the home
+    (the auth manager's tables, the log template Airflow records); a setting naming the home makes
+    the digest the home's own, so nothing is shared where it could differ.
+    """
+    settings = {k: v for k, v in {**os.environ, **env}.items() if k.startswith("AIRFLOW__")}
+    config = home / "airflow.cfg"
+    key = {**wanted, "settings": settings, "cfg": config.read_text() if config.exists() else None}
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "benchcamp" / "airflow-db" / f"{digest}.db"
+
+
+def _copy_atomically(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".tmp", delete=False) as handle:
+        temporary = Path(handle.name)
+    try:
+        shutil.copyfile(source, temporary)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 def prepare_airflow(env: dict[str, str], log_to_file: bool = True) -> None:
     """Migrate the metadata DB and create the pools the study DAGs use (idempotent).
 
     Airflow's output goes to `<AIRFLOW_HOME>/migrate.log`, or to stdout with `log_to_file=False`
     (a container's log). A home prepared before by the same Airflow version with the same pools
     (`benchcamp-prepared.json` beside its database) is not prepared again: the two Airflow
-    commands cost about ten seconds of every `benchcamp run`.
+    commands cost about ten seconds of CPU. A new home with its own SQLite file starts from a copy
+    of the database the last new home with the same set-up got (`_template_file`), so only the
+    first `benchcamp run` of a set-up pays them (the test suite makes about ten homes).
     """
     from importlib.metadata import version
 
@@ -188,17 +220,29 @@ def prepare_airflow(env: dict[str, str], log_to_file: bool = True) -> None:
     pools = pool_definitions()
     wanted = {"airflow": version("apache-airflow-core"), "pools": pools}
     marker = home / PREPARED_FILE
+    database = home / "airflow.db"
     # only the home's own SQLite file is known to be the database the marker speaks of
     own_database = not {**os.environ, **env}.get("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN")
-    if own_database and (home / "airflow.db").exists() and marker.exists():
+    if own_database and database.exists() and marker.exists():
         try:
             if json.loads(marker.read_text()) == wanted:
                 return
         except ValueError:
             pass  # a damaged marker: prepare again
+    template = _template_file(home, env, wanted) if own_database else None
+    new_home = own_database and not database.exists()
+    if template is not None and new_home and template.exists():
+        _copy_atomically(template, database)
+        marker.write_text(json.dumps(wanted))
+        return
     log = home / "migrate.log" if log_to_file else None
     run_airflow(["db", "migrate"], env, log=log)
     pool_file = home / "pools.json"
     pool_file.write_text(json.dumps(pools))
     run_airflow(["pools", "import", str(pool_file)], env, log=log)
     marker.write_text(json.dumps(wanted))
+    if template is not None and new_home and not database.with_name("airflow.db-wal").exists():
+        try:  # a read-only cache only loses the saving
+            _copy_atomically(database, template)
+        except OSError:
+            pass
