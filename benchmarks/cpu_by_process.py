@@ -9,7 +9,9 @@ It also prints the CPU seconds per test module: a process started while pytest r
 that test in its environment (PYTEST_CURRENT_TEST, which pytest sets for each test and children
 inherit), and one without it takes its parent's module. A daemon counts toward the module that
 started it (the shared lab toward the test that brought it up); a pytest process's own work (its
-in-process dbt builds, imports, parsing) toward its session, named by its --basetemp.
+in-process dbt builds, imports, parsing) toward its session, named by its --basetemp. A process
+that starts with a clean environment (what runs over SSH on a target, what a container runs)
+is under "-". Last, module and kind together: which module starts the `hadoop fs` JVMs.
 
 Usage: python3 benchmarks/cpu_by_process.py [--top 60] -- COMMAND [ARGS...]
 e.g.   python3 benchmarks/cpu_by_process.py -- .ci/run
@@ -110,18 +112,23 @@ def main() -> int:
     totals: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     modules: Counter[str] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()
     for key, (name, cpu, _, module) in seen.items():
         spent = float(str(cpu)) - baseline.get(key, 0.0)
         if spent > 0:
             totals[str(name)] += spent
             counts[str(name)] += 1
             modules[str(module)] += spent
+            pairs[(str(module), str(name))] += spent
     print(f"CPU by kind of process: {sum(totals.values()):.0f} s in all", file=sys.stderr)
     for name, spent in totals.most_common(options.top):
         print(f"{spent:8.1f} s {counts[name]:5d}  {name[:160]}", file=sys.stderr)
     print("CPU by test module (processes started during its tests, and their children):", file=sys.stderr)
     for module, spent in modules.most_common(options.top):
         print(f"{spent:8.1f} s  {module[:160]}", file=sys.stderr)
+    print("CPU by test module and kind of process (where a JVM or a tool is started from):", file=sys.stderr)
+    for (module, name), spent in pairs.most_common(options.top):
+        print(f"{spent:8.1f} s  {module[:70]}  {name[:100]}", file=sys.stderr)
     return child.returncode
 
 
