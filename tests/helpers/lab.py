@@ -52,9 +52,32 @@ def shared_lab() -> Iterator[LabStarter]:
     assert not any(service.alive for service in after.services), after.format()
     # A zombie (exited, not yet reaped: PID 1 of a container may never reap) holds nothing.
     assert not any(alive(pid) for pid in pids), "lab down left a process behind"
-    # nor a child of one (a JVM HBase's stop started, a daemon in a namespace): none names the lab
-    left = [pid for pid in _processes_mentioning(str(lab.lab_dir())) if alive(pid)]
+    # nor a child of one (a JVM HBase's stop started, a daemon in a namespace): none names the lab.
+    # The lab cluster's (its hosts' namespaces, its folder under the lab's) are not the lab's: `lab
+    # down` leaves them to `lab cluster down`, and its module may still be running beside this one.
+    cluster = _lab_cluster_processes()
+    left = [pid for pid in _processes_mentioning(str(lab.lab_dir())) if alive(pid) and pid not in cluster]
     assert not left, f"processes naming {lab.lab_dir()} outlived lab down: {left}"
+
+
+def _lab_cluster_processes() -> set[int]:
+    """PIDs in one of the lab cluster's network namespaces, or naming its folder."""
+    from benchcamp.ops.lab.layout import CLUSTER_PREFIX, cluster_dir
+
+    namespaces = set()
+    for name in Path("/run/netns").glob(f"{CLUSTER_PREFIX}*"):
+        try:
+            namespaces.add(name.stat().st_ino)
+        except OSError:
+            continue
+    found = set(_processes_mentioning(str(cluster_dir())))
+    for net in Path("/proc").glob("[0-9]*/ns/net"):
+        try:
+            if net.stat().st_ino in namespaces:
+                found.add(int(net.parent.parent.name))
+        except OSError:
+            continue  # exited while listed
+    return found
 
 
 def _processes_mentioning(text: str) -> list[int]:
