@@ -30,13 +30,17 @@ from pathlib import Path
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def kind(pid: str, comm: str) -> str:
-    """A process's kind, from its command line."""
+def arguments(pid: str) -> list[str]:
+    """A process's command line, empty when it has gone or has none (a kernel thread)."""
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
-        return comm
-    args = [arg.decode(errors="replace") for arg in raw if arg]
+        return []
+    return [arg.decode(errors="replace") for arg in raw if arg]
+
+
+def kind(args: list[str], comm: str) -> str:
+    """A process's kind, from its command line."""
     if not args:
         return comm
     exe = os.path.basename(args[0])
@@ -55,26 +59,24 @@ def kind(pid: str, comm: str) -> str:
     return f"{comm} {' '.join(os.path.basename(a) for a in args[1:2])}"
 
 
-def module_of(pid: str, parent: str, seen: dict[tuple[int, str], list[object]]) -> str:
+def module_of(pid: str, args: list[str], parent_module: str | None) -> str:
     """The test module a process works for: its own PYTEST_CURRENT_TEST, else its parent's."""
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
-        environ, cmdline = [], []
+        environ = []
     for entry in environ:
         if entry.startswith(b"PYTEST_CURRENT_TEST="):
             return entry.split(b"=", 1)[1].decode(errors="replace").split("::")[0]
-    args = [arg.decode(errors="replace") for arg in cmdline]
     if any(os.path.basename(arg) == "pytest" for arg in args[:2]):
         temp = next((a.split("=", 1)[1] for a in args if a.startswith("--basetemp=")), "?")
         return f"pytest session {os.path.basename(temp)} (in-process)"
-    parents = [value for key, value in seen.items() if key[0] == int(parent)]
-    return str(parents[-1][3]) if parents else "-"
+    return parent_module or "-"
 
 
-def scan(seen: dict[tuple[int, str], list[object]]) -> None:
-    """Each live process's kind, CPU seconds so far and test module, keyed by pid and start time."""
+def scan(seen: dict[tuple[int, str], list[object]], module_by_pid: dict[int, str]) -> None:
+    """Each live process's kind, CPU seconds so far and test module, keyed by pid and start time
+    (`module_by_pid`: the module of the latest process seen with each pid, for its children)."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -87,7 +89,10 @@ def scan(seen: dict[tuple[int, str], list[object]]) -> None:
         cpu = (int(fields[11]) + int(fields[12])) / TICK
         key = (int(name), fields[19])
         if key not in seen or seen[key][2] != comm:  # new, or exec'd into another program
-            seen[key] = [kind(name, comm), cpu, comm, module_of(name, fields[1], seen)]
+            args = arguments(name)
+            module = module_of(name, args, module_by_pid.get(int(fields[1])))
+            seen[key] = [kind(args, comm), cpu, comm, module]
+            module_by_pid[int(name)] = module
         else:
             seen[key][1] = cpu
 
@@ -103,12 +108,13 @@ def main() -> int:
     if not command:
         parser.error("give the command to measure after --")
     seen: dict[tuple[int, str], list[object]] = {}
-    scan(seen)
+    module_by_pid: dict[int, str] = {}
+    scan(seen, module_by_pid)
     baseline = {key: float(str(value[1])) for key, value in seen.items()}
     child = subprocess.Popen(command)
     while child.poll() is None:
         time.sleep(0.4)
-        scan(seen)
+        scan(seen, module_by_pid)
     totals: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     modules: Counter[str] = Counter()

@@ -176,17 +176,17 @@ def pool_definitions() -> dict[str, dict[str, object]]:
 PREPARED_FILE = "benchcamp-prepared.json"
 
 
-def _template_file(home: Path, env: dict[str, str], wanted: Mapping[str, object]) -> Path:
+def _template_file(home: Path, settings: Mapping[str, str], wanted: Mapping[str, object]) -> Path:
     """Where a freshly prepared metadata DB is kept for the next new home with the same set-up.
 
     Named by a digest of what decides the DB's contents: the Airflow version, the pools, the
-    home's own `airflow.cfg` (if any) and every `AIRFLOW__*` setting that does not name the home
-    (the auth manager's tables, the log template Airflow records); a setting naming the home makes
-    the digest the home's own, so nothing is shared where it could differ.
+    home's own `airflow.cfg` (if any) and every `AIRFLOW__*` setting (the auth manager's tables,
+    the log template Airflow records); a setting that names the home makes the digest the home's
+    own, so nothing is shared where it could differ.
     """
-    settings = {k: v for k, v in {**os.environ, **env}.items() if k.startswith("AIRFLOW__")}
+    airflow = {name: value for name, value in settings.items() if name.startswith("AIRFLOW__")}
     config = home / "airflow.cfg"
-    key = {**wanted, "settings": settings, "cfg": config.read_text() if config.exists() else None}
+    key = {**wanted, "settings": airflow, "cfg": config.read_text() if config.exists() else None}
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache / "benchcamp" / "airflow-db" / f"{digest}.db"
@@ -221,17 +221,18 @@ def prepare_airflow(env: dict[str, str], log_to_file: bool = True) -> None:
     wanted = {"airflow": version("apache-airflow-core"), "pools": pools}
     marker = home / PREPARED_FILE
     database = home / "airflow.db"
+    settings = {**os.environ, **env}
     # only the home's own SQLite file is known to be the database the marker speaks of
-    own_database = not {**os.environ, **env}.get("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN")
+    own_database = not settings.get("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN")
     if own_database and database.exists() and marker.exists():
         try:
             if json.loads(marker.read_text()) == wanted:
                 return
         except ValueError:
             pass  # a damaged marker: prepare again
-    template = _template_file(home, env, wanted) if own_database else None
-    new_home = own_database and not database.exists()
-    if template is not None and new_home and template.exists():
+    # a new home's own database: from the template if there is one, else it becomes the template
+    template = _template_file(home, settings, wanted) if own_database and not database.exists() else None
+    if template is not None and template.exists():
         _copy_atomically(template, database)
         marker.write_text(json.dumps(wanted))
         return
@@ -241,7 +242,7 @@ def prepare_airflow(env: dict[str, str], log_to_file: bool = True) -> None:
     pool_file.write_text(json.dumps(pools))
     run_airflow(["pools", "import", str(pool_file)], env, log=log)
     marker.write_text(json.dumps(wanted))
-    if template is not None and new_home and not database.with_name("airflow.db-wal").exists():
+    if template is not None and not database.with_name("airflow.db-wal").exists():
         try:  # a read-only cache only loses the saving
             _copy_atomically(database, template)
         except OSError:
