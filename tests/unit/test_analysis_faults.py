@@ -150,13 +150,20 @@ def _copy_of(imported: Path, into: Path) -> Path:
 def test_an_old_campaigns_bad_rows_never_fail_a_later_build(tmp_path: Path) -> None:
     """The data tests of an import's build judge the campaigns it loaded: leftovers of an old
     campaign fail only a build of that campaign (or a whole-warehouse build, e.g. make test). The
-    old campaign's name has a quote and a slash: the scope is split at the study's slash only."""
+    old campaign's name has a quote and a slash, as a warehouse loaded before names were checked
+    may hold (no run or import makes one now): the scope is split at the study's slash only."""
     warehouse = tmp_path / "w.duckdb"
     old = "week 1/it's old"
     assert (
-        main(["import", str(_write(tmp_path / "old.jsonl", wordcount(old))), "--warehouse", str(warehouse)])
+        main(["import", str(_write(tmp_path / "old.jsonl", wordcount("old"))), "--warehouse", str(warehouse)])
         == 0
     )
+    with duckdb.connect(str(warehouse)) as con:
+        tables = con.execute(
+            "select table_name from information_schema.columns where table_schema = 'raw' and column_name = 'campaign'"
+        ).fetchall()
+        for (table,) in tables:
+            con.execute(f'update raw."{table}" set campaign = ? where campaign = ?', [old, "old"])
     _spoil(warehouse, old)
     assert (
         main(["import", str(_write(tmp_path / "new.jsonl", wordcount("new"))), "--warehouse", str(warehouse)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.server
 import json
 import posixpath
+import re
 import subprocess
 import threading
 import urllib.parse
@@ -894,3 +895,25 @@ def test_the_preflight_recognises_every_table_hivebench_names(workload: str) -> 
     assert names and all(re.fullmatch(hivebench.hive_table_pattern or "", name) for name in names)
     assert table_name(ctx, "rankings") in names or workload == "hive_aggregation"
     assert not re.fullmatch(hivebench.hive_table_pattern or "", "bc_orders")  # a user's table
+
+
+@pytest.mark.parametrize(
+    ("study", "cell"),
+    [
+        ("hibench_dse", "hive_aggregation|data_size_gb=0.012"),
+        ("bigbench_containers", None),
+    ],
+)
+def test_a_data_root_hive_cannot_quote_is_refused_before_anything_runs(study: str, cell: str | None) -> None:
+    """The Hive workloads' tables (HiveBench) and run databases (BigBench) are LOCATIONs under the
+    data root, written as HiveQL literals: a data root with a quote was refused only when the
+    tables were made, after the campaign had generated their data (hours at paper size)."""
+    from benchcamp.core.spec import parse_spec, spec_files
+
+    path = next(file for file in spec_files() if file.parent.name == study)
+    text = re.sub(r"data_root: (\S+)", 'data_root: "\\1/o\'neil"', path.read_text(encoding="utf-8"))
+    spec = parse_spec(text, str(path), study)
+    hive_workloads = [name for name in spec.workloads if name.startswith(("hive_", "bigbench_load"))]
+    conf = {"ladder": "tiny", "workloads": hive_workloads, **({"cells": [cell]} if cell else {})}
+    with pytest.raises(CampaignConfError, match=r"cannot run: .*o'neil"):
+        check_conf(spec, conf)

@@ -116,6 +116,33 @@ def test_a_resume_keeps_ok_repetitions_and_reruns_failed_ones_with_their_warmups
     assert statuses == {1: "ok", 2: "ok"}  # what is left is one consistent set: nothing failed mixed in
 
 
+def test_a_name_that_maps_to_another_campaigns_folder_is_refused_and_moves_nothing() -> None:
+    """`nightly+ssd` and `nightly_ssd` (or `run_` and `run`) both map to the folder `nightly_ssd`:
+    the second must not take the first's archive for an earlier attempt of its own (restart moved
+    it aside, resume kept its repetitions); an archive from before `attempt.json` named its
+    campaign is known by its saved plan."""
+    first = _plan("nightly_ssd")
+    attempts.begin_attempt(first, "hibench_dse", "nightly_ssd", resume=False)
+    for unit in _units(first):
+        _archive(unit, "ok")
+    folder = archive.campaign_dir("hibench_dse", "nightly_ssd")
+    before = sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+    for other in ("nightly+ssd", "nightly_ssd_"):
+        for resume in (False, True):
+            with pytest.raises(attempts.ArchiveClash, match=r"'nightly_ssd' \(both names map to it\)"):
+                attempts.begin_attempt(_plan(other), "hibench_dse", other, resume=resume)
+    assert sorted(str(path.relative_to(folder)) for path in folder.rglob("*")) == before
+    _, again = attempts.begin_attempt(_plan("nightly_ssd"), "hibench_dse", "nightly_ssd", resume=True)
+    assert again.kept == len(_units(first))  # its own name still resumes it
+    # an archive whose attempt.json predates the name: its plan's units name the campaign
+    attempts.save_plan(first, "hibench_dse", "nightly_ssd")
+    record = folder / attempts.ATTEMPT_FILE
+    record.write_text(json.dumps({"attempt": 2}), encoding="utf-8")
+    assert attempts.archive_owner(folder) == "nightly_ssd"
+    with pytest.raises(attempts.ArchiveClash):
+        attempts.check_archive_owner("hibench_dse", "nightly+ssd")
+
+
 def _outcome_of(
     statuses: dict[tuple[str, int], str], campaign: str = "c1", airflow_exit: int = 0
 ) -> outcome.Outcome:

@@ -63,6 +63,10 @@ BAD = [
     json.dumps({**GOOD, "finished_at": "2026-11-01T24:00:00Z"}),
     json.dumps([GOOD]),
     json.dumps({key: value for key, value in GOOD.items() if key != "unit"}),
+    # a campaign names an archive folder, a URL and a download's file name (records.CAMPAIGN_NAME)
+    json.dumps({**GOOD, "campaign": "baseline run"}),
+    json.dumps({**GOOD, "campaign": "../elsewhere"}),
+    json.dumps({**GOOD, "campaign": "M\u00e4rz\u2013Lauf"}),
 ]
 
 
@@ -104,6 +108,14 @@ def test_a_bad_line_gives_the_per_record_readers_message(tmp_path: Path, line: s
     got.value.__traceback__ = expected.value.__traceback__ = None
     del got, expected
     assert message == wanted and "line 3" in message
+
+
+def test_a_file_name_holding_glob_characters_is_read_as_itself(tmp_path: Path) -> None:
+    """DuckDB's read_text takes a glob: `runs[1].jsonl` must not read `runs1.jsonl` beside it."""
+    named = tmp_path / "runs[1].jsonl"
+    named.write_text(json.dumps(GOOD) + "\n")
+    (tmp_path / "runs1.jsonl").write_text(json.dumps({**GOOD, "campaign": "other"}) + "\n")
+    assert [row[1] for row in staged(named)] == ["c1"]
 
 
 def test_a_carriage_return_file_is_split_as_python_splits_it(tmp_path: Path) -> None:

@@ -223,6 +223,57 @@ def test_the_default_is_the_latest_complete_campaign_and_a_partial_one_is_marked
     assert f">{SECOND} (partial)" in page
 
 
+SIZED_SPEC = """
+study: sized
+title: sized
+description: a study whose cluster size is its target's
+repetitions: 2
+environments:
+  - {name: small_cluster, description: three workers, connection: benchcamp_lab_ssh, nodes: 3}
+  - {name: big_cluster, description: ten workers, connection: benchcamp_lab_ssh, nodes: 10}
+workloads: [wordcount]
+axes:
+  cluster_nodes:
+    description: workers
+    unit: nodes
+    environment_key: nodes
+    baseline: smallest
+    ladder: {tiny: [3, 10], small: [3, 10], paper: [3, 10]}
+  data_size_gb:
+    description: input
+    unit: GiB
+    baseline: smallest
+    ladder: {tiny: [0.01, 0.02], small: [0.1, 0.2], paper: [1, 2]}
+series:
+  - name: sizes
+    description: each input on each cluster size
+    workloads: [wordcount]
+    axes: {cluster_nodes: ladder, data_size_gb: ladder}
+"""
+
+
+def test_a_targets_full_matrix_has_its_own_cluster_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An axis that is the target's fact (`environment_key`) has one value on each target, as the
+    campaign plans it: a campaign of both inputs on both clusters (2 cells each) is complete, not
+    half of a 4-cell matrix per target; a name the spec does not know keeps the ladders' matrix."""
+    from benchcamp.core.spec import parse_spec
+    from benchcamp.presentation import marts
+
+    spec = parse_spec(SIZED_SPEC, "sized.yaml", "sized")
+    monkeypatch.setattr(marts, "load_spec", lambda study: spec)
+    assert marts.full_matrix_cells("sized", "small_cluster") == 2
+    assert marts.full_matrix_cells("sized", "imported_elsewhere") == 4
+    rows = [
+        {"campaign": "both", "cells": 4, "environments": "small_cluster,big_cluster"},
+        {"campaign": "cut", "cells": 3, "environments": "small_cluster,big_cluster"},
+        {"campaign": "one", "cells": 2, "environments": "small_cluster"},
+    ]
+    marked = {
+        row["campaign"]: (row["complete"], row["full_cells"]) for row in marts.mark_complete("sized", rows)
+    }
+    assert marked == {"both": (True, 4), "cut": (False, 4), "one": (True, 2)}
+
+
 def test_tooltips_name_fields_with_units_and_round_numbers(client: Any) -> None:
     """Every tooltip of the page's figures is titled (no raw field names such as `mean_s`), and a
     number shows rounded as in the tables, an empty one as a dash (not `null`): checked by drawing
@@ -354,3 +405,20 @@ def test_one_sign_convention_per_kind_of_table_stated_once(client: Any) -> None:
     assert legend == [f"{escape(report.DIFFERENCE_NOTE)}; {escape(report.GAIN_NOTE)}."]
     compared = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN, "compare": SECOND}).text
     assert compared.count("Signs, in every study:") == 1
+
+
+def test_a_download_names_any_campaign_in_a_header_latin_1_can_carry() -> None:
+    """A campaign name a warehouse loaded before names were checked (an en dash, a quote, a
+    newline) made the CSV and figure downloads fail with HTTP 500: headers are latin-1. The header
+    now carries an ASCII fallback and the name percent-encoded (RFC 5987)."""
+    from benchcamp.presentation.results_page import _disposition
+
+    header = _disposition("attachment", 'hibench_dse-M\u00e4rz\u2013"Lauf"\n.csv')
+    header.encode("latin-1")  # what Starlette does with it
+    assert header == (
+        'attachment; filename="hibench_dse-M_rz__Lauf__.csv"; '
+        "filename*=UTF-8''hibench_dse-M%C3%A4rz%E2%80%93%22Lauf%22%0A.csv"
+    )
+    assert _disposition("inline", "hibench_dse-run_1-scaling.svg") == (
+        "inline; filename=\"hibench_dse-run_1-scaling.svg\"; filename*=UTF-8''hibench_dse-run_1-scaling.svg"
+    )

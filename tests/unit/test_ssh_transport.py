@@ -463,3 +463,20 @@ def test_a_failed_jobs_counters_do_not_hide_its_root_cause() -> None:
     assert ssh.cause_line(failed).startswith("Caused by: org.apache.hadoop.hdfs.BlockMissingException")
     # a script's own indented last line is still its reason
     assert ssh.cause_line("x\n\tplain indented reason\n") == "plain indented reason"
+
+
+def test_a_quoted_value_holding_a_newline_and_a_delimiter_line_stays_one_value(tmp_path: Path) -> None:
+    """The wrapper and the stop script reach the target's shell as a here-document: a spec value
+    quoted in them may hold a newline, and a line equal to a fixed delimiter would end the
+    document there and run the rest as commands. Run by a real bash."""
+    import shlex
+
+    marker = tmp_path / "ran"
+    value = f"/srv/b\nBENCHCAMP_WRAPPER\nBENCHCAMP_STOP\ntouch {marker}\n"
+    script = f"printf '%s' {shlex.quote(value)}\n"
+    result = subprocess.run(
+        ["bash", "-c", ssh.bash_heredoc(script)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == value
+    assert not marker.exists()

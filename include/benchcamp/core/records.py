@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -56,6 +57,13 @@ class RecordError(ValueError):
 MAX_REPETITION = 1_000_000
 """The largest repetition number a record may carry."""
 
+CAMPAIGN_NAME = r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,119}"
+"""A campaign's name, run or imported: it names an archive folder, a results-page URL and a
+download's file name, so `.` and `..`, separators, spaces, quotes and control characters are out."""
+CAMPAIGN_RULE = (
+    "must start with a letter or digit and hold only letters, digits and _ . + - (at most 120 characters)"
+)
+
 
 class ResultRecord(BaseModel):
     """One measured value of one repetition of one cell of one campaign."""
@@ -77,6 +85,13 @@ class ResultRecord(BaseModel):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     artifact: str | None = None
+
+    @field_validator("campaign")
+    @classmethod
+    def _campaign_name(cls, campaign: str) -> str:
+        if not re.fullmatch(CAMPAIGN_NAME, campaign):
+            raise ValueError(f"{campaign!r} {CAMPAIGN_RULE}")
+        return campaign
 
     @field_validator("value")
     @classmethod

@@ -11,6 +11,7 @@ import gc
 import importlib
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -110,13 +111,15 @@ def _import_native(args: argparse.Namespace) -> int:
     then imported as a record file is."""
     import tempfile
 
-    from benchcamp.core.records import coerce_param, write_jsonl
+    from benchcamp.core.records import CAMPAIGN_NAME, CAMPAIGN_RULE, coerce_param, write_jsonl
     from benchcamp.pipeline.native import NativeError, NativeImport, read_native
 
     missing = [f"--{name}" for name in ("study", "campaign", "environment") if not getattr(args, name)]
     try:
         if missing:
             raise ValueError(f"native files need {', '.join(missing)} (the campaign their runs become)")
+        if not re.fullmatch(CAMPAIGN_NAME, args.campaign):
+            raise ValueError(f"--campaign {args.campaign!r} {CAMPAIGN_RULE}")
         options = NativeImport(
             study=args.study,
             campaign=args.campaign,
@@ -135,7 +138,7 @@ def _import_native(args: argparse.Namespace) -> int:
     for note in read.notes:
         print(f"note: {note}")
     with tempfile.TemporaryDirectory(prefix="benchcamp-native-") as folder:
-        path = Path(folder) / f"{args.campaign}.jsonl"
+        path = Path(folder) / "records.jsonl"
         path.write_text(write_jsonl(read.records), encoding="utf-8")
         origin = f"benchcamp import --from {args.source_format or 'detected'} {Path(args.files[0]).name}"
         return _import(args, path, origin)
@@ -504,6 +507,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from benchcamp.ops import lab
     from benchcamp.ops.lab.services import STORE_SERVICES
     from benchcamp.pipeline import target_lock
+    from benchcamp.pipeline.attempts import ArchiveClash, check_archive_owner
     from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf, resolve_campaign
 
     spec = load_spec(args.study)
@@ -534,7 +538,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         confs = [_conf(args, target, campaign) for target, campaign in zip(targets, campaigns, strict=True)]
         for conf in confs:
             check_conf(spec, {key: value for key, value in conf.items() if value is not None})
-    except CampaignConfError as exc:
+        for campaign in campaigns:
+            check_archive_owner(spec.study, campaign)
+    except (CampaignConfError, ArchiveClash) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     previous = {

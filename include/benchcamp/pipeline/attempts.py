@@ -35,6 +35,45 @@ PLAN_FILE = "plan.json"
 _STAYS = frozenset({ATTEMPTS_DIR, LOGS_DIR})
 
 
+class ArchiveClash(ValueError):
+    """Another campaign's archive is in the folder this campaign's name maps to."""
+
+
+def archive_owner(campaign_dir: Path) -> str | None:
+    """The campaign whose attempt the folder holds: `attempt.json`'s name, else (an archive made
+    before it was written there) the one its saved plan's units carry; None for an empty folder."""
+    attempt = _json_or_none(campaign_dir / ATTEMPT_FILE)
+    if isinstance(attempt, dict) and attempt.get("campaign"):
+        return str(attempt["campaign"])
+    plan = _json_or_none(campaign_dir / PLAN_FILE)
+    units = [unit for group in plan.values() for unit in group] if isinstance(plan, dict) else []
+    return next(
+        (str(unit["campaign"]) for unit in units if isinstance(unit, dict) and unit.get("campaign")), None
+    )
+
+
+def _json_or_none(path: Path) -> object:
+    """The file's JSON, or None when it is missing or not JSON (an interrupted write's leftover)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def check_archive_owner(study: str, campaign: str, root: Path | None = None) -> None:
+    """Refuse a campaign whose folder holds another campaign's attempt: names differing only in
+    what a folder name cannot keep (`nightly+ssd` and `nightly_ssd`, `run_` and `run`) map to one
+    folder, where the second would take the first's archive for an earlier attempt of its own
+    (moving it aside, or resuming from its repetitions)."""
+    campaign_dir = archive.campaign_dir(study, campaign, root)
+    owner = archive_owner(campaign_dir)
+    if owner is not None and owner != campaign:
+        raise ArchiveClash(
+            f"campaign {campaign!r} would share the archive folder {campaign_dir} with campaign "
+            f"{owner!r} (both names map to it): name the campaign otherwise"
+        )
+
+
 @dataclass(frozen=True)
 class Attempt:
     """What `begin_attempt` did: this attempt's number, the repetitions kept, where the rest went."""
@@ -77,6 +116,7 @@ def begin_attempt(
     A unit whose repetition is kept gets `"kept": True` (the DAG does not run it, validation
     still expects it). A cell with any repetition to run runs its warm-ups again.
     """
+    check_archive_owner(study, campaign, root)
     campaign_dir = archive.campaign_dir(study, campaign, root)
     attempts = campaign_dir / ATTEMPTS_DIR
     earlier = (
@@ -86,7 +126,7 @@ def begin_attempt(
     )
     if not _has_attempt(campaign_dir):
         number = len(earlier) + 1
-        _record(campaign_dir, number, resume, 0, None)
+        _record(campaign_dir, campaign, number, resume, 0, None)
         return plan, Attempt(number, 0, None)
     destination = attempts / str((earlier[-1] if earlier else 0) + 1)
     kept_dirs: set[Path] = set()
@@ -120,16 +160,20 @@ def begin_attempt(
         for environment, environment_units in plan.items()
     }
     number = int(destination.name) + 1
-    _record(campaign_dir, number, resume, len(kept_dirs), destination)
+    _record(campaign_dir, campaign, number, resume, len(kept_dirs), destination)
     return marked, Attempt(number, len(kept_dirs), destination)
 
 
-def _record(campaign_dir: Path, number: int, resume: bool, kept: int, moved_to: Path | None) -> None:
-    """`attempt.json`: which attempt this is and where the one before went (for the console and people)."""
+def _record(
+    campaign_dir: Path, campaign: str, number: int, resume: bool, kept: int, moved_to: Path | None
+) -> None:
+    """`attempt.json`: the campaign, which attempt this is and where the one before went (for the
+    console, people and `archive_owner`)."""
     archive.write_atomically(
         campaign_dir / ATTEMPT_FILE,
         json.dumps(
             {
+                "campaign": campaign,
                 "attempt": number,
                 "mode": "resume" if resume else "restart",
                 "started_at": datetime.now(UTC).isoformat(),

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from benchcamp.core.claims import load_claims
 from benchcamp.core.records import (
+    CAMPAIGN_NAME,
     PARAM_COLUMN_PREFIX,
     RECORD_FIELDS,
     RecordError,
@@ -181,7 +182,8 @@ def stage_file(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     import duckdb
 
     _create_incoming(con)
-    if path.suffix.lower() == ".csv" or not path.is_file():
+    # DuckDB's read_text takes a glob: `runs[1].jsonl` would read `runs1.jsonl` beside it
+    if path.suffix.lower() == ".csv" or not path.is_file() or any(c in str(path) for c in "*?[]{}"):
         return _stage_slowly(con, path)
     try:
         con.execute(
@@ -207,6 +209,7 @@ def stage_file(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         checks.append(check)
         values[name] = value
     checks.append(f"{values['status']} in ('ok', 'failed', 'warmup', 'warmup_failed')")
+    checks.append(f"regexp_full_match({values['campaign']}, '{CAMPAIGN_NAME}')")  # else named per line
     # measured repetitions are numbered 1, 2, ...; warm-ups 0, -1, ... (ResultRecord's rule)
     checks.append(f"(try_cast(repetition as integer) >= 1) = ({values['status']} in ('ok', 'failed'))")
     for name in ("started_at", "finished_at"):

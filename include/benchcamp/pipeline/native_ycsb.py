@@ -6,6 +6,7 @@ its clients (throughputs summed, percentiles from the merged histograms).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -217,6 +218,11 @@ def _histogram_logs(
     written = command.properties.get(HDR_OUTPUT_PATH, "")
     stem = written.replace("\\", "/").rsplit("/", 1)[-1]  # a folder's path ends in '/': no stem
     measured = {name: stats for name, stats in summary.operations.items() if stats.operations}
+    odd = [name for name in measured if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name)]
+    if odd:  # a log's name is built from it: a section such as `../x/READ` would read elsewhere
+        raise NativeError(
+            f"{path}: section [{odd[0]}] is not an operation YCSB names (letters, digits, - and _)"
+        )
     found = {name: path.parent / f"{stem}{name}{HISTOGRAM_SUFFIX}" for name in measured}
     present = {name: log for name, log in found.items() if log.is_file()}
     if not present:

@@ -167,24 +167,32 @@ def settings_line(settings: str | None) -> str | None:
     return " · ".join(parts)
 
 
-def full_matrix_cells(study: str) -> int:
-    """Cells of the study's smallest full matrix (its implemented workloads at the ladder with the
-    fewest cells): a campaign with fewer cells on a target ran a subset (some workloads or cells)
-    or was interrupted."""
+def full_matrix_cells(study: str, environment: str | None = None) -> int:
+    """Cells of the study's smallest full matrix on `environment` (its implemented workloads at
+    the ladder with the fewest cells there): a campaign with fewer cells on a target ran a subset
+    (some workloads or cells) or was interrupted. On one of the spec's environments an axis that
+    is an environment's fact (`environment_key`) has that one value, as `spec.cells` plans it;
+    on another name (an imported campaign's target) the matrix is the ladders' own."""
 
     spec = load_spec(study)
-    return min(len(spec.cells(ladder, implemented_workloads(spec))) for ladder in LADDERS)
+    target = next((env for env in spec.environments if env.name == environment), None)
+    workloads = implemented_workloads(spec)
+    return min(len(spec.cells(ladder, workloads, target)) for ladder in LADDERS)
 
 
 def mark_complete(study: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each campaign row (`cells` over its comma-separated `environments`) with `complete`: at
-    least the study's smallest full matrix on each of its targets (`full_matrix_cells`)."""
-    full = full_matrix_cells(study)
+    least the study's smallest full matrix on each of its targets, `full_cells` in all
+    (`full_matrix_cells` of each target, summed)."""
+    per_target: dict[str | None, int] = {}  # a picker lists hundreds of campaigns on a few targets
     marked = []
     for row in rows:
-        targets = max(len(str(row.get("environments") or "").split(",")), 1)
-        per_target = int(row.get("cells") or 0) / targets
-        marked.append({**row, "complete": per_target >= full, "full_cells": full})
+        targets: list[str | None] = [name for name in str(row.get("environments") or "").split(",") if name]
+        for name in targets or [None]:
+            if name not in per_target:
+                per_target[name] = full_matrix_cells(study, name)
+        full = sum(per_target[name] for name in targets or [None])
+        marked.append({**row, "complete": int(row.get("cells") or 0) >= full, "full_cells": full})
     return marked
 
 

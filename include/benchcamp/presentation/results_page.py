@@ -44,6 +44,14 @@ ICON = "icon.svg"  # the navigation entry's icon in Airflow's UI (plugins/benchc
 _GLOBALS = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
 
 
+def _disposition(kind: str, filename: str) -> str:
+    """A Content-Disposition header for any campaign name (RFC 6266): an ASCII fallback, quoted,
+    and the name itself percent-encoded (RFC 5987). Headers are latin-1: a name with an en dash
+    or a newline (a warehouse loaded before campaign names were checked) made the download a 500."""
+    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in filename)
+    return f"{kind}; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
 @cache
 def vega_bundle() -> str:
     """vega, vega-lite and vega-embed as one script assigning `window.vegaEmbed` (about 0.9 MB).
@@ -292,7 +300,7 @@ def _study_page(
     if chosen is not None and not chosen["complete"]:
         notices.append(
             f"Campaign {campaign} is partial: {chosen['cells']} cell(s) on {chosen['environments']}, "
-            f"fewer than the {chosen['full_cells']} of the study's smallest full matrix per target "
+            f"fewer than the {chosen['full_cells']} of the study's smallest full matrix on those targets "
             "(a subset of workloads or cells, or an interrupted run)."
         )
     picker = Picker(studies, known, compare)
@@ -467,7 +475,9 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
         return PlainTextResponse(
             report.render(tables, "csv", study),
             media_type="text/csv",
-            headers={"Content-Disposition": f"attachment; filename={study}-{report.campaign_of(tables)}.csv"},
+            headers={
+                "Content-Disposition": _disposition("attachment", f"{study}-{report.campaign_of(tables)}.csv")
+            },
         )
 
     @app.get("/{study}/figures/{name}")
@@ -488,7 +498,7 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
                 f"no figure '{figure_id}' for {study} (figures: {known})\n", status_code=404
             )
         filename = f"{study}-{report.campaign_of(tables)}-{figure_id}.{fmt}"
-        headers = {"Content-Disposition": f"inline; filename={filename}"}
+        headers = {"Content-Disposition": _disposition("inline", filename)}
         if fmt == "svg":
             return Response(chosen[figure_id].svg(), media_type="image/svg+xml", headers=headers)
         return Response(chosen[figure_id].png(), media_type="image/png", headers=headers)

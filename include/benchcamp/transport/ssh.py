@@ -140,6 +140,20 @@ LOAD_FILE = "load.txt"
 LOAD_COMMAND = 'echo "cores=$(nproc 2>/dev/null)"; echo "loadavg=$(cat /proc/loadavg 2>/dev/null)"'
 
 
+def heredoc_delimiter() -> str:
+    """A here-document's end line no text a step carries can hold by chance or on purpose."""
+    return f"BENCHCAMP_EOF_{secrets.token_hex(8)}"
+
+
+def bash_heredoc(script: str) -> str:
+    """`bash -s` reading `script` from a quoted here-document whose delimiter is random: a value
+    quoted inside the script may hold a newline, and a fixed delimiter on a line of its own would
+    end the document there and run the rest unquoted."""
+    delimiter = heredoc_delimiter()
+    ending = "" if script.endswith("\n") else "\n"
+    return f"bash -s <<'{delimiter}'\n{script}{ending}{delimiter}\n"
+
+
 def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after: str = "") -> str:
     """The wrapper writes the body to the job dir and times it there.
 
@@ -148,7 +162,7 @@ def wrapper_script(ctx: RunContext, step: str, try_number: int, body: str, after
     and is never part of a duration. Its failure is logged, not fatal: the campaign's cleanup
     checks the data is gone.
     """
-    delimiter = f"BENCHCAMP_EOF_{secrets.token_hex(8)}"
+    delimiter = heredoc_delimiter()
     # The delimiter must start its own line: a body without a final newline would swallow it.
     body, after = (text if not text or text.endswith("\n") else text + "\n" for text in (body, after))
     epilogue = []
@@ -405,7 +419,7 @@ def run_step(
             _upload_tools(client, ctx, tools)
         exit_status, raw_out, raw_err = hook.exec_ssh_client_command(
             client,
-            "bash -s <<'BENCHCAMP_WRAPPER'\n" + wrapper + "BENCHCAMP_WRAPPER\n",
+            bash_heredoc(wrapper),
             False,
             None,
             timeout_s,
@@ -608,9 +622,7 @@ def stop_campaign_jobs(
     script = stop_jobs_script(work_dir_expression(environment), campaign_path, grace_s)
     hook, client = open_client(environment.transport.connection, **retry)
     try:
-        _, out, err = hook.exec_ssh_client_command(
-            client, "bash -s <<'BENCHCAMP_STOP'\n" + script + "BENCHCAMP_STOP\n", False, None, grace_s + 30
-        )
+        _, out, err = hook.exec_ssh_client_command(client, bash_heredoc(script), False, None, grace_s + 30)
     finally:
         client.close()
     if err.strip():

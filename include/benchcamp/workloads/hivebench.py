@@ -191,6 +191,12 @@ class _HiveBench(Workload):
             if name in stats
         }
 
+    def check_cell(self, ctx: RunContext) -> None:
+        """The tables' LOCATIONs are HiveQL literals: a data_root with a quote, a semicolon or a
+        line break is refused before the campaign generates the data they would point at."""
+        for table in (*self.input_tables, self.output_table):
+            string_literal(ctx.data_location(table))
+
     def _create(self, ctx: RunContext, table: str, columns: str, text: bool) -> list[HiveStatement]:
         name = table_name(ctx, table)
         stored = (

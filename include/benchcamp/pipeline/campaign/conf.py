@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from benchcamp.core.matrix import LADDERS
+from benchcamp.core.records import CAMPAIGN_NAME, CAMPAIGN_RULE
 from benchcamp.core.spec import (
     MAX_WARMUP_REPETITIONS,
     Environment,
@@ -45,7 +46,7 @@ CONF_KEYS = (
 )
 # Empty (the run id names it) or a name that starts with a letter or digit: `.` and `..` would
 # make the archive the study's folder or the results root, and the cleanup the whole data root.
-CAMPAIGN_PATTERN = r"^([A-Za-z0-9][A-Za-z0-9_.+-]{0,119})?$"
+CAMPAIGN_PATTERN = rf"^({CAMPAIGN_NAME})?$"
 MAX_REPETITIONS = 50
 WAREHOUSE_POOL = "benchcamp_warehouse"
 # Comma-separated SSH connection ids the Airflow stack reaches (`make up` sets the lab's): a run
@@ -90,10 +91,7 @@ def resolve_campaign(
     """
     named = str(params.get("campaign") or "")
     if named and not re.fullmatch(CAMPAIGN_PATTERN, named):
-        raise CampaignConfError(
-            f"campaign {named!r} must start with a letter or digit and hold only letters, digits "
-            "and _ . + - (at most 120 characters)"
-        )
+        raise CampaignConfError(f"campaign {named!r} {CAMPAIGN_RULE}")
     if named:
         return named
     if run_type == "backfill" and logical_date is not None:

@@ -43,7 +43,13 @@ from typing import Any
 from benchcamp.core.paths import repo_root
 from benchcamp.core.records import ResultRecord
 from benchcamp.platforms import webhdfs
-from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, server_timing, statement_logs
+from benchcamp.platforms.hive import (
+    RESULTS_FILE,
+    HiveStatement,
+    server_timing,
+    statement_logs,
+    string_literal,
+)
 from benchcamp.studies.bigbench_containers.workloads.phases import (
     ALL,
     ML_QUERIES,
@@ -105,9 +111,7 @@ def database_locations(ctx: RunContext, name: str) -> str:
     cleanup and the next preflight's sweep of its study's data path then delete them without
     HiveServer2 (WebHDFS or `hadoop fs`), as they do the input."""
     base = ctx.data_location("hive")
-    if "'" in base or "\\" in base:  # slugs never hold either; a data_root might
-        raise ValueError(f"data path {base!r} cannot be a Hive string literal")
-    return f"LOCATION '{base}/{name}.db' MANAGEDLOCATION '{base}/{name}.managed'"
+    return f"LOCATION {string_literal(f'{base}/{name}.db')} MANAGEDLOCATION {string_literal(f'{base}/{name}.managed')}"
 
 
 def scale_factor(ctx: RunContext) -> float:
@@ -200,6 +204,7 @@ class BigBenchRun(Workload):
         if not ctx.environment.hive.connection:
             raise ValueError(f"environment '{ctx.environment.name}' names no hive_connection")
         input_location(ctx)
+        database_locations(ctx, "check")  # a data_root Hive cannot quote: refused before any data is made
 
     def estimated_bytes(self, ctx: RunContext) -> int:
         from benchcamp.studies.bigbench_containers.datagen.scaling import estimate_bytes
