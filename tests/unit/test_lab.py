@@ -87,6 +87,25 @@ def test_yarn_addresses_are_loopback_and_tasks_run_java17_opens(tmp_path: Path) 
     assert properties["yarn.app.mapreduce.am.staging-dir"] == str(tmp_path / "yarn" / "staging")
 
 
+def test_asking_whether_yarn_can_run_leaves_no_namespace_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lab status` after `lab down` asks whether the lab's YARN can have its network namespace:
+    the answer (here the real `ip netns`, as root) must not leave a namespace made to find out.
+    YARN's own is renamed so that a lab running beside this test keeps its namespace."""
+    from benchcamp.ops.lab import services
+    from benchcamp.ops.toolkit import namespaces
+
+    name = f"benchcamp-test-{os.getpid()}"
+    monkeypatch.setattr(services, "YARN_NETNS", name)
+    before = namespaces() if os.geteuid() == 0 else set()
+    problem = services._namespace_problem.__wrapped__()
+    if os.geteuid() != 0:
+        assert problem == "a network namespace needs root"
+        return
+    assert problem is None
+    assert namespaces() == before
+    assert not any(each.startswith(name) for each in namespaces())
+
+
 def test_without_yarn_the_lab_says_why_and_runs_the_rest(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -59,6 +59,12 @@ NODEMANAGER_CLASS = "org.apache.hadoop.yarn.server.nodemanager.NodeManager"
 JOBHISTORY_CLASS = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer"
 FIFO_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
 METASTORE_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
+# How long an install waits for its daemons' health, each wait (a daemon that exits fails it at
+# once), as the one-host lab's `lab_up` does. A CI machine running both test streams beside an
+# install stretches a start several times: the lab cluster's three Cassandra nodes had not
+# opened their port after 180 s there (stop 47), against 89 s on this machine idle and 149 s
+# beside three busy loops (2026-11-29).
+START_TIMEOUT_S = 420.0
 HIVESERVER2_CLASS = "org.apache.hive.service.server.HiveServer2"
 SiteValue = str | int | float | bool
 

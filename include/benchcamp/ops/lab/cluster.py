@@ -77,6 +77,7 @@ from benchcamp.ops.toolkit import (
     NAMENODE_CLASS,
     NODEMANAGER_CLASS,
     RESOURCEMANAGER_CLASS,
+    START_TIMEOUT_S,
     BridgeNetwork,
     Daemon,
     LabError,
@@ -137,7 +138,6 @@ MEMORY_BUDGET_MB = 3584
 # up (ZooKeeper 0.15, HMaster 0.25, each region server 0.2-0.23) and 1.15 GB after a tiny YCSB
 # campaign on it (region servers 0.24-0.25; measured 2026-11-28 with `lab cluster status`, same page)
 STORES_MEMORY_BUDGET_MB = 2560 + 1280
-START_TIMEOUT_S = 180.0
 DATA_ROOT = "/benchcamp"
 DAEMONS: dict[str, tuple[str, ...]] = {
     "master": ("namenode", "resourcemanager", "jobhistory", "metastore", "hiveserver2"),

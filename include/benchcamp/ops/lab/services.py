@@ -62,7 +62,16 @@ from benchcamp.ops.lab.layout import (
     yarn_home,
 )
 from benchcamp.ops.supervisor import Supervised, rss_mb
-from benchcamp.ops.toolkit import Daemon, ensure_netns, hiveserver2_answers, http_json, jmx_bean, port_open
+from benchcamp.ops.toolkit import (
+    Daemon,
+    delete_netns,
+    ensure_netns,
+    hiveserver2_answers,
+    http_json,
+    jmx_bean,
+    namespaces,
+    port_open,
+)
 
 MEMORY_BUDGET_MB = 3072
 
@@ -379,16 +388,23 @@ def yarn_unavailable_reason() -> str | None:
 
 @functools.cache
 def _namespace_problem() -> str | None:
-    """Checked once per process: status polls must not spawn `ip` every second."""
+    """Checked once per process: status polls must not spawn `ip` every second. Asking leaves
+    nothing behind (`lab status` after `lab down`): a missing namespace is probed by making and
+    removing one of another name; YARN's own is made when YARN starts."""
     if os.geteuid() != 0:
         return "a network namespace needs root"
     if shutil.which("ip") is None:
         return "`ip` (iproute2) is not installed"
+    if YARN_NETNS in namespaces():
+        return None
+    probe = f"{YARN_NETNS}-probe-{os.getpid()}"
     try:
-        _ensure_netns()
+        ensure_netns(probe)
     except (OSError, subprocess.CalledProcessError, LabError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
-        return f"cannot make network namespace {YARN_NETNS}: {str(detail).strip()[-300:]}"
+        return f"cannot make a network namespace (tried {probe}): {str(detail).strip()[-300:]}"
+    finally:
+        delete_netns(probe)
     return None
 
 

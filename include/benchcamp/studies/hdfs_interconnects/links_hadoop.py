@@ -38,6 +38,7 @@ from benchcamp.ops.lab import hadoop_home, lab_dir
 from benchcamp.ops.toolkit import (
     DATANODE_CLASS,
     NAMENODE_CLASS,
+    START_TIMEOUT_S,
     BridgeNetwork,
     Daemon,
     LabError,
@@ -69,7 +70,6 @@ NAMENODE_HTTP = 9870
 DATA_ROOT = "/benchcamp"
 # The levels: a rate in Mbit/s, None for no shaping (offloads on, the veth's own speed).
 LEVELS: dict[str, int | None] = {"1gbe": 1_000, "10gbe": 10_000, "unshaped": None}
-START_TIMEOUT_S = 120.0
 IPERF_SECONDS = 2
 
 

@@ -39,6 +39,7 @@ from benchcamp.ops.toolkit import (
     NAMENODE_CLASS,
     NODEMANAGER_CLASS,
     RESOURCEMANAGER_CLASS,
+    START_TIMEOUT_S,
     Daemon,
     LabError,
     active_nodemanagers,
@@ -75,7 +76,6 @@ DATA_ROOT = "/benchcamp"  # the study's lab environments' data_root, made world-
 # Room for the application master, six parallel maps (the `defaults` set) and a reduce.
 NODE_MEMORY_MB = 4096
 TASK_MEMORY_MB = 384
-START_TIMEOUT_S = 120.0
 
 
 def install_dir() -> Path:
