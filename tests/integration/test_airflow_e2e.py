@@ -6,18 +6,21 @@ Login is required; a bad trigger-form value is refused with the schema's message
 creates no run; an unknown conf key fails the run's first task naming the key; a real
 one-cell campaign runs under the scheduler (pools enforced) into the warehouse, its two
 repetitions in a randomised run order (repetition 2 first) that the scheduler follows, then a
-third added by an adaptive round (a CI target the two cannot reach) and its stop recorded; a backfill
-created through the REST API re-runs the last two scheduled dates beside the originals
-(one of them re-processed) without overwriting them; a backfill onto an unreachable target
-fails with the host and port and leaves the warehouse as it was; `down` leaves no Airflow
+third added by an adaptive round (a CI target the two cannot reach) and its stop recorded; the
+README's `airflow backfill create` lists the last two scheduled dates (a dry run); a backfill
+created through the REST API re-processes the original's date as a campaign of its own beside the
+original, without overwriting it; a backfill of an earlier date from the UI's dialog onto an
+unreachable target gets a run and a campaign of its own, fails with the host and port and leaves
+the warehouse as it was; `down` leaves no Airflow
 process behind.
 
 Regression alerts (issue 28): before the backfill, a recorded history is imported (twenty weekly
 campaigns a year earlier, the original campaign's records at 0.5 s, on its host's fingerprint),
-so the original is a regression against it; the first backfill campaign, whose build finds the
+so the original is a regression against it; the backfill's campaign, whose build finds the
 change, emits one Asset event per regressed metric and calls the notifier named by
 AIRFLOW_VAR_BENCHCAMP_REGRESSION_NOTIFIER (a module on the workers' path, as the README shows)
-once; the second campaign announces nothing again.
+once. (That a later campaign announces it no more is test_change_points.py's; a second backfilled
+date here cost a whole scheduler campaign, about 150 CPU-seconds.)
 """
 
 from __future__ import annotations
@@ -106,7 +109,9 @@ class Api:
             request.add_header("Authorization", f"Bearer {self.token}")
         data = json.dumps(body).encode() if body is not None else None
         try:
-            with urllib.request.urlopen(request, data, timeout=30) as answer:
+            # Creating a backfill (it clears the original run's tasks) took 35 s beside the
+            # suite's load: a user's browser waits for the answer, and so does this client.
+            with urllib.request.urlopen(request, data, timeout=180) as answer:
                 return answer.status, json.load(answer)
         except urllib.error.HTTPError as error:
             text = error.read().decode()
@@ -260,9 +265,11 @@ def test_an_unknown_conf_key_fails_the_first_task_naming_it(api: Api) -> None:
         {"logical_date": None, "conf": {"ladder": "tiny", "ladderr": 1}},
     )
     assert status == 200, run
-    # The original campaign is running (max_active_runs=1): a second trigger waits its turn.
+    # The original campaign is running (max_active_runs=1): a second trigger waits its turn, so
+    # this run's plan starts only once the original's three repetitions and analysis have ended
+    # (559 s on CI's loaded machine on 2026-11-29, beyond the 600 s this waited then).
     assert run["state"] == "queued", run
-    assert _wait(api, run["dag_run_id"], timeout_s=600) == "failed"
+    assert _wait(api, run["dag_run_id"]) == "failed"
     states = _task_states(api, run["dag_run_id"])
     assert states["plan"] == "failed"
     # Nothing ran, so nothing is cleaned, validated, loaded, built or reported.
@@ -435,7 +442,7 @@ def _backfill_done(api: Api, backfill: dict[str, Any], timeout_s: float) -> list
         time.sleep(5)
 
 
-def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict[str, Any], api: Api) -> None:
+def test_a_backfill_rebuilds_the_latest_date_beside_the_original(stack: dict[str, Any], api: Api) -> None:
     original = stack["original"]
     assert _wait(api, original["dag_run_id"]) == "success"
     before = _warehouse_rows(
@@ -466,25 +473,23 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
     runs = _backfill(
         api,
         {
-            "from_date": previous.isoformat(),
+            "from_date": latest.isoformat(),
             "to_date": latest.isoformat(),
             "dag_run_conf": ONE_CELL,
             "reprocess_behavior": "completed",
         },
     )
-    by_date = {datetime.fromisoformat(r["logical_date"]): r for r in runs}
-    assert set(by_date) == {previous, latest}, runs
-    assert all(r["state"] == "success" for r in runs), runs
-    # The original run was re-processed (Airflow keeps its id) and the new date got its own run.
-    assert by_date[latest]["dag_run_id"] == original["dag_run_id"]
-    # Every backfilled date is a campaign of its own, named by its logical date, and the date whose
-    # run was re-processed (cleared once) says so; the original's rows are exactly what they were.
+    (run,) = runs
+    assert datetime.fromisoformat(run["logical_date"]) == latest and run["state"] == "success", runs
+    # The original run was re-processed (Airflow keeps its id; a new date's run is the UI
+    # backfill's, below).
+    assert run["dag_run_id"] == original["dag_run_id"]
+    # The backfilled date is a campaign of its own, named by its logical date and saying that its
+    # run was re-processed (cleared once); the original's rows are exactly what they were.
     campaigns = dict(
         _warehouse_rows(stack, f"select campaign, logical_date from main.campaigns where study = '{DAG}'")
     )
-    for date, rerun in ((previous, ""), (latest, "__rerun1")):
-        name = campaign_id(f"backfill__{date.isoformat()}{rerun}")
-        assert campaigns[name] == date, campaigns
+    assert campaigns[campaign_id(f"backfill__{latest.isoformat()}__rerun1")] == latest, campaigns
     assert stack["campaign"] in campaigns
     after = _warehouse_rows(
         stack, f"select cell_key, value from raw.results where campaign = '{stack['campaign']}' order by all"
@@ -497,13 +502,14 @@ def test_a_backfill_rebuilds_the_last_two_dates_beside_the_originals(stack: dict
         )
         if row[0] not in history
     ]
-    # the original campaign ran two repetitions (in a randomised order), the backfills one
-    assert len(measured) == 3 and all(n == (3 if name == stack["campaign"] else 1) for name, n in measured), (
+    # the original campaign ran two repetitions (in a randomised order) and an adaptive third, the
+    # backfill one
+    assert len(measured) == 2 and all(n == (3 if name == stack["campaign"] else 1) for name, n in measured), (
         measured
     )
     # Same machine, same hardware: no change event.
     assert _warehouse_rows(stack, "select * from raw.hardware_changes") == []
-    _the_regression_was_announced_once(stack, api, history, by_date[previous]["dag_run_id"])
+    _the_regression_was_announced_once(stack, api, history, run["dag_run_id"])
 
 
 def _import_a_faster_history(stack: dict[str, Any], latest: datetime) -> list[str]:
@@ -577,9 +583,9 @@ def _import_a_faster_history(stack: dict[str, Any], latest: datetime) -> list[st
 def _the_regression_was_announced_once(
     stack: dict[str, Any], api: Api, history: list[str], first_run_id: str
 ) -> None:
-    """The first backfill campaign's build found the original twice as slow as its history: its
+    """The backfill campaign's build found the original twice as slow as its history: its
     alert_regressions emitted one event per regressed metric on the study's regression asset and
-    called the notifier once; the second campaign found them announced and stayed silent."""
+    called the notifier once."""
     calls_file = stack["tmp"] / "notifier_calls.jsonl"
     assert calls_file.exists(), "the notifier was never called"
     calls = [json.loads(line) for line in calls_file.read_text().splitlines()]
@@ -592,7 +598,10 @@ def _the_regression_was_announced_once(
         assert either_side == (history[-1], stack["campaign"]), regression
         assert abs(regression["change_pct"]) > 50, regression
     uri = urllib.parse.quote(f"benchcamp://regressions/{DAG}/local_lab", safe="")
-    status, answer = api.call("GET", f"/api/v2/assets?uri_pattern={uri}")
+    # An asset first named through an alias is created inactive with its event; Airflow lists it
+    # as active once the scheduler's periodic asset check runs ([scheduler]
+    # parsing_cleanup_interval, 60 s by default).
+    status, answer = api.call("GET", f"/api/v2/assets?uri_pattern={uri}&only_active=false")
     assert status == 200 and len(answer["assets"]) == 1, answer
     status, events = api.call("GET", f"/api/v2/assets/events?asset_id={answer['assets'][0]['id']}&limit=50")
     assert status == 200, events
@@ -611,7 +620,7 @@ def test_a_backfill_onto_an_unreachable_target_fails_clearly_and_loses_nothing(
     # existing runs" ticked (without it Airflow 3.3's dialog sends no conf at all, README), then
     # the form's fields; the run gets exactly the conf the form showed.
     wanted = {"workloads": ["wordcount"], "cells": [CELL], "environment": "dse_cluster"}
-    runs = _backfill_in_browser(stack, api, older, wanted, timeout_s=900)
+    runs = _backfill_in_browser(stack, api, older, wanted, timeout_s=1500)
     (run,) = [r for r in runs if datetime.fromisoformat(r["logical_date"]) == older]
     conf = run["conf"]
     assert (conf["ladder"], conf["repetitions"], conf["environment"]) == ("tiny", 1, "dse_cluster"), conf
@@ -855,7 +864,7 @@ def test_a_user_triggers_a_study_from_its_form_with_the_defaults(
     assert conf["workloads"] == wanted["workloads"] and conf["cells"] == wanted["cells"], conf
     assert conf["campaign"] is None and conf["note"] is None and conf["fail_on_validation"] is True, conf
     try:
-        assert _wait(api, run["dag_run_id"], timeout_s=900, dag_id=dag_id) == "success", _task_states(
+        assert _wait(api, run["dag_run_id"], dag_id=dag_id) == "success", _task_states(
             api, run["dag_run_id"], dag_id
         )
     finally:

@@ -443,6 +443,24 @@ def test_every_airflow_setting_is_one_airflow_knows(services: dict[str, Any]) ->
         assert known or (section, option) in undeclared, f"{key}: Airflow has no [{section}] {option}"
 
 
+def test_the_parse_limits_are_those_benchcamp_up_sets(
+    services: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compose file repeats the stack's limits on a slow parse of the DAG file (a YAML file
+    cannot import them): every Airflow component has the values `benchcamp up` sets."""
+    from benchcamp.ops import stack
+
+    monkeypatch.setenv("AIRFLOW_HOME", str(tmp_path))  # the stack's secrets are written there
+    keys = (
+        "AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT",
+        "AIRFLOW__DAG_PROCESSOR__DAG_FILE_PROCESSOR_TIMEOUT",
+        "AIRFLOW__DAG_PROCESSOR__STALE_DAG_THRESHOLD",
+    )
+    wanted = {key: stack.stack_environment()[key] for key in keys}
+    for name in AIRFLOW_SERVICES:
+        assert {key: environment(services[name]).get(key) for key in keys} == wanted, name
+
+
 def test_the_build_context_holds_what_the_dockerfile_copies() -> None:
     """.dockerignore keeps .venv, .env and the lab's jars out; the files the build copies stay in."""
     lines = (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()

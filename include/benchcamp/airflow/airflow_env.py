@@ -19,6 +19,9 @@ from pathlib import Path
 
 from benchcamp.core.paths import airflow_home, default_warehouse, repo_root, results_root
 
+# How long the DAG file's import may take (Airflow's [core] dagbag_import_timeout, 30 s by default).
+DAG_PARSE_TIMEOUT_S = 300
+
 
 def airflow_environment(connections: Mapping[str, str]) -> dict[str, str]:
     """Environment for the Airflow CLI: project-local home, our dags, and `connections`.
@@ -35,6 +38,10 @@ def airflow_environment(connections: Mapping[str, str]) -> dict[str, str]:
         "AIRFLOW__CORE__PLUGINS_FOLDER": str(root / "plugins"),
         "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
         "AIRFLOW__CORE__PARALLELISM": "4",
+        # The DAG file builds every study's DAG: 2-5 s alone, but 30-50 s on a controller as loaded
+        # as `make test`'s (load average 20 on 2 cores), where Airflow's 30 s failed it as an
+        # import error. A hung import still ends, after 5 min.
+        "AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT": str(DAG_PARSE_TIMEOUT_S),
         "AIRFLOW__COSMOS__ENABLE_TELEMETRY": "False",
         "AIRFLOW__LOGGING__LOGGING_LEVEL": "INFO",
         "BENCHCAMP_WAREHOUSE": str(default_warehouse()),

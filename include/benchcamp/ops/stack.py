@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchcamp.airflow.airflow_env import airflow_environment, prepare_airflow
+from benchcamp.airflow.airflow_env import DAG_PARSE_TIMEOUT_S, airflow_environment, prepare_airflow
 from benchcamp.core.paths import airflow_home
 from benchcamp.core.waiting import wait_until
 from benchcamp.ops import metadb
@@ -33,6 +33,8 @@ API_HOST = "127.0.0.1"
 COMPONENTS = ("api-server", "scheduler", "dag-processor", "triggerer")
 USER = "admin"
 PASSWORDS_FILE = "simple_auth_manager_passwords.json"
+# The dag-processor's limit on one parse of the DAG file: the import's, and time to serialize.
+DAG_PROCESSOR_TIMEOUT_S = 2 * DAG_PARSE_TIMEOUT_S
 
 
 class StackError(RuntimeError):
@@ -96,6 +98,13 @@ def stack_environment() -> dict[str, str]:
             # not Airflow's 30 s, so the controller stays quiet beside a lab it measures; a changed
             # study folder shows within 2 min (a new DAG file within the refresh interval)
             "AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL": "120",
+            # A parse that outlived Airflow's 50 s was killed, and its DAGs, not parsed for longer
+            # than the 50 s stale threshold, were deactivated: the UI answered "Not Found" to a
+            # trigger and a backfill until the next parse (four times in one `make test`, whose
+            # load made a parse take 15-50 s). The parse may take as long as the import may,
+            # and more; a DAG whose study folder is gone is deactivated after the same time.
+            "AIRFLOW__DAG_PROCESSOR__DAG_FILE_PROCESSOR_TIMEOUT": str(DAG_PROCESSOR_TIMEOUT_S),
+            "AIRFLOW__DAG_PROCESSOR__STALE_DAG_THRESHOLD": str(DAG_PROCESSOR_TIMEOUT_S),
         }
     )
     return env
