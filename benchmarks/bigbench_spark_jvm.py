@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchcamp.studies.bigbench_containers import ml
+import benchcamp.studies.bigbench_containers.ml as ml
 from benchcamp.studies.bigbench_containers.queries import load_parameters
 
 EXPORT = Path(ml.__file__).with_name("recorded") / "ml" / "q20-export"

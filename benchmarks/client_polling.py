@@ -14,7 +14,7 @@ import argparse
 import statistics
 import time
 
-from benchcamp.ops import lab
+import benchcamp.ops.lab as lab
 from benchcamp.ops.lab.config import CLIENT_POLL_MS
 
 DATABASE = "benchcamp_polling_benchmark"

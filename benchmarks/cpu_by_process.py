@@ -24,8 +24,12 @@ import os
 import subprocess
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeVar
+
+K = TypeVar("K")
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -115,10 +119,10 @@ def main() -> int:
     while child.poll() is None:
         time.sleep(0.4)
         scan(seen, module_by_pid)
-    totals: Counter[str] = Counter()
+    totals: defaultdict[str, float] = defaultdict(float)  # CPU-seconds: floats, not a Counter's ints
     counts: Counter[str] = Counter()
-    modules: Counter[str] = Counter()
-    pairs: Counter[tuple[str, str]] = Counter()
+    modules: defaultdict[str, float] = defaultdict(float)
+    pairs: defaultdict[tuple[str, str], float] = defaultdict(float)
     for key, (name, cpu, _, module) in seen.items():
         spent = float(str(cpu)) - baseline.get(key, 0.0)
         if spent > 0:
@@ -127,13 +131,17 @@ def main() -> int:
             modules[str(module)] += spent
             pairs[(str(module), str(name))] += spent
     print(f"CPU by kind of process: {sum(totals.values()):.0f} s in all", file=sys.stderr)
-    for name, spent in totals.most_common(options.top):
+
+    def most(spent: Mapping[K, float]) -> list[tuple[K, float]]:
+        return sorted(spent.items(), key=lambda item: -item[1])[: options.top]
+
+    for name, spent in most(totals):
         print(f"{spent:8.1f} s {counts[name]:5d}  {name[:160]}", file=sys.stderr)
     print("CPU by test module (processes started during its tests, and their children):", file=sys.stderr)
-    for module, spent in modules.most_common(options.top):
+    for module, spent in most(modules):
         print(f"{spent:8.1f} s  {module[:160]}", file=sys.stderr)
     print("CPU by test module and kind of process (where a JVM or a tool is started from):", file=sys.stderr)
-    for (module, name), spent in pairs.most_common(options.top):
+    for (module, name), spent in most(pairs):
         print(f"{spent:8.1f} s  {module[:70]}  {name[:100]}", file=sys.stderr)
     return child.returncode
 

@@ -33,6 +33,7 @@ from benchcamp.ops import lab
 from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
 from benchcamp.pipeline.campaign.steps import clean_body
+from benchcamp.pipeline.campaign.unit import RepetitionUnit
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import RunContext, data_path, render
@@ -41,7 +42,7 @@ ROOT = repo_root()
 BIN = Path(sys.executable).parent
 
 
-def _unit(campaign: str, repetition: int) -> dict[str, object]:
+def _unit(campaign: str, repetition: int) -> RepetitionUnit:
     return {
         "study": "hibench_dse",
         "campaign": campaign,

@@ -106,9 +106,9 @@ def main() -> None:
             f"{job:6.2f} s ({job / wall:.0%}; its duration_s record)"
         )
     print()
-    for (task, index), (begin, finish) in sorted(windows.items(), key=lambda item: item[1][0]):
-        if index == -1 and "." not in task:
-            print(f"campaign task {task:<28} {finish - begin:7.2f} s")
+    for (name, index), (begin, finish) in sorted(windows.items(), key=lambda item: item[1][0]):
+        if index == -1 and "." not in name:
+            print(f"campaign task {name:<28} {finish - begin:7.2f} s")
 
 
 if __name__ == "__main__":

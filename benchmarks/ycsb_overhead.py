@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchcamp.core.matrix import AxisValue
 from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
 from benchcamp.pipeline import archive
@@ -41,10 +42,10 @@ NO_STORE = "site.ycsb.BasicDB"
 
 def _context(operations: int, threads: int, pair: int) -> RunContext:
     spec = load_spec("ycsb_hbase_cassandra")
-    params = {"store": "cassandra", "operationcount": operations, "threads": threads}
+    params: dict[str, AxisValue] = {"store": "cassandra", "operationcount": operations, "threads": threads}
     return RunContext(
         spec, spec.environment("local_lab"), "bench_ycsb_overhead", "ycsb_a", params, pair, "tiny"
-    )  # type: ignore[arg-type]
+    )
 
 
 def _command(ctx: RunContext) -> list[str]:

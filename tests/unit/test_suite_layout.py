@@ -174,6 +174,8 @@ def _selected(args: list[str], tests: dict[str, list[str]]) -> set[str]:
             deselected.append(arg.removeprefix("--deselect="))
         elif arg.startswith("--basetemp="):
             continue
+        elif arg in ("-n", "--dist"):  # pytest-xdist's workers run what the session selects
+            next(given)
         else:
             assert not arg.startswith("-"), f"tests/run-suite passes {arg}: teach _selected what it selects"
             named.append(arg)
