@@ -10,12 +10,14 @@ PYTEST_ARGS ?=
 # Let Python cache bytecode in .venv: without it every process recompiles Airflow, GX and dbt.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup browser run test test-unit test-integration lint docs up down status lab-up lab-down lab-status cluster-up cluster-down cluster-status benchmark manifest clean
+.PHONY: help setup browser run test test-lane test-all ci-lane test-unit lint docs up down status lab-up lab-down lab-status cluster-up cluster-down cluster-status benchmark manifest clean
 
 help:
 	@echo "make run      the $(STUDY) campaign ($(LADDER) ladder), then a quick YCSB one, through Airflow on the local lab"
-	@echo "make test     lint, type-check and run every test (unit, DAG integrity, golden, integration)"
-	@echo "make test-unit | test-integration    one tier of the tests"
+	@echo "make test     tier 1: lint, types, docs, JUnit, the unit tier and one path through every layer on the lab"
+	@echo "make test-lane LANE=<lane>    one tier-2 lane (tests/lanes.toml: cluster, bigbench, stack, stores, studies)"
+	@echo "make test-all    tier 1 and every lane;  make ci-lane    the lane .ci/run picks for this commit, and why"
+	@echo "make test-unit    the unit tier alone (no service)"
 	@echo "make up | down | status    Airflow (UI on 127.0.0.1:8080, login required) and the lab"
 	@echo "make lab-up | lab-down | lab-status    the local lab on 127.0.0.1"
 	@echo "make cluster-up | cluster-down | cluster-status    the five-host lab cluster (network namespaces, root)"
@@ -80,19 +82,28 @@ browser:
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] || { echo "chromium missing: sudo apt-get install -y chromium"; exit 1; }; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
-# lint, then two streams sharing one lab (tests/run-suite says which module runs where and why):
-# every lab/ Java module's JUnit tests, the unit tier and the campaigns beside the Airflow stack's
-# and the YCSB stores' modules
+# Tier 1 and the tier-2 lanes are declared in tests/lanes.toml and run by tests/run-suite
+# (docs/development/tests.md); their times are in docs/performance.md.
 test: setup browser
-	VENV=$(VENV) PYTEST_ARGS="$(PYTEST_ARGS)" tests/run-suite
+	VENV=$(VENV) PYTEST_ARGS="$(PYTEST_ARGS)" $(PY) tests/run-suite tier1
 
-# One tier at a time: unit (no service; about 11 min in two workers, as `make test` runs it) or
-# integration (the real lab, Airflow and the browser: most of `make test`'s time).
+# an unknown lane, or one this machine cannot run (root, network namespaces), is refused before
+# anything installs; python3 (3.11, for tomllib) is the machine's
+LANE ?=
+test-lane:
+	@python3 tests/run-suite --check $(LANE)
+	@$(MAKE) --no-print-directory setup browser
+	VENV=$(VENV) PYTEST_ARGS="$(PYTEST_ARGS)" $(PY) tests/run-suite $(LANE)
+
+test-all: setup browser
+	VENV=$(VENV) PYTEST_ARGS="$(PYTEST_ARGS)" $(PY) tests/run-suite all
+
+ci-lane: $(VENV)/.synced
+	@$(PY) tests/run-suite choose >/dev/null
+
+# The unit tier alone (no service), in two workers as `make test` runs it.
 test-unit: $(VENV)/.synced
 	$(VENV)/bin/pytest -m "not integration" -n 2 --dist loadfile $(PYTEST_ARGS)
-
-test-integration: setup browser
-	$(VENV)/bin/pytest -m integration $(PYTEST_ARGS)
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check include dags plugins tests benchmarks

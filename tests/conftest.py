@@ -15,7 +15,7 @@ pytest.register_assert_rewrite("helpers")
 # not imported from test modules): the shared lab's, for the integration modules of
 # tests/integration and tests/studies/<study>/; the study contract's recorded warehouse, for
 # tests/unit/test_study_contract.py and the browser's tests/integration/test_results_page_browser.py.
-pytest_plugins = ["helpers.lab", "helpers.study_contract"]
+pytest_plugins = ["helpers.lab", "helpers.stack", "helpers.study_contract"]
 
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 os.environ.setdefault("AIRFLOW__COSMOS__ENABLE_TELEMETRY", "False")

@@ -2,7 +2,7 @@
 integration modules of tests/integration and of each study's folder under tests/studies share it).
 
 Starting the lab costs a minute or more on two cores (HiveServer2's first start creates its
-metastore), so every integration module shares it: `shared_lab` starts it once, a module that
+metastore), so every integration module of a session shares it: `shared_lab` starts it once, a module that
 stopped or killed a service calls `shared_lab()` again (a no-op for healthy services, a restart
 for the rest), and the session's end stops it once and checks that no process outlived it.
 Campaigns run with `benchcamp run --keep-lab`, so a module never stops the lab under the next.
@@ -26,13 +26,12 @@ from benchcamp.ops.supervisor import alive
 LabStarter = Callable[[], lab.LabStatus]
 
 
-def _start_with_stores() -> lab.LabStatus:
-    """The lab with the YCSB stores: one start serves the HiBench and the YCSB modules.
+def _start() -> lab.LabStatus:
+    """The lab (with the YCSB stores once a module asked for them: `lab_with_stores`).
 
-    Two pytest sessions may share the lab (tests/run-suite): a file lock keeps them from
-    starting the same service at once.
+    Two pytest sessions may share the lab (a developer's beside a lane): a file lock keeps them
+    from starting the same service at once.
     """
-    os.environ["BENCHCAMP_LAB_STORES"] = "1"
     directory = lab.lab_dir()
     directory.mkdir(parents=True, exist_ok=True)
     with (directory / "lab-up.lock").open("w") as lock:
@@ -42,8 +41,8 @@ def _start_with_stores() -> lab.LabStatus:
 
 @pytest.fixture(scope="session")
 def shared_lab() -> Iterator[LabStarter]:
-    _start_with_stores()
-    yield _start_with_stores
+    _start()
+    yield _start
     if os.environ.get("BENCHCAMP_KEEP_LAB") == "1":
         return
     pids = [service.pid for service in lab.lab_status().services if service.pid]
@@ -58,6 +57,18 @@ def shared_lab() -> Iterator[LabStarter]:
     cluster = _lab_cluster_processes()
     left = [pid for pid in _processes_mentioning(str(lab.lab_dir())) if alive(pid) and pid not in cluster]
     assert not left, f"processes naming {lab.lab_dir()} outlived lab down: {left}"
+
+
+@pytest.fixture(scope="session")
+def lab_with_stores(shared_lab: LabStarter) -> LabStarter:
+    """`shared_lab` with the YCSB stores too, for the modules that measure them: they cost about
+    1 GB and their start, which no other lane pays (`lab_up` adds them to a running lab)."""
+
+    def start() -> lab.LabStatus:
+        os.environ["BENCHCAMP_LAB_STORES"] = "1"
+        return shared_lab()
+
+    return start
 
 
 def _lab_cluster_processes() -> set[int]:

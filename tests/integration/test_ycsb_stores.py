@@ -25,9 +25,9 @@ WORKLOAD_A = {"readproportion": "0.5", "updateproportion": "0.5", "requestdistri
 
 
 @pytest.fixture
-def cassandra(shared_lab: Callable[[], lab.LabStatus]) -> int:
+def cassandra(lab_with_stores: Callable[[], lab.LabStatus]) -> int:
     """The session lab's Cassandra (restarted if a test before stopped it): its native port."""
-    status = shared_lab().service("cassandra")
+    status = lab_with_stores().service("cassandra")
     assert status.healthy, status.detail
     return port("cassandra_native")
 
@@ -94,10 +94,10 @@ def test_a_store_that_is_not_running_fails_naming_host_and_port(tmp_path: Path) 
 
 
 @pytest.fixture
-def hbase(shared_lab: Callable[[], lab.LabStatus]) -> int:
+def hbase(lab_with_stores: Callable[[], lab.LabStatus]) -> int:
     """The session lab's HBase (standalone: one JVM with its ZooKeeper), restarted if a test
     before stopped it; the ZooKeeper port clients start from."""
-    status = shared_lab().service("hbase")
+    status = lab_with_stores().service("hbase")
     assert status.healthy, status.detail
     return port("hbase_zookeeper")
 

@@ -8,12 +8,14 @@ any such test."""
 from __future__ import annotations
 
 import ast
+import importlib.machinery
+import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from _pytest.mark.expression import Expression
 
@@ -84,10 +86,6 @@ def test_test_module_basenames_are_unique() -> None:
     assert sorted(name for name in set(names) if names.count(name) > 1) == []
 
 
-# what tests/run-suite calls besides the tools it is given stand-ins for (ruff, mypy, mkdocs, mvn,
-# pytest): on PATH, alone, so that a command it gains is not run for real here
-SHELL_TOOLS = ("awk", "cat", "date", "dirname", "head", "mkdir", "renice", "rm", "sleep", "touch")
-RECORDER = '#!/bin/bash\nprintf "%s\\0" "$@" >"$SESSIONS/$$-$RANDOM"\n'
 # one collection of the whole tree, each test with the names of its marks
 LISTER = """import json, os
 def pytest_collection_finish(session):
@@ -97,37 +95,21 @@ def pytest_collection_finish(session):
 """
 
 
-def _suite_sessions(tmp: Path) -> list[list[str]]:
-    """The argument lists of every pytest session `make test` starts, as tests/run-suite starts
-    them: the script itself runs in an empty tree with a pytest that records its arguments and
-    stand-ins for the other tools, so its lists and selections are read, not copied here."""
-    (tmp / "tests").mkdir()
-    shutil.copy(SUITE, tmp / "tests" / "run-suite")
-    venv_bin, path, sessions = tmp / "venv" / "bin", tmp / "path", tmp / "sessions"
-    for directory in (venv_bin, path, sessions):
-        directory.mkdir(parents=True)
-    for stand_in in (
-        venv_bin / "pytest",
-        venv_bin / "ruff",
-        venv_bin / "mypy",
-        venv_bin / "mkdocs",
-        path / "mvn",
-    ):
-        stand_in.write_text(RECORDER if stand_in.name == "pytest" else "#!/bin/bash\n")
-        stand_in.chmod(0o755)
-    for tool in SHELL_TOOLS:
-        found = shutil.which(tool)
-        assert found, f"{tool} not on PATH"
-        (path / tool).symlink_to(found)
-    env = {"PATH": str(path), "VENV": str(tmp / "venv"), "SESSIONS": str(sessions), "HOME": str(tmp)}
-    with (tmp / "suite.log").open("w") as log:
-        subprocess.run(
-            [shutil.which("bash") or "bash", str(tmp / "tests" / "run-suite")],
-            env=env, stdout=log, stderr=subprocess.STDOUT, timeout=120, check=False, cwd=tmp,
-        )  # fmt: skip
-    found = [session.read_bytes().split(b"\0")[:-1] for session in sorted(sessions.iterdir())]
-    assert found, f"tests/run-suite started no pytest session:\n{(tmp / 'suite.log').read_text()}"
-    return [[arg.decode() for arg in args] for args in found]
+def _suite() -> ModuleType:
+    """tests/run-suite itself (a script without .py), so its lanes and sessions are read, not copied."""
+    loader = importlib.machinery.SourceFileLoader("run_suite", str(SUITE))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("run_suite", loader))
+    loader.exec_module(module)
+    return module
+
+
+def _lane_sessions() -> dict[str, list[list[str]]]:
+    """Each lane's pytest argument lists, as tests/run-suite builds them (the unit tier is tier1's
+    first), without the pytest executable."""
+    suite = _suite()
+    lanes = {name: [command[1:] for command, _ in suite.sessions(name)] for name in suite.LANES}
+    lanes["tier1"].insert(0, list(suite.UNIT_TESTS))
+    return lanes
 
 
 def _every_test(tmp: Path) -> dict[str, list[str]]:
@@ -181,7 +163,7 @@ def _selected(args: list[str], tests: dict[str, list[str]]) -> set[str]:
             named.append(arg)
     for selector in named + ignored + deselected:  # a stale name selects, or leaves out, nothing
         assert any(_names(nodeid, selector) for nodeid in tests), (
-            f"tests/run-suite names {selector}: no such test"
+            f"tests/lanes.toml names {selector}: no such test"
         )
     return {
         nodeid
@@ -198,17 +180,53 @@ def _carries(expression: Expression, marks: list[str]) -> bool:
     return expression.evaluate(lambda name, /, **_: name in marks)
 
 
-def test_every_test_runs_in_a_session_of_make_test(tmp_path: Path) -> None:
-    """A test that no session of tests/run-suite selects never runs: an integration test outside
-    tests/integration, tests/studies and the modules the streams name, a module every stream ignores, a test of
-    the last session's module that it does not name. Integration tests run once each (the unit
-    lane's `-m "not integration"` aside, a test runs wherever a session names its module)."""
+def test_every_test_runs_in_exactly_one_tier_or_lane(tmp_path: Path) -> None:
+    """A test that no session of tests/lanes.toml selects never runs (an integration module no
+    lane names, an integration test under tests/unit); an integration test two lanes run costs its
+    time twice. Each module with an integration test is in exactly one tier or lane, whole; the
+    unit tier (tier 1's `-m "not integration"`) runs every other test."""
     tests = _every_test(tmp_path)
-    sessions = _suite_sessions(tmp_path)
-    selections = [_selected(args, tests) for args in sessions]
-    never = sorted(set(tests) - set().union(*selections))
-    assert never == [], f"no session of make test (tests/run-suite) runs these: {never}"
-    integration = {nodeid for nodeid, marks in tests.items() if "integration" in marks}
-    twice = sorted(nodeid for nodeid in integration if sum(nodeid in chosen for chosen in selections) > 1)
-    assert twice == [], f"integration tests run by more than one session of make test: {twice}"
-    assert len(integration) > 50 and len(sessions) >= 7, (len(integration), sessions)
+    lanes = _lane_sessions()
+    chosen = {name: set().union(*(_selected(args, tests) for args in lane)) for name, lane in lanes.items()}
+    never = sorted(set(tests) - set().union(*chosen.values()))
+    assert never == [], f"no tier or lane of tests/lanes.toml runs these: {never}"
+    modules: dict[str, set[str]] = {}
+    for name, selected in chosen.items():
+        for nodeid in selected:
+            if "integration" in tests[nodeid]:
+                modules.setdefault(nodeid.split("::", 1)[0], set()).add(name)
+    twice = {module: sorted(names) for module, names in modules.items() if len(names) > 1}
+    assert twice == {}, f"modules in more than one tier or lane of tests/lanes.toml: {twice}"
+    for module in modules:  # whole: a lane that names some of a module's tests runs all of them
+        integration = {
+            nodeid
+            for nodeid, marks in tests.items()
+            if nodeid.startswith(module + "::") and "integration" in marks
+        }
+        (lane,) = modules[module]
+        assert integration <= chosen[lane], (
+            f"{lane} runs only some of {module}: {sorted(integration - chosen[lane])}"
+        )
+    assert len(modules) >= 15 and set(lanes) >= {"tier1", "cluster", "stack"}, (modules, lanes)
+
+
+def test_an_unknown_lane_names_the_lanes_and_exits_2() -> None:
+    run = subprocess.run(
+        [sys.executable, str(SUITE), "nope"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 2, run
+    assert "unknown lane nope: the lanes are tier1, cluster" in run.stderr, run.stderr
+
+
+def test_the_ci_lane_is_one_of_the_lanes_and_says_why() -> None:
+    """`.ci/run`'s choice is the repository's alone: the same commit gives the same lane."""
+    runs = [
+        subprocess.run(
+            [sys.executable, str(SUITE), "choose"], capture_output=True, text=True, timeout=60, check=False
+        )
+        for _ in range(2)
+    ]
+    assert all(run.returncode == 0 for run in runs), runs
+    (lane,) = {run.stdout.strip() for run in runs}
+    assert lane in _suite().LANES and lane != "tier1", lane
+    assert runs[0].stderr.startswith(f"{lane}: commit "), runs[0].stderr

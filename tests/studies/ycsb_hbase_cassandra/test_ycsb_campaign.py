@@ -41,10 +41,10 @@ CELLS = [
 @pytest.fixture(scope="module")
 def campaign(
     tmp_path_factory: pytest.TempPathFactory,
-    shared_lab: Callable[[], lab.LabStatus],
+    lab_with_stores: Callable[[], lab.LabStatus],
     campaign_measured: Callable[..., None],
 ) -> dict[str, Path]:
-    shared_lab()
+    lab_with_stores()
     tmp = tmp_path_factory.mktemp("ycsb_campaign")
     paths = {
         "results": tmp / "results",
