@@ -1,9 +1,10 @@
-"""The shared lab after the whole suite (`tests/run-suite` runs this module last, alone).
+"""The shared lab at the end of tier 1 (its last session in tests/lanes.toml, with test_lab_faults
+between this module's two tests).
 
-Every module before it shares one lab, some kill and restart its services, two streams use it
-at once: at the end each service must still be healthy, as the suite left it (read before the
-session's lab fixture could restart anything), and the session's end (`shared_lab`, tests/helpers/lab.py)
-stops the lab and checks that no process outlived it.
+Tier 1's sessions before it share one lab (BENCHCAMP_KEEP_LAB=1 keeps it between them), and some
+kill and restart its services: each service must still be healthy as they left it (read before
+the session's lab fixture could restart anything); then, after the faults, the session's end
+(`shared_lab`, tests/helpers/lab.py) stops the lab and checks that no process outlived it.
 """
 
 from __future__ import annotations

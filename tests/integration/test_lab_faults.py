@@ -5,11 +5,12 @@ and warehouse faults are in the HiBench, leftovers and analysis modules).
 The lab's real daemons are killed with SIGKILL while the DAG's own step functions run a tiny
 repetition on them. Each fault must leave the repetition marked failed with a reason naming the
 dead service, a campaign whose judge (`pipeline.outcome`, what `benchcamp run` prints and exits
-with) says exit 5 naming it, and nothing of the campaign on HDFS after its cleanup. The other
-stream's campaigns use the same daemons, so `tests/run-suite` runs this module at the end, alone,
-just before the lab stops: the DataNode is started again (the next test needs HDFS), HiveServer2
-only when the lab is kept after the session (BENCHCAMP_KEEP_LAB=1; a restart costs about a
-minute). The study is hibench_dse's spec under its own name, so no preflight sweeps another's.
+with) says exit 5 naming it, and nothing of the campaign on HDFS after its cleanup. Every
+campaign uses the same daemons, so tier 1 runs this module in its last session (tests/lanes.toml),
+after the health check and just before the lab stops: the DataNode is started again (the next
+test needs HDFS), HiveServer2 only when the lab is kept after the session (BENCHCAMP_KEEP_LAB=1;
+a restart costs about a minute). The study is hibench_dse's spec under its own name, so no
+preflight sweeps another's.
 """
 
 from __future__ import annotations

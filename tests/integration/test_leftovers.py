@@ -5,8 +5,8 @@ drop its tables. Here an earlier campaign's leftovers are planted (HDFS files, a
 the target's disk, an external Hive table over them), then the next campaign's preflight must
 remove them and say so, and a cleanup whose HiveServer2 cannot be reached must still delete the
 campaign's data. The study is a copy of hibench_dse under its own name: the preflight removes
-whatever its study left on the target, and the suite's other stream runs hibench_dse campaigns
-on the same lab at the same time.
+whatever its study left on the target, and a developer's hibench_dse campaign may use the same lab
+at the same time.
 """
 
 from __future__ import annotations

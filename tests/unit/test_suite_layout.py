@@ -1,9 +1,9 @@
-"""Where a test lives and what tests/run-suite names decide whether `make test` runs it: the unit
-lane deselects the integration mark, stream 2 collects tests/integration and tests/studies less
-the modules the other sessions run, and those sessions name modules and node ids. A test none of them selects
-never runs (two integration tests under tests/unit did not, until they moved beside the
-BigBench jars' tests); the last test here reads the sessions from the script itself and fails on
-any such test."""
+"""Which tier or lane runs a test is decided by tests/lanes.toml: the unit tier (tier 1's `-m "not
+integration"`) runs every test without the integration mark, and each lane's sessions name the
+integration modules it runs. Checked here, from the runner's own sessions and one collection of
+the tree: every test is run by exactly one tier or lane, each integration module whole; no unit
+module holds an integration test (it would never run); module basenames are unique and no test
+module imports another; an unknown lane exits 2 naming the lanes; the CI lane is deterministic."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_no_unit_module_holds_an_integration_test() -> None:
             )
             if decorated or module_mark:
                 found.append(f"{path.name}:{node.lineno}")
-    assert found == [], f"integration tests under tests/unit never run in make test: {found}"
+    assert found == [], f"integration tests under tests/unit never run in any lane: {found}"
 
 
 ROOT = UNIT.parents[1]

@@ -9,7 +9,7 @@ HiveServer2 (local MapReduce) and, for the five ML queries, Spark local[2] (insi
 for `lab_container`). The records are checked against the study's record contract and the raw
 archive, and the marts against the study's formula: the run valid with its BBQpm@SF.
 
-`make test` runs one side: the pair cost 1,263 CPU-s, twice one side's, and both sides run the
+The bigbench lane (tests/lanes.toml) runs one side: the pair cost 1,263 CPU-s, twice one side's, and both sides run the
 same workload code; the container side also covers the container's start and its connections.
 The pair's comparison is computed by dbt on recorded and imported runs in
 test_bigbench_analysis.py and test_interleave.py. The whole pair, interleaved in one campaign
@@ -43,7 +43,7 @@ CAMPAIGN = "it_bigbench"
 ENVIRONMENTS = ("local_lab", "lab_container")
 ROOT = os.geteuid() == 0
 PAIR_VARIABLE = "BENCHCAMP_BIGBENCH_ENVIRONMENTS"
-# one side in `make test` (the container with root: podman and mmdebstrap need it here), or those named
+# one side in the bigbench lane (the container with root: podman and mmdebstrap need it here), or those named
 RUNNABLE = tuple(os.environ.get(PAIR_VARIABLE, "lab_container" if ROOT else "local_lab").split(","))
 if not set(RUNNABLE) <= set(ENVIRONMENTS) or ("lab_container" in RUNNABLE and not ROOT):
     raise pytest.UsageError(

@@ -6,9 +6,9 @@ A container that was already running before the test (another session's campaign
 left running; otherwise the test brings it down and checks that no container, process, mount,
 network namespace, cgroup, bridge or veth is left (BENCHCAMP_KEEP_LAB is about the shared lab, not
 this container: a campaign on it starts it again through its controller_setup).
-BENCHCAMP_CONTAINER_DOWN=1 brings it down and checks even a container that was running:
-`tests/run-suite` runs this module after the BigBench campaigns, on the container they started,
-rather than starting it once more for a minute.
+BENCHCAMP_CONTAINER_DOWN=1 brings it down and checks even a container that was running: the
+bigbench lane (tests/lanes.toml) runs this module so, in the session after the BigBench campaign's,
+on the container it started, rather than starting it once more for a minute.
 """
 
 from __future__ import annotations
