@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # Let Python cache bytecode in .venv: without it every process recompiles Airflow, GX and dbt.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup browser run test test-lane test-all ci-lane test-unit lint docs up down status lab-up lab-down lab-status cluster-up cluster-down cluster-status benchmark manifest clean
+.PHONY: help setup browser run test test-lane test-all test-under-load ci-lane test-unit lint docs up down status lab-up lab-down lab-status cluster-up cluster-down cluster-status benchmark manifest clean
 
 help:
 	@echo "make run      the $(STUDY) campaign ($(LADDER) ladder), then a quick YCSB one, through Airflow on the local lab"
@@ -97,6 +97,14 @@ test-lane:
 
 test-all: setup browser
 	VENV=$(VENV) PYTEST_ARGS="$(PYTEST_ARGS)" $(PY) tests/run-suite all
+
+# Tier 1 beside a CPU hog on every core (Debian's stress-ng at the same priority): the check that
+# its waits are on conditions a loaded machine cannot outrun (docs/development/tests.md).
+test-under-load: setup browser
+	@command -v stress-ng >/dev/null || { [ "$$(id -u)" = 0 ] || { echo "stress-ng missing: sudo apt-get install -y stress-ng"; exit 1; }; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends stress-ng; }
+	@stress-ng --cpu $$(nproc) --quiet & hog=$$!; trap 'kill $$hog 2>/dev/null' EXIT; \
+	  VENV=$(VENV) PYTEST_ARGS="$(PYTEST_ARGS)" $(PY) tests/run-suite tier1
 
 ci-lane: $(VENV)/.synced
 	@$(PY) tests/run-suite choose >/dev/null

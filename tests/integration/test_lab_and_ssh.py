@@ -19,9 +19,10 @@ from benchcamp.transport import ssh
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def running_lab(shared_lab: Callable[[], lab.LabStatus]) -> lab.LabStatus:
-    """The session's lab, every service healthy (restarted if a test before stopped one)."""
+    """The session's lab, every service healthy; once per module (each `lab_up` costs about 9 s of
+    status checks): the one test here that kills a service starts it again before it ends."""
     return shared_lab()
 
 
