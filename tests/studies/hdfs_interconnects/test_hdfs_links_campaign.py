@@ -103,12 +103,20 @@ def test_a_datanode_killed_mid_run_fails_the_run_naming_it(campaign: dict[str, P
     three gone some client is (almost surely, 1 - 4^-4) writing to one of them."""
     status = subprocess.run([LINKS_TOOL, "status"], capture_output=True, text=True, timeout=60)
     assert status.stdout.strip() == "level=1gbe", status.stdout  # up and healthy after the campaign
+    before = _blocks()
     run = subprocess.Popen(
         [LINKS_TOOL, "hadoop", "1gbe", "jar", JAR, "swt", "--dir", "/benchcamp/it-killed", "--total", "1g",
          "--clients", "4", "--replication", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    time.sleep(6)  # the JVM up and writing (1 GB at 1 Gbit/s takes about 9 s)
+    # Each client asks the NameNode for its first block as it starts writing (256 MB each, two
+    # blocks): once four more blocks exist, all four write (1 GB at 1 Gbit/s takes about 9 s). A
+    # fixed 6 s wait here could end before a loaded machine had started the JVM.
+    deadline = time.monotonic() + 300
+    while _blocks() < before + 4:
+        assert run.poll() is None, f"the clients ended before writing: {run.communicate()[1][-2000:]}"
+        assert time.monotonic() < deadline, "the four clients had not started writing after 300 s"
+        time.sleep(0.2)
     killed = ("dn1", "dn2", "dn3")
     for node in killed:
         victim = links_hadoop.daemon(node).pid()
@@ -117,3 +125,12 @@ def test_a_datanode_killed_mid_run_fails_the_run_naming_it(campaign: dict[str, P
     stdout, stderr = run.communicate(timeout=300)
     assert run.returncode != 0 and "hdfsbench: done" not in stdout, stdout[-2000:]
     assert any(f"{links_hadoop.ADDRESSES[node]}:9866" in stderr for node in killed), stderr[-3000:]
+
+
+def _blocks() -> int:
+    """The blocks the links' NameNode knows (its FSNamesystem JMX bean, from inside its namespace)."""
+    from benchcamp.ops.toolkit import jmx_bean
+
+    base = f"http://{links_hadoop.ADDRESSES['nn']}:{links_hadoop.NAMENODE_HTTP}"
+    bean = jmx_bean(base, "Hadoop:service=NameNode,name=FSNamesystem", links_hadoop.netns("nn"))
+    return int(str(bean["BlocksTotal"]))
