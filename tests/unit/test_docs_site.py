@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 # the documents a user copies `make` commands from
 DOCUMENTS = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
+RETIRED_TARGETS = {"test-integration"}  # replaced by the lanes (make test-lane, make test-all), 2026-12-01
 
 
 def makefile_targets() -> set[str]:
@@ -67,7 +68,11 @@ def test_the_makefile_targets_are_read_from_its_rules() -> None:
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_every_make_command_a_document_names_is_a_makefile_target(document: Path) -> None:
     named = make_commands(document.read_text(encoding="utf-8"))
-    assert named - makefile_targets() == set(), f"{document.name} names make targets the Makefile lacks"
+    # the changelog records what was run then, under the names targets had then
+    retired = RETIRED_TARGETS if document.name == "changelog.md" else set()
+    assert named - makefile_targets() - retired == set(), (
+        f"{document.name} names make targets the Makefile lacks"
+    )
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.relative_to(ROOT).as_posix())

@@ -96,10 +96,16 @@ def pytest_collection_finish(session):
 
 
 def _suite() -> ModuleType:
-    """tests/run-suite itself (a script without .py), so its lanes and sessions are read, not copied."""
-    loader = importlib.machinery.SourceFileLoader("run_suite", str(SUITE))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("run_suite", loader))
-    loader.exec_module(module)
+    """tests/run-suite itself (a script without .py), so its lanes and sessions are read, not copied;
+    loaded without the caller's PYTEST_ARGS (`.ci/run`'s -ra), which it adds to every session."""
+    given = os.environ.pop("PYTEST_ARGS", None)
+    try:
+        loader = importlib.machinery.SourceFileLoader("run_suite", str(SUITE))
+        module = importlib.util.module_from_spec(importlib.util.spec_from_loader("run_suite", loader))
+        loader.exec_module(module)
+    finally:
+        if given is not None:
+            os.environ["PYTEST_ARGS"] = given
     return module
 
 
