@@ -4,7 +4,9 @@ sshd, HDFS (NameNode + DataNode), MapReduce in local mode and HiveServer2: WordC
 TestDFSIO write/read and HiveBench aggregation/join, two repetitions per cell.
 
 Runs `benchcamp run` (which runs `airflow dags test`) in a private Airflow home,
-results directory and warehouse, then asserts the marts and the raw archive.
+results directory and warehouse, then asserts the marts and the raw archive. A campaign onto a
+closed port is test_hibench_unreachable.py's (the studies lane): tier 1 has the SSH layer's
+refusal of a closed port in test_lab_and_ssh.py.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -21,7 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from benchcamp.core.outcomes import MEANING, ExitCode
 from benchcamp.core.records import cell_key
 from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
@@ -292,33 +292,3 @@ def test_sigterm_stopped_airflow_and_the_job_and_marked_the_run_failed(campaign:
         attempt["attempt"] == 2 and attempt["mode"] == "resume" and attempt["earlier_attempt"] == "attempts/1"
     )
     assert list((campaign_dir / "attempts" / "1").glob("*/rep*/generate/try1"))  # kept, never loaded
-
-
-def test_an_unreachable_target_fails_with_exit_5_naming_it_and_leaves_earlier_figures(
-    campaign: dict[str, Path],
-) -> None:
-    """The SSH port closed (a real target's, through its connection): the campaign fails with
-    exit 5 and host:port on the console, and the campaign before it reads as it did."""
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
-    before = report.read_tables(campaign["warehouse"], "hibench_dse", RUN_ID)
-    env = {
-        **os.environ,
-        "BENCHCAMP_RESULTS": str(campaign["results"]),
-        "BENCHCAMP_WAREHOUSE": str(campaign["warehouse"]),
-        "AIRFLOW_HOME": str(campaign["airflow"]),
-        "AIRFLOW_CONN_DSE_GATEWAY_SSH": f"ssh://benchcamp@127.0.0.1:{closed}",
-    }
-    started = time.monotonic()
-    result = subprocess.run(
-        [str(BIN / "benchcamp"), "run", "hibench_dse", "--ladder", "tiny", "--repetitions", "1",
-         "--environment", "dse_cluster", "--workloads", "wordcount", "--cells", CELLS[0], "--campaign", "it_unreachable", "--keep-lab"],
-        env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    took = time.monotonic() - started
-    assert result.returncode == 5, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "step preflight failed" in result.stderr and f"127.0.0.1:{closed}" in result.stderr, result.stderr
-    assert result.stdout.rstrip().endswith("exit 5: " + MEANING[ExitCode.NOTHING_MEASURED])
-    assert report.read_tables(campaign["warehouse"], "hibench_dse", RUN_ID) == before
-    print(f"unreachable target: exit 5 after {took:.0f} s")
