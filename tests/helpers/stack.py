@@ -5,7 +5,9 @@ REST client, the waits and the browser's steps (sign-in, the trigger form, the b
 that tests/integration/test_airflow_e2e.py (tier 1) and test_airflow_forms.py (the stack lane) share.
 
 Every wait is on a condition (a run's state, a task's, a backfill's completion) within one bounded
-limit, and says on failure what it waited for and what the scheduler last logged.
+limit, and says on failure what it waited for and what the scheduler last logged; a run that
+failed is shown with the end of each failed task's log (`failed_task_logs`): on CI's loaded
+machine the original campaign's plan once failed with no more said than its state (2026-11-29).
 """
 
 from __future__ import annotations

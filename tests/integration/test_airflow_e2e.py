@@ -244,7 +244,7 @@ def _the_scheduler_followed_the_run_order(
 
 def test_a_backfill_rebuilds_the_latest_date_beside_the_original(stack: dict[str, Any], api: Api) -> None:
     original = stack["original"]
-    assert wait_run(api, original["dag_run_id"]) == "success"
+    assert wait_run(api, original["dag_run_id"]) == "success", failed_task_logs(api, original["dag_run_id"])
     before = warehouse_rows(
         stack, f"select cell_key, value from raw.results where campaign = '{stack['campaign']}' order by all"
     )
