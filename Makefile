@@ -111,7 +111,7 @@ ci-lane: $(VENV)/.synced
 
 # The unit tier alone (no service), in two workers as `make test` runs it.
 test-unit: $(VENV)/.synced
-	$(VENV)/bin/pytest -m "not integration" -n 2 --dist loadfile $(PYTEST_ARGS)
+	VENV=$(VENV) PYTEST_ARGS="$(PYTEST_ARGS)" $(PY) tests/run-suite unit
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check include dags plugins tests benchmarks

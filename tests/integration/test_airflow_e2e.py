@@ -47,6 +47,7 @@ from helpers.stack import (
     create_backfill,
     dag_runs,
     failed_task_logs,
+    hold_latest_date,
     logged_in,
     planned_then_stopped,
     sign_in,
@@ -74,17 +75,7 @@ def api(stack: dict[str, Any]) -> Api:
     """A logged-in client; the study unpaused, with the original run at its latest schedule date queued."""
     client, dag = logged_in(stack)
     assert dag["is_paused"] is True and dag["timetable_summary"], dag
-    # With catchup off, unpausing schedules the latest past date at once: a run at that date
-    # (the "original" campaign of this test) makes the scheduler skip it.
-    status, run = client.call(
-        "POST",
-        f"/api/v2/dags/{DAG}/dagRuns",
-        {"logical_date": dag["next_dagrun_logical_date"], "conf": ORIGINAL},
-    )
-    assert status == 200, run
-    stack["original"] = run
-    status, answer = client.call("PATCH", f"/api/v2/dags/{DAG}", {"is_paused": False})
-    assert status == 200 and answer["is_paused"] is False, answer
+    stack["original"] = hold_latest_date(client, dag, ORIGINAL)  # the "original" campaign of this test
     return client
 
 

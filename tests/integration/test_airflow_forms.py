@@ -26,6 +26,7 @@ from helpers.stack import (
     Api,
     backfill_in_browser,
     dag_runs,
+    hold_latest_date,
     logged_in,
     login,
     open_trigger_form,
@@ -48,15 +49,9 @@ def api(stack: dict[str, Any]) -> Api:
     makes the scheduler skip it, and its plan fails naming the key)."""
     client, dag = logged_in(stack)
     assert dag["is_paused"] is True, dag
-    status, run = client.call(
-        "POST",
-        f"/api/v2/dags/{DAG}/dagRuns",
-        {"logical_date": dag["next_dagrun_logical_date"], "conf": UNKNOWN_KEY},
-    )
-    assert status == 200 and run["state"] == "queued", run
+    run = hold_latest_date(client, dag, UNKNOWN_KEY)
+    assert run["state"] == "queued", run
     stack["held"] = run
-    status, answer = client.call("PATCH", f"/api/v2/dags/{DAG}", {"is_paused": False})
-    assert status == 200 and answer["is_paused"] is False, answer
     return client
 
 

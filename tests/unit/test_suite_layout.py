@@ -96,24 +96,23 @@ def pytest_collection_finish(session):
 
 
 def _suite() -> ModuleType:
-    """tests/run-suite itself (a script without .py), so its lanes and sessions are read, not copied;
-    loaded without the caller's PYTEST_ARGS (`.ci/run`'s -ra), which it adds to every session."""
-    given = os.environ.pop("PYTEST_ARGS", None)
-    try:
-        loader = importlib.machinery.SourceFileLoader("run_suite", str(SUITE))
-        module = importlib.util.module_from_spec(importlib.util.spec_from_loader("run_suite", loader))
-        loader.exec_module(module)
-    finally:
-        if given is not None:
-            os.environ["PYTEST_ARGS"] = given
+    """tests/run-suite itself (a script without .py), so its lanes and sessions are read, not copied."""
+    loader = importlib.machinery.SourceFileLoader("run_suite", str(SUITE))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("run_suite", loader))
+    loader.exec_module(module)
     return module
 
 
 def _lane_sessions() -> dict[str, list[list[str]]]:
     """Each lane's pytest argument lists, as tests/run-suite builds them (the unit tier is tier1's
-    first), without the pytest executable."""
+    first), without the pytest executable or the caller's PYTEST_ARGS (`.ci/run`'s -ra)."""
     suite = _suite()
-    lanes = {name: [command[1:] for command, _ in suite.sessions(name)] for name in suite.LANES}
+    given = os.environ.pop("PYTEST_ARGS", None)
+    try:
+        lanes = {name: [command[1:] for command, _ in suite.sessions(name)] for name in suite.LANES}
+    finally:
+        if given is not None:
+            os.environ["PYTEST_ARGS"] = given
     lanes["tier1"].insert(0, list(suite.UNIT_TESTS))
     return lanes
 

@@ -4,20 +4,18 @@ sshd, HDFS (NameNode + DataNode), MapReduce in local mode and HiveServer2: WordC
 TestDFSIO write/read and HiveBench aggregation/join, two repetitions per cell.
 
 Runs `benchcamp run` (which runs `airflow dags test`) in a private Airflow home,
-results directory and warehouse, then asserts the marts and the raw archive. A campaign onto a
-closed port is test_hibench_unreachable.py's (the studies lane): tier 1 has the SSH layer's
-refusal of a closed port in test_lab_and_ssh.py.
+results directory and warehouse, then asserts the marts and the raw archive. The studies lane
+holds what costs whole extra campaigns: one onto a closed port (test_hibench_unreachable.py; tier 1
+has the SSH layer's refusal of a closed port in test_lab_and_ssh.py), and one stopped by SIGTERM
+and resumed while a second is refused on the busy target (test_hibench_interrupted.py).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,54 +61,11 @@ def campaign(
         str(BIN / "benchcamp"), "run", "hibench_dse", "--ladder", "tiny", "--repetitions", str(REPETITIONS),
         "--campaign", RUN_ID, "--cells", ",".join(CELLS), "--keep-lab",
     ]  # fmt: skip
-    paths["stopped"] = _interrupted_then_refused(command, env, paths, tmp)
-    # the same command again: resumes the stopped campaign (here nothing was ok yet: all of it runs)
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
     campaign_measured(result, tmp / "run.log")
     paths["stdout"] = tmp / "run.log"
     return paths
-
-
-def _campaign_processes(text: str) -> list[str]:
-    """Command lines (here: Airflow's and the target's jobs, the lab being this machine) holding `text`."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit() and int(proc.name) != os.getpid():
-            try:
-                line = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            if text in line:
-                found.append(f"{proc.name}: {line[:200]}")
-    return found
-
-
-def _interrupted_then_refused(
-    command: list[str], env: dict[str, str], paths: dict[str, Path], tmp: Path
-) -> Path:
-    """The campaign stopped by SIGTERM while its first job runs on the target, after a second
-    campaign on the same target was refused naming it; returns the stopped run's log."""
-    log = tmp / "stopped.log"
-    with log.open("w") as out:
-        first = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
-        campaign_dir = paths["results"] / "hibench_dse" / RUN_ID
-        deadline = time.monotonic() + 600
-        while not list(campaign_dir.glob("*/rep*/generate/try1")) and first.poll() is None:
-            assert time.monotonic() < deadline, log.read_text()[-3000:]
-            time.sleep(0.5)
-        other = subprocess.run(
-            [*command[:command.index("--campaign") + 1], "it_other", *command[command.index("--campaign") + 2:]],
-            env=env, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        (tmp / "refused.log").write_text(other.stdout + "\n--- stderr ---\n" + other.stderr)
-        time.sleep(1.0)  # the generate job is running on the target
-        first.send_signal(signal.SIGTERM)
-        first.wait(timeout=300)
-    left = _campaign_processes(f"hibench_dse/{RUN_ID}")
-    stop = {"refused_exit": other.returncode, "stopped_exit": first.returncode, "left_running": left}
-    (tmp / "stop.json").write_text(json.dumps(stop))
-    return log
 
 
 def _why_failed(campaign: dict[str, Path], row: dict[str, object]) -> str:
@@ -258,37 +213,3 @@ def test_warmups_ran_first_are_archived_and_in_no_figure(campaign: dict[str, Pat
         hive = row["workload"].startswith("hive_")
         assert (row["n"], row["n_warmup"]) == (REPETITIONS, 1 if hive else 0), row
     assert "warm-ups: 1 per cell" in campaign["stdout"].read_text()
-
-
-def test_a_second_campaign_on_the_busy_target_was_refused_naming_the_first(campaign: dict[str, Path]) -> None:
-    """One campaign per target from the CLI: exit 6 before the lab is touched, the holder named."""
-    refused = (campaign["stopped"].parent / "refused.log").read_text()
-    assert json.loads((campaign["stopped"].parent / "stop.json").read_text())["refused_exit"] == 6, refused[
-        -3000:
-    ]
-    assert (
-        f"target local_lab (connection benchcamp_lab_ssh) is busy: campaign {RUN_ID} of hibench_dse "
-        "(benchcamp run, PID" in refused
-    )
-    assert not (campaign["results"] / "hibench_dse" / "it_other").exists()
-
-
-def test_sigterm_stopped_airflow_and_the_job_and_marked_the_run_failed(campaign: dict[str, Path]) -> None:
-    """SIGTERM mid-campaign: exit 143 after Airflow and the target's job are stopped (nothing of the
-    campaign left running), the DAG run failed in the metadata database; the re-run resumed."""
-    stopped = campaign["stopped"].read_text()
-    stop = json.loads((campaign["stopped"].parent / "stop.json").read_text())
-    assert stop["stopped_exit"] == 143, stopped[-3000:]
-    assert "SIGTERM: Airflow stopped;" in stopped and "marked failed" in stopped
-    assert stop["left_running"] == [], stop["left_running"]
-    with sqlite3.connect(campaign["airflow"] / "airflow.db") as db:
-        states = [
-            row[0] for row in db.execute("select state from dag_run where dag_id = 'hibench_dse' order by id")
-        ]
-    assert states == ["failed", "success"], states
-    campaign_dir = campaign["results"] / "hibench_dse" / RUN_ID
-    attempt = json.loads((campaign_dir / "attempt.json").read_text())
-    assert (
-        attempt["attempt"] == 2 and attempt["mode"] == "resume" and attempt["earlier_attempt"] == "attempts/1"
-    )
-    assert list((campaign_dir / "attempts" / "1").glob("*/rep*/generate/try1"))  # kept, never loaded
