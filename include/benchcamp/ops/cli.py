@@ -696,6 +696,7 @@ def _run_campaign(
     archive, and only then does the command exit (130/143).
     """
     from benchcamp.pipeline import archive, attempts, outcome
+    from benchcamp.presentation.progress_display import follow_campaign
 
     campaign = str(conf["campaign"])
     campaign_dir = archive.campaign_dir(args.study, campaign)
@@ -704,8 +705,8 @@ def _run_campaign(
     print(f"Airflow's log: {log}", flush=True)
     started = datetime.now(UTC)
     process = start_airflow(["dags", "test", args.study, "--conf", json.dumps(conf)], env, log)
-    try:
-        returncode = process.wait()
+    try:  # the campaign's progress shown meanwhile, read from its archive (never fails the run)
+        returncode = follow_campaign(process.poll, args.study, campaign, started)
     except Interrupted as stop:
         return _stop_campaign(args.study, campaign, target, env, process, stop.signum)
     report_file = campaign_dir / "report.txt"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -172,6 +173,26 @@ def test_report_prints_the_published_columns(campaign: dict[str, Path]) -> None:
     text = campaign["stdout"].read_text()
     for column in ("Time (s)", "σ (s)", "σ (%)", "Data Δ (%)", "Time Δ (%)", "baseline", "+41.67"):
         assert column in text
+
+
+def test_the_console_showed_each_repetition_as_it_ended(campaign: dict[str, Path]) -> None:
+    """Not a terminal (a pipe here): one line per measured repetition, counted against the plan,
+    each ok, and one per warm-up (issue 50's progress lines, read from the live archive)."""
+    text = campaign["stdout"].read_text()
+    planned = len(CELLS) * REPETITIONS
+    counted = re.findall(
+        rf"^\[local_lab\] (\d+)/{planned} (ok|FAILED)  (\S+) rep (\d+)  \(", text, re.MULTILINE
+    )
+    assert [int(done) for done, *_ in counted] == list(range(1, planned + 1)), text[-4000:]
+    assert {status for _, status, *_ in counted} == {"ok"}, counted
+    assert sorted((cell, int(rep)) for *_, cell, rep in counted) == sorted(
+        (cell, rep) for cell in CELLS for rep in range(1, REPETITIONS + 1)
+    )
+    hive = [cell for cell in CELLS if cell.startswith("hive_")]
+    assert f"[local_lab] planned: {planned} measured repetition(s), {len(hive)} warm-up(s)" in text, text[
+        -4000:
+    ]
+    assert len(re.findall(r"^\[local_lab\] warm-up \d+/\d+ ok ", text, re.MULTILINE)) == len(hive)
 
 
 def test_hivebench_rows_carry_processed_data_and_checked_results(campaign: dict[str, Path]) -> None:
