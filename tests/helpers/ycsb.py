@@ -109,6 +109,37 @@ def parsed_two_clients() -> list[ResultRecord]:
     return out
 
 
+# The lab's recorded execute steps of both stores (tests/data/ycsb/pipeline/README.md): one
+# repetition of each cell, from campaigns makerun1 (2026-11-23) and rec_clients (2026-11-27).
+RECORDED_STEPS = {
+    "hbase_a": ("ycsb_a", {"store": "hbase", "operationcount": 1000, "threads": 1}),
+    "cassandra_a": ("ycsb_a", {"store": "cassandra", "operationcount": 1000, "threads": 1}),
+    "hbase_c_target1000": ("ycsb_c", {"store": "hbase", "target_ops": 1000, "threads": 16}),
+    "cassandra_c_target1000": ("ycsb_c", {"store": "cassandra", "target_ops": 1000, "threads": 16}),
+    "hbase_a_two_clients": ("ycsb_a", {"store": "hbase", "clients": 2, "target_ops": 500, "threads": 8}),
+    "cassandra_a_two_clients": (
+        "ycsb_a",
+        {"store": "cassandra", "clients": 2, "target_ops": 500, "threads": 8},
+    ),
+}
+
+
+def recorded_steps(campaign: str = "recorded_steps") -> list[ResultRecord]:
+    """Every recorded pipeline step of both stores, parsed as the execute step would (its own
+    meta.json timing), as one campaign: one repetition a cell, both stores in three conditions."""
+    import json
+
+    spec = load_spec(STUDY)
+    out: list[ResultRecord] = []
+    for name, (workload, params) in RECORDED_STEPS.items():
+        directory = DATA.parent / "pipeline" / name
+        meta = json.loads((directory / "meta.json").read_text())
+        ctx = RunContext(spec, spec.environment("local_lab"), campaign, workload, params, 1, "tiny")  # type: ignore[arg-type]
+        started, finished = (datetime.fromisoformat(meta[key]) for key in ("started_at", "finished_at"))
+        out += get_workload(workload).parse(ctx, ArchivedStep(directory, 0, started, finished, {}))
+    return out
+
+
 def run(
     params: dict[str, object],
     repetition: int,

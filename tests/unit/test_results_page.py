@@ -132,6 +132,30 @@ def test_two_campaigns_side_by_side_with_the_difference_of_each_figure(client: A
     ]
 
 
+def test_the_answer_heads_the_page_and_each_side_of_a_comparison(client: Any, warehouse: Path) -> None:
+    """The answer block (the text report's first section) comes before the fingerprints and the
+    tables, once, its sentences as a list; the static report is the same page; a comparison shows
+    each campaign's answer side by side."""
+    from benchcamp.presentation.answer_section import TITLE
+    from benchcamp.presentation.results_page import static_report
+
+    for page in (
+        client.get(f"/{STUDY}", params={"campaign": CAMPAIGN}).text,
+        static_report(warehouse, STUDY, CAMPAIGN),
+    ):
+        answer = page.index("<section class='answer'>")
+        assert answer < page.index("<h2>Hardware fingerprints</h2>") < page.index("<h2>Tables</h2>")
+        assert page.count(TITLE) == 1
+        listed = page[answer:].split("</ul>", 1)[0]
+        assert (
+            "<li>On dse_cluster, wordcount_scales_linearly (&#34;WordCount and Hive scale about linearly&#34;"
+            in listed
+        )
+        assert "is reproduced: both comparisons lie inside at 95 %" in listed
+    compared = client.get(f"/{STUDY}", params={"campaign": CAMPAIGN, "compare": SECOND}).text
+    assert compared.count(f"<h3>{TITLE}</h3>") == 1 and compared.count("<ul class='answer'>") == 2
+
+
 def test_the_comparison_marks_a_block_in_one_campaign_only() -> None:
     from benchcamp.presentation.blocks import Block, Cell, Row, compare, num
 

@@ -19,7 +19,16 @@ and scores each comparison:
   environment (scipy.stats.false_discovery_control's, `benjamini_hochberg`): a claim over many cells is contradicted
   only if a comparison stays significant after the correction;
 - verdict: reproduced (p_support < 0.05), contradicted (p_against_adjusted < 0.05), else
-  inconclusive (the interval spans the region's edge, or a side has fewer than two repetitions).
+  inconclusive (the interval spans the region's edge, or a side has fewer than two repetitions);
+- for an inconclusive comparison, repetitions_to_decide: the repetitions per cell at which this
+  test decides it with power 0.8 if the true ratio is the observed one and each cell's σ / mean is
+  as measured (benchcamp.pipeline.power: noncentral t on the log ratio): inside the region, its
+  95 % interval clearing the edge(s) (α/2 one-sided each, a band's two edges by the union bound);
+  outside, clearing the edge it lies beyond at α/2 / m, what Benjamini–Hochberg asks of one
+  comparison among the claim's m. decide_edge is that edge, decide_route which verdict the number
+  aims at (reproduce: inside; contradict: outside), decide_reason why there is no number.
+  sets_claim_repetitions marks the comparison whose number is the claim's: the fewest of those
+  lying outside (one contradiction decides the claim), else one without a number, else the most.
 
 An `environments` claim compares environments of one campaign instead: each cell on every other
 environment against the same cell on the baseline environment (the first of the claim's
@@ -35,10 +44,23 @@ import math
 from typing import Any
 
 import pandas as pd
+from benchcamp.pipeline.power import LIMIT, POWER, repetitions_all_reject
 from scipy import special, stats
 
 ALPHA = 0.05
 METHOD = "ratio of means, 95 % CI by the delta method on the log scale (Welch–Satterthwaite t)"
+POWER_METHOD = (
+    f"repetitions per cell for power {POWER:g}: the noncentral t of the log-ratio test "
+    "(Welch–Satterthwaite), the observed ratio and each cell's measured σ / mean, the 95 % CI "
+    "clearing the claimed region's edge (a band's two edges: union bound; a contradiction at "
+    "α/m for m comparisons)"
+)
+NO_NOISE = (
+    "a cell has fewer than 2 usable repetitions, so its noise is not measured: 2 or more per cell "
+    "would measure it and tell how many decide it"
+)
+ON_THE_EDGE = "the ratio lies on the claimed region's edge, where no number of repetitions decides it"
+BEYOND_LIMIT = f"more than {LIMIT:,} repetitions per cell would be needed at this noise"
 COLUMNS = {
     "study": "varchar",
     "campaign": "varchar",
@@ -58,6 +80,12 @@ COLUMNS = {
     "comparisons": "integer",
     "verdict": "varchar",
     "method": "varchar",
+    "repetitions_to_decide": "integer",
+    "decide_edge": "double",
+    "decide_route": "varchar",
+    "decide_reason": "varchar",
+    "sets_claim_repetitions": "boolean",
+    "power_method": "varchar",
 }
 
 Cell = dict[str, Any]  # workload, params (dict), n, mean, stddev
@@ -283,6 +311,67 @@ def environment_comparisons(
     return out
 
 
+def log_variances(terms: list[tuple[Cell, int]]) -> list[float] | None:
+    """Each mean's share of the log ratio's variance per repetition, (σ / mean)²; None when a
+    cell has fewer than two usable repetitions, no σ or no positive mean (no noise measured)."""
+    if any(
+        cell["n"] < 2 or cell["stddev"] is None or cell["mean"] is None or not cell["mean"] > 0
+        for cell, _ in terms
+    ):
+        return None
+    return [(cell["stddev"] / cell["mean"]) ** 2 for cell, _ in terms]
+
+
+Decision = tuple[int | None, float | None, str | None, str | None]  # n, edge, route, reason
+
+
+def repetitions_to_decide(
+    estimate: float | None, variances: list[float] | None, low: float, high: float, comparisons: int
+) -> Decision:
+    """(repetitions per cell, the edge, the route, why no number) that would decide an
+    inconclusive comparison at its observed ratio and measured noise (power 0.8, module docstring)."""
+    if estimate is None or variances is None:
+        return None, None, None, NO_NOISE
+    edges = [edge for edge in (low, high) if 0 < edge < math.inf]
+    edge = min(edges, key=lambda bound: abs(math.log(estimate / bound)))
+    if estimate == edge:
+        return None, edge, None, ON_THE_EDGE
+    if low < estimate < high:  # inside: the interval must clear every edge
+        distances = [abs(math.log(estimate / bound)) for bound in edges]
+        needed, route = repetitions_all_reject(distances, variances, ALPHA / 2), "reproduce"
+    else:  # outside: clear the edge it lies beyond, at BH's level for one of m comparisons
+        level = ALPHA / 2 / comparisons
+        needed, route = (
+            repetitions_all_reject([abs(math.log(estimate / edge))], variances, level),
+            "contradict",
+        )
+    return needed, edge, route, None if needed is not None else BEYOND_LIMIT
+
+
+def _claim_repetitions(rows: list[dict[str, Any]]) -> None:
+    """Mark the comparison whose repetitions_to_decide is the claim's (module docstring)."""
+    for row in rows:
+        row["sets_claim_repetitions"] = False
+    if any(row["verdict"] == "contradicted" for row in rows):
+        return
+    open_rows = [row for row in rows if row["verdict"] == "inconclusive"]
+    outside = [
+        row
+        for row in open_rows
+        if row["repetitions_to_decide"] is not None and row["decide_route"] == "contradict"
+    ]
+    unknown = [row for row in open_rows if row["repetitions_to_decide"] is None]
+    if outside:
+        chosen = min(outside, key=lambda row: row["repetitions_to_decide"])
+    elif unknown:
+        chosen = unknown[0]
+    elif open_rows:
+        chosen = max(open_rows, key=lambda row: row["repetitions_to_decide"])
+    else:
+        return
+    chosen["sets_claim_repetitions"] = True
+
+
 def score_claim(
     claim: dict[str, Any], cells: list[Cell], baseline: tuple[str, list[Cell]] | None = None
 ) -> list[dict[str, Any]]:
@@ -301,6 +390,7 @@ def score_claim(
         comparisons = build(claim, of_metric)
     low, high = claimed_region(claim)
     rows = []
+    noise: list[list[float] | None] = []
     for position, (label, terms, scale) in enumerate(comparisons, start=1):
         stats_terms = [(cell["mean"], cell["stddev"], int(cell["n"]), sign) for cell, sign in terms]
         usable = all(cell["mean"] is not None and cell["n"] >= 1 for cell, _ in terms)
@@ -318,6 +408,7 @@ def score_claim(
             "p_against": None,
             "method": METHOD,
         }
+        noise.append(log_variances(terms) if usable else None)
         if usable and all(cell["mean"] > 0 for cell, _ in terms):
             ratio = math.prod(cell["mean"] ** sign for cell, sign in terms) / scale
             row["estimate"] = ratio
@@ -336,7 +427,7 @@ def score_claim(
         adjusted = benjamini_hochberg([row["p_against"] for row in tested])
         for row, p_value in zip(tested, adjusted, strict=True):
             row["p_against_adjusted"] = float(p_value)
-    for row in rows:
+    for row, variances in zip(rows, noise, strict=True):
         row.setdefault("p_against_adjusted", None)
         row["comparisons"] = len(rows)
         if row["p_support"] is not None and row["p_support"] < ALPHA:
@@ -345,6 +436,12 @@ def score_claim(
             row["verdict"] = "contradicted"
         else:
             row["verdict"] = "inconclusive"
+        needed: Decision = (None, None, None, None)
+        if row["verdict"] == "inconclusive":
+            needed = repetitions_to_decide(row["estimate"], variances, low, high, len(rows))
+        row["repetitions_to_decide"], row["decide_edge"], row["decide_route"], row["decide_reason"] = needed
+        row["power_method"] = POWER_METHOD
+    _claim_repetitions(rows)
     return rows
 
 

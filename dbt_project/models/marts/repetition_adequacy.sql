@@ -1,8 +1,9 @@
 -- Whether each cell's repetitions were enough, for campaigns run with a target_ci_pct: the achieved
 -- 95 % confidence interval of its mean (half-width, and as a % of the mean), n, and why its adaptive
--- repetitions stopped. The statistics are the adaptive step's (scipy's t quantile), not recomputed.
+-- repetitions stopped. The statistics are the adaptive step's (scipy's t quantile), not recomputed;
+-- repetitions_for_target, what the target would need at the measured σ, is int_adaptive_stops_projected's.
 with stops as (
-    select * from {{ ref('stg_adaptive_stops') }}
+    select * from {{ ref('int_adaptive_stops_projected') }}
 ),
 
 fingerprints as (
@@ -29,6 +30,7 @@ select
     s.stop_reason,
     s.decided_round,
     coalesce(s.half_width_pct <= s.target_ci_pct, false) as target_reached,
+    s.repetitions_for_target,
     f.fingerprint
 from stops as s
 left join fingerprints as f

@@ -6,6 +6,9 @@
 --   not measured  when the campaign has none of the cells the claim compares.
 -- The evidence is the deciding comparison: for a contradicted claim the one with the smallest
 -- adjusted p against it, otherwise the weakest (largest p_support, untested ones first).
+-- An inconclusive claim also gets the repetitions per cell that would decide it at the noise
+-- measured (int_claims_compared's power calculation, from the comparison it marks: the claim's
+-- `power_comparison`), or why no number would (`decide_reason`).
 with claims as (
     select * from {{ ref('stg_study_claims') }}
 ),
@@ -81,7 +84,13 @@ select
     case when s.comparisons > 0 then d.method || case
         when s.comparisons > 1 then printf('; Benjamini–Hochberg over %d comparisons', s.comparisons)
         else ''
-    end end as method
+    end end as method,
+    w.repetitions_to_decide,
+    w.comparison as power_comparison,
+    w.decide_edge,
+    w.decide_route,
+    w.decide_reason,
+    w.power_method
 from runs as r
 inner join claims as c
     on r.study = c.study
@@ -96,3 +105,9 @@ left join comparisons as d
     and s.environment = d.environment
     and s.claim_id = d.claim_id
     and s.deciding_position = d.comparison_position
+left join comparisons as w
+    on s.study = w.study
+    and s.campaign = w.campaign
+    and s.environment = w.environment
+    and s.claim_id = w.claim_id
+    and w.sets_claim_repetitions

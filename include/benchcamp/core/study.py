@@ -44,6 +44,20 @@ CellProblems = dict[tuple[str, str, str], list[str]]  # (environment, workload, 
 
 
 @dataclass(frozen=True)
+class Answer:
+    """What a study's headline comparisons say, for the report's answer block (printed first):
+    sentences with their numbers, and notes naming the methods behind them."""
+
+    sentences: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+# The study's headline comparisons in words (e.g. HBase against Cassandra), read from its marts'
+# rows: the answer block adds them after the published claims' sentences.
+AnswerSection = Callable[[Tables], Answer]
+
+
+@dataclass(frozen=True)
 class Mart:
     """A mart the study's report reads, in the report only when the campaign has rows in it."""
 
@@ -91,6 +105,8 @@ class Study:
     capture asks HiveServer2 their effective values (defaults included), whatever the study.
     `environment_options` are the study's own environment concerns (`core.environment_options.EnvironmentOptions`
     models): their flat keys are valid on every environment and read by key (`environment.option`).
+    `answers` put the study's headline comparisons in words, after its claims, in the answer block
+    every report starts with (`presentation.answer_section`).
     """
 
     id: str
@@ -107,6 +123,7 @@ class Study:
     effective_settings: tuple[str, ...] = ()  # e.g. mapreduce.job.reduces: asked of HiveServer2
     # `core.environment_options.EnvironmentOptions` models: keys every environment of any spec may set
     environment_options: tuple[type[Any], ...] = ()
+    answers: tuple[AnswerSection, ...] = ()
 
 
 def study_lab_connections() -> dict[str, str]:

@@ -62,7 +62,8 @@ class Block:
 
     `text_columns`: the last columns are left-aligned text (the text report's alignment);
     `lead_text_columns`: so are the first ones (YCSB's store, condition and operation).
-    `notes` follow the table; `items` are list entries (printed as `- item`).
+    `notes` follow the table; `items` are list entries (printed as `- item`), after the notes
+    unless `items_first` (the answer block: its sentences, then the methods behind them).
     """
 
     title: str
@@ -73,6 +74,7 @@ class Block:
     notes: tuple[str, ...] = ()
     items: tuple[str, ...] = ()
     kind: str = "table"  # a CSS hook and a matching key: scaling, dfsio, phases, hardware, validation, ...
+    items_first: bool = False
 
     def lines(self) -> list[str]:
         """The block as the text report prints it: a blank line, the title, the table, notes, items."""
@@ -82,8 +84,8 @@ class Block:
             if self.lead_text_columns:
                 left_align(list(self.headers), body, columns=self.lead_text_columns)
             out.append(grid(list(self.headers), body, text_columns=self.text_columns))
-        out += self.notes
-        out += [f"- {item}" for item in self.items]
+        items = [f"- {item}" for item in self.items]
+        out += [*items, *self.notes] if self.items_first else [*self.notes, *items]
         return out
 
     def is_text_column(self, index: int) -> bool:

@@ -31,6 +31,7 @@ from benchcamp.core.paths import default_warehouse
 from benchcamp.core.spec import SpecError, load_spec, study_names
 from benchcamp.core.study import study_plugin
 from benchcamp.presentation import blocks, figures, report, templating
+from benchcamp.presentation.answer_section import KIND as ANSWER
 
 STATIC = Path(__file__).with_name("static")
 STATIC_PREFIX = "_static"  # under the app's prefix; no study id starts with "_"
@@ -132,6 +133,10 @@ def study_body(
     """
     chosen = report.campaign_of(tables) or ""
     shown = _shown_figures(warehouse, study, tables)
+    sections = report.study_sections(tables, study)
+    # the answer heads the page, before the fingerprints and the tables
+    answer = [part for part in sections if isinstance(part, blocks.Block) and part.kind == ANSWER]
+    rest = [part for part in sections if not (isinstance(part, blocks.Block) and part.kind == ANSWER)]
     known = picker.campaigns if picker else report.campaigns(warehouse, study)
     row = next((row for row in known if row["campaign"] == chosen), None)
     return templating.render(
@@ -146,7 +151,8 @@ def study_body(
         downloads=downloads,
         interactive=downloads is not None,
         fingerprints=report.fingerprints(warehouse, study, chosen),
-        sections=report.study_sections(tables, study),
+        answer=answer,
+        sections=rest,
         sign_conventions=report.SIGN_CONVENTIONS,
         other_environments=other_environments(picker.campaigns, chosen) if picker else [],
         environment_pairs=environment_pairs(study, report.environments_of(tables)) if picker else [],

@@ -1,9 +1,9 @@
 """The report's generic sections, in order, and where a study's own sections go among them.
 
 Each section turns a mart's rows into `Block`s (`presentation.blocks`): the text report prints
-them, the results page and the HTML report render them through their templates. A study's
-sections come from its plugin (`core.study`), after the generic ones and before the scorecard
-and the validation verdicts.
+them, the results page and the HTML report render them through their templates. The answer block
+(`presentation.answer_section`) comes first; a study's sections come from its plugin
+(`core.study`), after the generic ones and before the scorecard and the validation verdicts.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchcamp.core.study import study_plugin
+from benchcamp.presentation.answer_section import answer_blocks
 from benchcamp.presentation.blocks import Block, Cell, Row, attempts_cell, num
 from benchcamp.presentation.environment_load_section import environment_load_blocks
 from benchcamp.presentation.marts import HISTORY_MART, Tables, campaign_of
@@ -329,12 +330,13 @@ def _scorecard_blocks(rows: list[dict[str, Any]]) -> list[Block]:
 
 
 def study_sections(tables: Tables, study: str) -> list[Block | list[str]]:
-    """The report's parts in order: generic blocks, the study's sections, the validation verdicts.
+    """The report's parts in order: the answer, generic blocks, the study's sections, the validation verdicts.
 
     A study section given as data (`blocks.TableSection`) contributes its blocks; one that only
     prints lines contributes those lines (the page shows them as preformatted text).
     """
     parts: list[Block | list[str]] = [
+        *answer_blocks(tables, study),
         *_scaling_blocks(tables.get("scaling", [])),
         *_phase_blocks(tables.get("phase_times", [])),
         *_hardware_blocks(tables.get("hardware_changes", [])),

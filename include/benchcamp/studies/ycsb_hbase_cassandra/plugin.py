@@ -1,7 +1,8 @@
 """The ycsb_hbase_cassandra study's plugin: HBase vs Cassandra as the YCSB study shows them.
 
 Its marts (marts/: ycsb_*.sql and the int_ycsb_* models under them) reach the generic report
-only through this plugin: their sections, the latency-throughput curves; plus its latency-anomaly
+only through this plugin: their sections, the latency-throughput curves, the answer block's
+headline comparisons (answer.py); plus its latency-anomaly
 check (validation.py), the lab's data stores its campaigns run on and its environment option
 (options.py: `ycsb_properties`, where a target's stores listen).
 """
@@ -15,6 +16,7 @@ from benchcamp.core.study import Mart, Rows, Study, Tables
 from benchcamp.presentation import figures
 from benchcamp.presentation.blocks import Block, Cell, Row, TableSection, lines_of, num
 from benchcamp.presentation.text import number, warmup_note
+from benchcamp.studies.ycsb_hbase_cassandra.answer import answer
 from benchcamp.studies.ycsb_hbase_cassandra.options import YcsbOptions
 from benchcamp.studies.ycsb_hbase_cassandra.validation import LATENCY_ANOMALY
 
@@ -318,4 +320,5 @@ STUDY = Study(
     checks=(LATENCY_ANOMALY,),
     lab_services=frozenset({"hbase", "cassandra"}),  # the data stores YCSB measures
     environment_options=(YcsbOptions,),  # ycsb_properties: where a target's stores listen
+    answers=(answer,),  # the answer block's headline: throughput and the main op's latencies
 )

@@ -9,12 +9,18 @@ statistics every other figure uses. Welch rather than Mann–Whitney U: with thr
 side the smallest two-sided exact U p-value is 2/20 = 0.1, so U could never reach α = 0.05.
 The marts (ycsb_comparison) read the p-values; tests/studies/ycsb_hbase_cassandra/test_ycsb_marts.py checks them
 against t tables.
+
+Where a figure's test is not significant (p ≥ 0.05), <figure>_repetitions_to_decide is the
+repetitions per store at which Welch's two-sided test at α = 0.05 would find the observed
+difference with power 0.8 at both stores' measured σ (benchcamp.pipeline.power: the noncentral t
+on Welch–Satterthwaite degrees of freedom): NULL when decided, untested, or with no difference.
 """
 
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from benchcamp.pipeline.power import ALPHA, repetitions_two_sided
 from scipy import stats
 
 # The HBase–Cassandra pairs: one row per pair of cells with equal pair_params and op type.
@@ -79,6 +85,11 @@ FIGURES = {
 }
 
 
+def decided_at(p_value: str) -> str:
+    """The repetitions column beside a p-value column: throughput_p_value → throughput_repetitions_to_decide."""
+    return p_value.removesuffix("p_value") + "repetitions_to_decide"
+
+
 def welch_p_values(
     mean_a: np.ndarray, stddev_a: np.ndarray, n_a: np.ndarray,
     mean_b: np.ndarray, stddev_b: np.ndarray, n_b: np.ndarray,
@@ -95,6 +106,20 @@ def welch_p_values(
     return np.where(testable, p, np.nan)
 
 
+def repetitions_to_decide(
+    p_value: np.ndarray, mean_a: np.ndarray, stddev_a: np.ndarray, mean_b: np.ndarray, stddev_b: np.ndarray
+) -> list[float]:
+    """Per row, the repetitions per store that would decide an undecided test (p ≥ α) at the
+    observed difference and measured σ's; NaN (NULL) where decided, untested or not computable."""
+    out = []
+    for p, a, sa, b, sb in zip(p_value, mean_a, stddev_a, mean_b, stddev_b, strict=True):
+        needed = None
+        if np.isfinite(p) and p >= ALPHA:
+            needed = repetitions_two_sided(float(a - b), [float(sa) ** 2, float(sb) ** 2])
+        out.append(np.nan if needed is None else float(needed))
+    return out
+
+
 def model(dbt: Any, session: Any) -> Any:
     dbt.config(materialized="table")
     pairs = dbt.ref("int_ycsb_ops_summarised").query("ops", PAIRS_SQL)
@@ -108,7 +133,14 @@ def model(dbt: Any, session: Any) -> Any:
             column(f"hbase_{mean}"), column(f"hbase_{stddev}"), column(f"hbase_{n}"),
             column(f"cassandra_{mean}"), column(f"cassandra_{stddev}"), column(f"cassandra_{n}"),
         )  # fmt: skip
+        frame[decided_at(p_value)] = repetitions_to_decide(
+            frame[p_value].to_numpy(dtype=float, na_value=np.nan),
+            column(f"hbase_{mean}"), column(f"hbase_{stddev}"),
+            column(f"cassandra_{mean}"), column(f"cassandra_{stddev}"),
+        )  # fmt: skip
     # back from pandas with the pairs' own column types (an empty frame would lose them: a
     # study without YCSB cells still gets typed, empty tables); NaN is read as NULL
     typed = [f"{name}::{dtype} as {name}" for name, dtype in zip(pairs.columns, pairs.types, strict=True)]
-    return session.from_df(frame).project(", ".join(typed + [f"{p}::double as {p}" for p in FIGURES]))
+    added = [f"{p}::double as {p}" for p in FIGURES]
+    added += [f"{decided_at(p)}::integer as {decided_at(p)}" for p in FIGURES]
+    return session.from_df(frame).project(", ".join(typed + added))

@@ -5,6 +5,9 @@
 -- and the verdict at α = 0.05: 'HBase higher', 'Cassandra higher', 'no significant difference',
 -- NULL when a side has fewer than two ok repetitions. Higher throughput is better, higher
 -- latency worse: the verdict names which store's figure is higher, not which store is better.
+-- Where the test is not significant, <figure>_repetitions_to_decide: the repetitions per store
+-- that would find the observed difference at the measured σ's (power 0.8, α = 0.05; computed in
+-- int_ycsb_stores_compared).
 {{ config(materialized='table') }}
 
 with tested as (
@@ -36,6 +39,7 @@ select
     throughput_p_value,
     {{ significance_verdict('throughput_p_value', 'hbase_throughput_ops_s', 'cassandra_throughput_ops_s',
                             'HBase', 'Cassandra') }} as throughput_verdict,
+    throughput_repetitions_to_decide,
     -- the same for the rate the stores served at (runs whose clients wrote histogram logs)
     hbase_served_throughput_ops_s,
     cassandra_served_throughput_ops_s,
@@ -46,6 +50,7 @@ select
     {{ significance_verdict('served_throughput_p_value', 'hbase_served_throughput_ops_s',
                             'cassandra_served_throughput_ops_s', 'HBase', 'Cassandra') }}
         as served_throughput_verdict,
+    served_throughput_repetitions_to_decide,
     {% for latency in ('avg', 'p95', 'p99') %}
     hbase_{{ latency }}_latency_us,
     cassandra_{{ latency }}_latency_us,
@@ -56,6 +61,7 @@ select
     {{ significance_verdict(latency ~ '_latency_p_value', 'hbase_' ~ latency ~ '_latency_us',
                             'cassandra_' ~ latency ~ '_latency_us', 'HBase', 'Cassandra') }}
         as {{ latency }}_latency_verdict,
+    {{ latency }}_latency_repetitions_to_decide,
     {% endfor %}
     passed_validation
 from tested
