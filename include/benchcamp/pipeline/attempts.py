@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchcamp.core.records import cell_key, read_jsonl
+from benchcamp.core.records import ResultRecord, cell_key, read_jsonl
 from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign.unit import Plan, RepetitionUnit
 
@@ -96,6 +96,11 @@ def repetition_ok(rep_dir: Path) -> bool:
         records = read_jsonl(path.read_text(encoding="utf-8"), str(path))
     except ValueError:
         return False
+    return records_ok(records)
+
+
+def records_ok(records: list[ResultRecord]) -> bool:
+    """Whether a repetition's records say it was measured: some, all ok or a good warm-up."""
     return bool(records) and all(record.status in ("ok", "warmup") for record in records)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchcamp.core.paths import slug
-from benchcamp.core.records import cell_key
+from benchcamp.core.records import ResultRecord, cell_key, read_jsonl
 from benchcamp.pipeline import archive, attempts
 from benchcamp.pipeline.adaptive import ADAPTIVE_DIR
 from benchcamp.pipeline.campaign.unit import RepetitionUnit
@@ -28,7 +28,6 @@ REASON_CHARS = 200  # a console line, not the archive's whole message
 # A failed repetition's records are written just before its failure.json: this many reads wait
 # for the reason before the repetition is shown without one (the last read never waits).
 REASON_WAIT_READS = 3
-OK_STATUSES = frozenset({"ok", "warmup"})  # as `attempts.repetition_ok` judges a repetition
 
 
 @dataclass(frozen=True)
@@ -444,7 +443,7 @@ class CampaignWatch:
         records = _records(unit.rep_dir / archive.RECORDS_FILE)
         if records is None:
             return None
-        ok = bool(records) and all(record.get("status") in OK_STATUSES for record in records)
+        ok = attempts.records_ok(records)
         failure = None if ok else _failure(unit.rep_dir)
         if not ok and failure is None and unit.reason_waits < REASON_WAIT_READS and not final:
             unit.reason_waits += 1
@@ -534,25 +533,12 @@ def _json(path: Path) -> Any:
         return None
 
 
-def _records(path: Path) -> list[dict[str, Any]] | None:
-    """The repetition's records as JSON objects (only their status and times are read), or None
-    when the file is missing or a line is not JSON yet."""
+def _records(path: Path) -> list[ResultRecord] | None:
+    """The repetition's records, or None when the file is missing or caught half-written."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
+        return read_jsonl(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, ValueError):  # RecordError is a ValueError
         return None
-    rows: list[dict[str, Any]] = []
-    for line in text.split("\n"):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            return None
-        if not isinstance(row, dict):
-            return None
-        rows.append(row)
-    return rows
 
 
 def _failure(directory: Path) -> archive.Failure | None:
@@ -566,17 +552,20 @@ def _moment(value: object) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        moment = datetime.fromisoformat(value)
+        return _aware(datetime.fromisoformat(value))
     except ValueError:
         return None
+
+
+def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _span(records: list[dict[str, Any]]) -> tuple[float | None, datetime | None]:
+def _span(records: list[ResultRecord]) -> tuple[float | None, datetime | None]:
     """The time from the records' start to their end, and that end (for a repetition that ran no
     step, e.g. not executed after a failed preflight: when it was marked)."""
-    starts = [moment for row in records if (moment := _moment(row.get("started_at")))]
-    ends = [moment for row in records if (moment := _moment(row.get("finished_at")))]
+    starts = [_aware(record.started_at) for record in records if record.started_at is not None]
+    ends = [_aware(record.finished_at) for record in records if record.finished_at is not None]
     if not starts or not ends:
         return None, None
     return max((max(ends) - min(starts)).total_seconds(), 0.0), max(ends)
