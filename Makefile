@@ -57,10 +57,19 @@ WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)d
 # five-host lab cluster, started for it and stopped after, with its stores for the YCSB study;
 # the YCSB look is left out), then prints each cell's time beside the same cell's latest on the study's baseline
 # environment (`report --beside baseline`); CELLS= runs only those cells
+# Measure until the figures can decide, within a budget: after the two planned repetitions, a
+# cell gets more (up to MAX_REPETITIONS) until the 95 % CI of its mean is within TARGET_CI_PCT %
+# of it, while what they take fits in the campaign's BUDGET (`benchcamp run --budget`); the
+# answer block names the cells the cap or the budget left short. TARGET_CI_PCT= runs the two alone.
+TARGET_CI_PCT ?= $(if $(filter tiny,$(LADDER)),$(if $(filter hibench_dse ycsb_hbase_cassandra,$(STUDY)),10,),)
+MAX_REPETITIONS ?= 4
+BUDGET ?= 6m
+YCSB_BUDGET ?= 3m
+ADAPTIVE = $(if $(TARGET_CI_PCT),--target-ci-pct $(TARGET_CI_PCT) --max-repetitions $(MAX_REPETITIONS) --budget $(1),)
 ENV ?=
 RUN_ARGS ?= $(if $(ENV),--environment $(ENV),$(if $(filter mapreduce_ssd_hdd hdfs_interconnects bigbench_containers,$(STUDY)),--environment all,))
 YCSB_CELLS ?= ycsb_a|operationcount=1000|store=cassandra|threads=1,ycsb_a|operationcount=1000|store=hbase|threads=1,ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
-YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)'
+YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)' $(if $(TARGET_CI_PCT),--target-ci-pct $(TARGET_CI_PCT) --max-repetitions $(MAX_REPETITIONS) --budget $(YCSB_BUDGET))
 # `make run STUDY=ycsb_hbase_cassandra ENV=lab_cluster` (or a ring of yours): a tiny cluster
 # campaign on both stores, two clients of 8 threads (on the environment's ycsb_client_hosts) at
 # two offered loads
@@ -71,7 +80,7 @@ run: setup
 	trap 'echo; $(BENCHCAMP) lab down; $(if $(filter lab_cluster,$(ENV)),$(BENCHCAMP) lab cluster down;) echo "make run took $$(( ($$(date +%s) - started) / 60 )) min $$(( ($$(date +%s) - started) % 60 )) s"' EXIT; \
 	rc=0; $(BENCHCAMP) run $(STUDY) --ladder $(LADDER) $(if $(REPETITIONS),--repetitions $(REPETITIONS)) \
 	  $(if $(and $(WORKLOADS),$(filter hibench_dse,$(STUDY))),--workloads $(WORKLOADS)) $(if $(CELLS),--cells '$(CELLS)') \
-	  --keep-lab $(RUN_ARGS) || rc=$$?; \
+	  $(if $(ENV),,$(call ADAPTIVE,$(BUDGET))) --keep-lab $(RUN_ARGS) || rc=$$?; \
 	if [ "$(STUDY)" = hibench_dse ] && [ -z "$(ENV)" ] && { [ $$rc = 0 ] || [ $$rc = 3 ] || [ $$rc = 4 ]; }; then \
 	  $(BENCHCAMP) run ycsb_hbase_cassandra $(YCSB_RUN) --keep-lab || { code=$$?; [ $$rc != 0 ] || rc=$$code; }; fi; \
 	if [ -n "$(ENV)" ]; then echo; $(BENCHCAMP) report $(STUDY) --beside baseline || true; fi; \

@@ -338,7 +338,8 @@ def test_a_bad_adaptive_spec_is_refused_naming_the_key(old: str, new: str, messa
 def test_the_spec_declares_the_rounds_and_a_spec_without_it_has_none() -> None:
     spec = load_spec(STUDY)
     assert (spec.max_repetitions, spec.target_ci_pct, adaptive.adaptive_rounds(spec)) == (5, None, 2)
-    assert adaptive.adaptive_rounds(load_spec("ycsb_hbase_cassandra")) == 0
+    assert adaptive.adaptive_rounds(load_spec("ycsb_hbase_cassandra")) == 2  # 3 repetitions, at most 5
+    assert adaptive.adaptive_rounds(load_spec("hdfs_interconnects")) == 0
     with_target = parse_spec(
         spec_text(STUDY).replace("max_repetitions: 5\n", "max_repetitions: 5\ntarget_ci_pct: 5 ", 1)
     )
@@ -381,7 +382,7 @@ def test_a_trigger_sets_the_target_and_maximum(conf: dict[str, Any], wanted: tup
         (STUDY, {"target_ci_pct": "5"}, "target_ci_pct must be a number"),
         (STUDY, {"target_ci_pct": 5, "max_repetitions": 4.5}, "max_repetitions must be a positive integer"),
         (
-            "ycsb_hbase_cassandra",
+            "hdfs_interconnects",
             {"target_ci_pct": 5},
             "declares no max_repetitions, so its DAG has no adaptive rounds",
         ),

@@ -39,7 +39,7 @@ SPEC = load_spec("hibench_dse")
 
 
 def test_defaults_plan_every_implemented_cell_times_repetitions() -> None:
-    conf = check_conf(SPEC, {"ladder": "tiny"})
+    conf = check_conf(SPEC, {"ladder": "tiny", "order": "sequential"})  # the spec's is randomised
     units = plan_units(SPEC, conf, "c1")
     assert conf.workloads == ["wordcount", "dfsio_write", "dfsio_read", "hive_aggregation", "hive_join"]
     # 15 cells x 3 measured repetitions, and the spec's one warm-up for each of the 6 Hive cells
@@ -87,6 +87,7 @@ def test_cell_subset_and_environment() -> None:
             "repetitions": 2,
             "environment": "dse_cluster",
             "workloads": ["dfsio_write"],
+            "order": "sequential",
         },
     )
     units = plan_units(SPEC, conf, "c1")
@@ -663,7 +664,10 @@ def test_hive_generate_on_a_cluster_is_one_map_only_job_writing_onto_hdfs() -> N
 
 
 def test_warmups_run_first_numbered_from_zero_down_and_are_not_expected_by_validation() -> None:
-    conf = check_conf(SPEC, {"ladder": "tiny", "workloads": ["wordcount", "hive_join"], "repetitions": 2})
+    conf = check_conf(
+        SPEC,
+        {"ladder": "tiny", "workloads": ["wordcount", "hive_join"], "repetitions": 2, "order": "sequential"},
+    )
     units = plan_units(SPEC, conf, "c1")["local_lab"]
     by_cell: dict[str, list[int]] = {}
     for unit in units:

@@ -20,7 +20,8 @@ from benchcamp.pipeline.campaign.plan import plan_units
 SPEC = load_spec("hibench_dse")
 # two Hive workloads with the spec's one warm-up per cell, and one without: 9 cells at tiny
 WORKLOADS = ["wordcount", "hive_aggregation", "hive_join"]
-CONF: dict[str, Any] = {"ladder": "tiny", "repetitions": 3, "workloads": WORKLOADS}
+# sequential here (the spec's own order is randomised): the plan cell by cell, the base of the others
+CONF: dict[str, Any] = {"ladder": "tiny", "repetitions": 3, "workloads": WORKLOADS, "order": "sequential"}
 
 
 def plan(**conf: Any) -> list[dict[str, Any]]:
@@ -100,9 +101,9 @@ def test_a_bad_order_or_seed_is_refused_before_anything_runs(conf: dict[str, Any
 
 
 def test_the_spec_declares_the_default_order_and_refuses_an_unknown_one(tmp_path: Path) -> None:
-    assert SPEC.order == "sequential" and SPEC.order_seed is None
+    assert SPEC.order == "randomised" and SPEC.order_seed is None
     spec = SPEC.model_copy(update={"order": "blocked", "order_seed": 5})
-    conf = check_conf(spec, CONF)
+    conf = check_conf(spec, {key: value for key, value in CONF.items() if key != "order"})
     assert (conf.order, conf.order_seed) == ("blocked", 5)
     assert check_conf(spec, {**CONF, "order": "sequential"}).order == "sequential"  # the trigger wins
     text = (Path(__file__).parents[2] / "include/benchcamp/studies/hibench_dse/spec.yaml").read_text()
@@ -167,3 +168,34 @@ def test_benchcamp_run_takes_the_order_and_refuses_an_unknown_one(capsys: pytest
     with pytest.raises(SystemExit):
         build_parser().parse_args(["run", "hibench_dse", "--order", "shuffled"])
     assert "invalid choice: 'shuffled'" in capsys.readouterr().err
+
+
+EXECUTE = "repetitions_local_lab.execute"
+
+
+def test_a_repetition_waits_for_every_one_mapped_before_it_to_end() -> None:
+    """The turn rule: the execute states of one run as Airflow's task-states call gives them."""
+    states = {
+        f"{EXECUTE}_0": "success",
+        f"{EXECUTE}_1": "running",
+        f"{EXECUTE}_2": None,
+        f"{EXECUTE}_3": None,
+    }
+    assert run_order.units_ahead(states, EXECUTE, 0) == 0  # the first in line never waits
+    assert run_order.units_ahead(states, EXECUTE, 1) == 0  # its only predecessor succeeded
+    assert run_order.units_ahead(states, EXECUTE, 2) == 1  # repetition 1 is still running
+    assert run_order.units_ahead(states, EXECUTE, 4) == 3  # not yet started counts as ahead too
+    ended = {f"{EXECUTE}_{i}": state for i, state in enumerate(["failed", "upstream_failed", "skipped"])}
+    assert run_order.units_ahead(ended, EXECUTE, 3) == 0  # a failed repetition still ended its turn
+    # an execute not expanded yet (Airflow expands it when it is first scheduled): all are ahead
+    assert run_order.units_ahead({EXECUTE: None, "repetitions_local_lab.clean_0": "running"}, EXECUTE, 3) == 3
+    # another group's executes hold no turn; nor does an index removed from an expanded task
+    assert run_order.units_ahead({"warmups_local_lab.execute_0": "running"}, EXECUTE, 1) == 0
+    assert run_order.units_ahead({f"{EXECUTE}_1": "running"}, EXECUTE, 1) == 0
+
+
+def test_the_wait_for_a_turn_grows_with_the_queue_ahead_and_stays_bounded() -> None:
+    waits = [run_order.turn_wait_s(ahead) for ahead in range(1, 40)]
+    assert waits[0] == run_order.TURN_WAIT_S
+    assert waits == sorted(waits) and waits[1] > waits[0]
+    assert max(waits) == run_order.TURN_WAIT_MAX_S

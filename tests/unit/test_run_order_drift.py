@@ -213,4 +213,4 @@ def test_the_title_says_why_a_plan_was_not_followed_and_gives_no_seed_to_a_seque
     assert title.startswith(
         "Run order on local_lab: sequential; the repetitions did not start in the planned "
     )
-    assert "seed" not in title and "airflow dags test" in title
+    assert "seed" not in title and "re-run by hand" in title

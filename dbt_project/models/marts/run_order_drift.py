@@ -3,9 +3,9 @@ environment, workload and metric (duration_s).
 
 The position is the actual one: the rank of each measured repetition's start (its records'
 earliest started_at) among the target's measured repetitions of the campaign; the planned one
-(stg_run_order) is compared with it in `followed_plan`, since `airflow dags test` does not run
-mapped repetitions in their planned order (the scheduler does, in map-index order under the
-target's one-slot pool). Each value minus its cell's mean (the within-cell residual) is tested
+(stg_run_order) is compared with it in `followed_plan`: each repetition waits for the end of
+those planned before it (dag_factory.wait_for_turn), but a campaign run before that, or a
+repetition re-run by hand, can start out of order. Each value minus its cell's mean (the within-cell residual) is tested
 against the position with Spearman's rank correlation (scipy.stats.spearmanr, two-sided); the
 least-squares slope (scipy.stats.linregress) gives the drift's size in seconds and in % of the
 workload's mean per position. The p-values of a campaign's tests (its environments x workloads)

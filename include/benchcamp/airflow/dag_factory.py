@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from airflow.sdk import (
@@ -193,6 +193,16 @@ def study_params(spec: StudySpec) -> dict[str, Param]:
                 if adaptive_rounds(spec)
                 else "This study declares no max_repetitions (no adaptive repetitions): leave empty."
             ),
+        ),
+        "budget_s": _param(
+            None,
+            type=["null", "number"],
+            minimum=1,
+            title="Budget for the adaptive repetitions (seconds, with a target)",
+            description="The campaign's wall time, counted from its start, that the adaptive "
+            "repetitions must fit in: each round gives them to the cells furthest from the target "
+            "first, at what a repetition of the cell took so far; the cells left out stop with the "
+            "reason budget. The planned repetitions always run. Empty: no budget.",
         ),
         "order": _param(
             spec.order,
@@ -570,6 +580,28 @@ def fail_fast(step: Callable[[], T]) -> T:
         raise AirflowFailException(str(exc)) from exc
 
 
+def wait_for_turn(ti: Any) -> None:
+    """Hold a repetition until every repetition mapped before it in its group has ended
+    (`pipeline.run_order.units_ahead`): it is rescheduled, its try not spent, and asks again
+    (`turn_wait_s`). Its clean comes first in the repetition, so clean, generate and execute
+    run together, in the planned order, under `airflow dags test` as under the scheduler."""
+    if ti.map_index is None or ti.map_index <= 0:
+        return
+    from airflow.sdk.exceptions import AirflowRescheduleException
+
+    from benchcamp.pipeline.run_order import turn_wait_s, units_ahead
+
+    execute_id = f"{ti.task_id.rpartition('.')[0]}.execute"
+    states = ti.get_task_states(dag_id=ti.dag_id, task_ids=[execute_id], run_ids=[ti.run_id])
+    ahead = units_ahead(states.get(ti.run_id, {}), execute_id, ti.map_index)
+    if ahead:
+        wait = turn_wait_s(ahead)
+        print(
+            f"waiting for its turn: {ahead} repetition(s) planned before it have not ended; asks again in {wait:g} s"
+        )
+        raise AirflowRescheduleException(datetime.now(UTC) + timedelta(seconds=wait))
+
+
 # A target's groups on a run that targets another: `units_<env>` skips itself and is the group's
 # setup task, its cleanup the teardown, so the scheduler skips every step between them without
 # starting a process (a campaign on one of three targets had started eight per other target,
@@ -588,9 +620,9 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
     the warm-ups first (their own mapped group, finished before any measured repetition starts),
     then the measured repetitions, then the campaign's cleanup on that target (whatever happened).
 
-    Warm-ups are a group of their own because nothing else orders mapped task instances:
-    `airflow dags test` runs the ready ones in any order, so a cell's warm-up could follow the
-    repetitions it was meant to precede. A failed warm-up does not hold the measured ones back
+    Within a group each repetition waits for its turn (`wait_for_turn`): `airflow dags test`
+    runs the ready mapped task instances in any order. Warm-ups are a group of their own, so that
+    every warm-up ends before any measured repetition starts. A failed warm-up does not hold the measured ones back
     (`warmups_done_<env>` runs whatever happened to them); a failed preflight does.
     """
     step_args: dict[str, Any] = {"pool": target_pool(environment), "weight_rule": WeightRule.UPSTREAM}
@@ -607,6 +639,7 @@ def repetition_group(environment: str, units: Any, rounds: int = 0) -> Any:
         def clean(unit: RepetitionUnit) -> dict[str, str]:
             from benchcamp.pipeline.campaign.steps import run_clean
 
+            wait_for_turn(get_current_context()["ti"])
             return fail_fast(lambda: run_clean(unit, get_current_context()["ti"].try_number))
 
         @task(**retrying, map_index_template=UNIT_LABEL)
@@ -766,7 +799,7 @@ def adaptive_repetitions(environment: str, steps: Any, rounds: int, after: Any) 
             conf = check_conf(spec, dict(get_current_context()["params"]))
             return run_round(
                 units, round_number, False, conf.target_ci_pct, conf.max_repetitions,
-                spec.thresholds.min_ok_repetitions, conf.repetitions,
+                spec.thresholds.min_ok_repetitions, conf.repetitions, budget_s=conf.budget_s,
             )  # fmt: skip
 
         return adapt_round()

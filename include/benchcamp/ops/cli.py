@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from benchcamp.core.spec import StudySpec
+    from benchcamp.pipeline.campaign.conf import CampaignConf
     from benchcamp.pipeline.transform import DbtBuildError
 
 
@@ -536,8 +537,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             for target in targets
         ]
         confs = [_conf(args, target, campaign) for target, campaign in zip(targets, campaigns, strict=True)]
-        for conf in confs:
-            check_conf(spec, {key: value for key, value in conf.items() if value is not None})
+        for conf, campaign in zip(confs, campaigns, strict=True):
+            checked = check_conf(spec, {key: value for key, value in conf.items() if value is not None})
+            _check_budget(spec, checked, campaign)
         for campaign in campaigns:
             check_archive_owner(spec.study, campaign)
     except (CampaignConfError, ArchiveClash) as exc:
@@ -627,6 +629,40 @@ def cmd_run(args: argparse.Namespace) -> int:
             lock.release()
 
 
+def _budget(text: str) -> float:
+    from benchcamp.pipeline.budget import BudgetError, parse_budget
+
+    try:
+        return parse_budget(text)
+    except BudgetError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _check_budget(spec: StudySpec, conf: CampaignConf, campaign: str) -> None:
+    """A budget the planned repetitions exceed, at an earlier campaign's times, is refused here,
+    before the lab starts; without one to go by, the console says the budget is not checked."""
+    if conf.budget_s is None:
+        return
+    from benchcamp.core.records import cell_key
+    from benchcamp.pipeline.budget import check_plan_fits, earlier_costs
+    from benchcamp.pipeline.campaign.conf import CampaignConfError
+    from benchcamp.pipeline.campaign.plan import plan_units
+
+    planned = plan_units(spec, conf, campaign)
+    problem = check_plan_fits(spec.study, campaign, conf.budget_s, planned)
+    if problem:
+        raise CampaignConfError(problem)
+    for environment, units in planned.items():
+        keys = {cell_key(unit["workload"], unit["params"]) for unit in units}
+        if units and earlier_costs(spec.study, environment, keys, campaign) is None:
+            print(
+                f"note: no earlier campaign of {spec.study} on {environment} timed these cells: the "
+                "budget is not checked against the planned repetitions (they run whatever it is); "
+                "it bounds the adaptive ones",
+                flush=True,
+            )
+
+
 def _campaign_targets(spec: StudySpec, environment: str, conf: dict[str, object]) -> list[str]:
     """The environments one campaign runs on: its own, or its whole interleave group."""
     if (conf.get("order") or spec.order) == "interleaved":
@@ -676,6 +712,8 @@ def _conf(args: argparse.Namespace, target: str | None, campaign: str) -> dict[s
         conf["target_ci_pct"] = args.target_ci_pct
     if args.max_repetitions is not None:
         conf["max_repetitions"] = args.max_repetitions
+    if args.budget is not None:
+        conf["budget_s"] = args.budget
     conf["campaign"] = campaign
     conf["resume"] = not args.restart  # a campaign name run before keeps its ok repetitions
     return conf
@@ -942,6 +980,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     runner.add_argument(
         "--max-repetitions", type=int, help="at most this many repetitions per cell with a target"
+    )
+    runner.add_argument(
+        "--budget",
+        type=_budget,
+        metavar="DURATION",
+        help="with a target: the campaign's wall time (e.g. 10m, 1h30m) the adaptive repetitions must "
+        "fit in; the planned ones always run, and a budget an earlier campaign says they exceed is refused",
     )
     runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
     runner.add_argument(

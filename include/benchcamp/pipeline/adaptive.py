@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,13 +27,14 @@ from benchcamp.core.paths import slug
 from benchcamp.core.records import ResultRecord, cell_key
 from benchcamp.core.spec import StudySpec
 from benchcamp.pipeline import archive
+from benchcamp.pipeline.budget import Costs, afford, measured_costs
 from benchcamp.pipeline.campaign.unit import Plan, RepetitionUnit
 
 CONFIDENCE = 0.95
 ADAPTIVE_DIR = "adaptive"
 DURATION_METRIC = "duration_s"  # a repetition is ok when its duration record is (as validation counts)
-StopReason = Literal["target_reached", "max_repetitions", "too_many_failures"]
-STOP_REASONS: tuple[StopReason, ...] = ("target_reached", "max_repetitions", "too_many_failures")
+StopReason = Literal["target_reached", "max_repetitions", "too_many_failures", "budget"]
+STOP_REASONS: tuple[StopReason, ...] = ("target_reached", "max_repetitions", "too_many_failures", "budget")
 CellId = tuple[str, str, str]  # environment, workload, cell key
 
 
@@ -275,6 +277,8 @@ def run_round(
     min_ok_repetitions: int | None,
     minimum: int,
     root: Path | None = None,
+    budget_s: float | None = None,
+    now: datetime | None = None,
 ) -> list[RepetitionUnit]:
     """One adaptive round on one target: decide from the archive, archive the decisions and the
     units added (numbered after the cell's last planned repetition), return those units.
@@ -283,6 +287,8 @@ def run_round(
     say what they added; a cell that stopped in an earlier round is not decided again. Re-running a
     round replaces its own file and adds the same units. In the `last` round (after the final
     adaptive repetitions, `finish`) nothing is added: a cell still short of the target stops there.
+    With `budget_s` (pipeline.budget), a cell whose next repetition no longer fits in what is left
+    of the campaign's budget stops with the reason `budget`.
     """
     measured = [unit for unit in environment_units if int(unit["repetition"]) >= 1]
     if target_ci_pct is None or max_repetitions is None or not measured:
@@ -320,6 +326,9 @@ def run_round(
         if decision.more and last:
             decision = Decision(**{**asdict(decision), "more": False, "reason": "max_repetitions"})
         decisions.append(decision)
+    if budget_s is not None and not last:
+        left = _left_of_budget(study, campaign, budget_s, now, root)
+        decisions = within_budget(decisions, _target_costs(measured, earlier, left, root), left[1])
     added: list[RepetitionUnit] = [
         {**last_unit[decision.cell], "repetition": decision.repetitions + 1}
         for decision in decisions
@@ -350,6 +359,48 @@ def run_round(
         ),
     )
     return added
+
+
+def _left_of_budget(
+    study: str, campaign: str, budget_s: float, now: datetime | None, root: Path | None
+) -> tuple[float | None, float]:
+    """(seconds since the attempt began, seconds of the budget left); without an attempt file the
+    budget counts from now."""
+    from benchcamp.pipeline.attempts import attempt_started
+
+    moment = now or datetime.now(UTC)
+    started = attempt_started(archive.campaign_dir(study, campaign, root)) or moment
+    elapsed = max((moment - started).total_seconds(), 0.0)
+    return elapsed, budget_s - elapsed
+
+
+def _target_costs(
+    measured: list[RepetitionUnit],
+    earlier: list[dict[str, Any]],
+    left: tuple[float | None, float],
+    root: Path | None,
+) -> Costs:
+    dirs: dict[str, list[Path]] = {}
+    for unit in measured + [unit for round_ in earlier for unit in round_["added_units"]]:
+        key = cell_key(unit["workload"], unit["params"])
+        dirs.setdefault(key, []).append(archive.unit_repetition_dir(unit, root))
+    return measured_costs(dirs, left[0])
+
+
+def within_budget(decisions: list[Decision], costs: Costs, left_s: float) -> list[Decision]:
+    """The round's decisions with the repetitions the budget cannot afford taken back: the
+    cells furthest from their target keep theirs first (`budget.afford`); the others stop with
+    the reason `budget`."""
+    wanted = [
+        (d.cell_key, (d.half_width_pct / d.target_ci_pct) if d.half_width_pct is not None else math.inf)
+        for d in decisions
+        if d.more
+    ]
+    given = afford(wanted, costs, left_s)
+    return [
+        replace(d, more=False, reason="budget") if d.more and d.cell_key not in given else d
+        for d in decisions
+    ]
 
 
 def finish(units: Plan, min_ok_repetitions: int | None, root: Path | None = None) -> None:

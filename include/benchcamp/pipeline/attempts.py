@@ -52,6 +52,19 @@ def archive_owner(campaign_dir: Path) -> str | None:
     )
 
 
+def attempt_started(campaign_dir: Path) -> datetime | None:
+    """When the folder's attempt began (`attempt.json`), None without one: a campaign's budget
+    counts from there."""
+    attempt = _json_or_none(campaign_dir / ATTEMPT_FILE)
+    if not isinstance(attempt, dict):
+        return None
+    try:
+        started = datetime.fromisoformat(str(attempt.get("started_at")))
+    except ValueError:
+        return None
+    return started if started.tzinfo else started.replace(tzinfo=UTC)
+
+
 def _json_or_none(path: Path) -> object:
     """The file's JSON, or None when it is missing or not JSON (an interrupted write's leftover)."""
     try:

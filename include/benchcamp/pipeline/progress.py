@@ -204,8 +204,7 @@ class _Target:
     def remaining_s(self, units: Iterable[_Unit]) -> float | None:
         """What the open units' steps still to run took so far on average (per workload and step,
         as the steps of the ended repetitions say), stretched by the gaps between steps: the
-        span of the ended tries over their summed time. `airflow dags test` runs all cleans,
-        then all generates, then all executes, so a repetition's own span would say little."""
+        span of the ended tries over their summed time (the harness's time between steps)."""
         if self.open <= 0:
             return 0.0
         if not self.workload_steps or self.first_start is None or self.last_finish is None:

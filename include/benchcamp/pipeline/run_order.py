@@ -6,9 +6,15 @@ shuffle (randomised) or blocks that hold one repetition of every cell (blocked, 
 it over the cells instead, and the `run_order_drift` mart tests for it. Interleaved runs the
 environments of an `interleave` group (the same hosts as different targets) in one campaign and
 takes turns between them repetition by repetition in a balanced order (ABBA), so a drift lands
-on both sides of the comparison instead of between them. Warm-ups always run first, in place. Every unit carries its planned position, the order and the seed; the execute
-step archives them with the repetition (`run_order.json`) and the load copies them into
-`raw.run_order`.
+on both sides of the comparison instead of between them. Warm-ups always run first, in place.
+Every unit carries its planned position, the order and the seed; the execute step archives them
+with the repetition (`run_order.json`) and the load copies them into `raw.run_order`.
+
+The order is kept by the repetitions themselves (`units_ahead`): a repetition's clean waits for
+its turn, the end of every repetition mapped before it in its group, since nothing else orders
+mapped task instances under every executor (`airflow dags test` runs the ready ones of a loop in
+the order of a Python set; the scheduler ranks them by weight and map index, but only while the
+target's pool has one slot).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +134,44 @@ def with_positions(units: list[RepetitionUnit], order: RunOrder, seed: int) -> l
     ]
     position = {id(unit): number for number, unit in enumerate(running, start=1)}
     return [{**unit, "position": position[id(unit)], "order": order, "order_seed": seed} for unit in units]
+
+
+# Airflow's finished task instance states: an execute in one of them has ended its repetition.
+ENDED_STATES = frozenset({"success", "failed", "skipped", "upstream_failed", "removed"})
+# Each ask is a task run (0.14 s of `airflow dags test`'s in-process run, measured on the lab), between
+# the steps of the repetition in progress: the next in line asks again after 1 s, one further back
+# after 5 s more per repetition ahead of it (a lab repetition takes 5-20 s: by the next ask about
+# half the queue ahead has gone, so a place 24 back asks about 5 times), never more than 60 s.
+TURN_WAIT_S = 1.0
+TURN_WAIT_STEP_S = 5.0
+TURN_WAIT_MAX_S = 60.0
+
+
+def units_ahead(states: Mapping[str, object], execute_task_id: str, map_index: int) -> int:
+    """How many repetitions mapped before `map_index` in the same group have not ended: their
+    execute is in no finished state (None: not started). `states` is Airflow's task states of one
+    run, keyed `<task_id>_<map_index>` for a mapped task instance and `<task_id>` for one not
+    expanded yet: Airflow expands a mapped group's later tasks only when they are first
+    scheduled, so until then every repetition before this one is still ahead. An index missing
+    from an expanded task was removed and holds no turn."""
+    if not any(key.startswith(f"{execute_task_id}_") for key in states):
+        return map_index if execute_task_id in states else 0
+    return sum(
+        1
+        for index in range(map_index)
+        if (key := f"{execute_task_id}_{index}") in states and _state(states[key]) not in ENDED_STATES
+    )
+
+
+def _state(state: object) -> str:
+    return str(getattr(state, "value", state))  # a TaskInstanceState or its string
+
+
+def turn_wait_s(ahead: int) -> float:
+    """How long a repetition with `ahead` unfinished repetitions before it waits before it asks
+    again: the next in line almost at once, those further back less often (each ask is a task
+    run), never beyond TURN_WAIT_MAX_S."""
+    return min(TURN_WAIT_S + TURN_WAIT_STEP_S * max(ahead - 1, 0), TURN_WAIT_MAX_S)
 
 
 def save_run_order(rep_dir: Path, unit: RepetitionUnit) -> Path | None:

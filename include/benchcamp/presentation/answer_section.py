@@ -175,7 +175,7 @@ def claim_sentence(row: dict[str, Any], cap: int | None) -> str:
 
 def target_sentences(rows: list[dict[str, Any]]) -> list[str]:
     """An adaptive campaign's target CI: reached by every cell, or which stopped short at the cap
-    and how many repetitions the target would need at their measured noise."""
+    or the budget and how many repetitions the target would need at their measured noise."""
     out = []
     for environment in dict.fromkeys(row["environment"] for row in rows):
         cells = [row for row in rows if row["environment"] == environment]
@@ -183,7 +183,8 @@ def target_sentences(rows: list[dict[str, Any]]) -> list[str]:
         target = f"the 95 % CI of each cell's mean within {first['target_ci_pct']:g} % of it"
         short = [row for row in cells if row["stop_reason"] == "max_repetitions"]
         failing = [row for row in cells if row["stop_reason"] == "too_many_failures"]
-        if not short and not failing:
+        cut = [row for row in cells if row["stop_reason"] == "budget"]
+        if not short and not failing and not cut:
             out.append(f"On {environment}, every cell reached the target ({target}).")
             continue
         parts = []
@@ -210,6 +211,17 @@ def target_sentences(rows: list[dict[str, Any]]) -> list[str]:
             parts.append(
                 f"{len(short)} of {len(cells)} cells stopped at the cap of {first['max_repetitions']} "
                 f"repetitions short of the target ({target}): {needs}; {verdict}"
+            )
+        if cut:
+            needs = "; ".join(
+                f"{row['cell_key']} at {row['half_width_pct']:.2f} % after {row['n_planned']} needs about "
+                f"{count(row['repetitions_for_target']) if row.get('repetitions_for_target') else 'an unknown number'}"
+                for row in cut
+            )
+            parts.append(
+                f"{len(cut)} of {len(cells)} cells stopped short of the target ({target}) when the "
+                f"campaign's budget could not hold another repetition: {needs}; a larger budget "
+                "would decide them"
             )
         if failing:
             parts.append(

@@ -209,6 +209,7 @@ def _adequacy_blocks(rows: list[dict[str, Any]]) -> list[Block]:
         "target_reached": "target reached",
         "max_repetitions": "max_repetitions reached",
         "too_many_failures": "too many failed repetitions",
+        "budget": "the campaign's budget ran out",
     }
     body = tuple(
         Row(

@@ -24,6 +24,7 @@ import pytest
 from benchcamp.core.records import cell_key
 from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
+from benchcamp.pipeline import archive, run_order
 from benchcamp.presentation import report
 
 pytestmark = pytest.mark.integration
@@ -234,3 +235,28 @@ def test_warmups_ran_first_are_archived_and_in_no_figure(campaign: dict[str, Pat
         hive = row["workload"].startswith("hive_")
         assert (row["n"], row["n_warmup"]) == (REPETITIONS, 1 if hive else 0), row
     assert "warm-ups: 1 per cell" in campaign["stdout"].read_text()
+
+
+def test_benchcamp_run_kept_the_planned_randomised_order(campaign: dict[str, Path]) -> None:
+    """The spec's order is a seeded shuffle; `airflow dags test` runs the ready mapped steps in
+    any order, so each repetition waits for its turn (dag_factory.wait_for_turn). The repetitions'
+    executes started in the planned order, the warm-ups before them all."""
+    campaign_dir = campaign["results"] / "hibench_dse" / RUN_ID
+    rows = run_order.load_run_order(campaign_dir)
+    assert {row["order"] for row in rows} == {"randomised"}, rows
+    assert len(rows) == len(CELLS) * REPETITIONS + sum(cell.startswith("hive_") for cell in CELLS)
+    started = {}
+    for row in rows:
+        rep_dir = archive.repetition_dir(
+            "hibench_dse", RUN_ID, row["cell_key"], row["repetition"], campaign["results"]
+        )
+        meta = json.loads((rep_dir / "execute" / "try1" / "meta.json").read_text())
+        started[(row["cell_key"], row["repetition"])] = meta["started_at"]
+    planned = [
+        (row["cell_key"], row["repetition"]) for row in sorted(rows, key=lambda row: row["planned_position"])
+    ]
+    ran = sorted(started, key=lambda unit: started[unit])
+    assert ran == planned, "\n".join(f"planned {p}  ran {r}" for p, r in zip(planned, ran, strict=True))
+    measured = [unit for unit in planned if unit[1] >= 1]
+    cell_by_cell = sorted(measured, key=lambda unit: (CELLS.index(unit[0]), unit[1]))
+    assert measured != cell_by_cell, "the shuffle left the plan cell by cell: the check would prove nothing"

@@ -24,7 +24,7 @@ from benchcamp.core.spec import (
     SpecError,
     StudySpec,
 )
-from benchcamp.pipeline import adaptive, run_order
+from benchcamp.pipeline import adaptive, budget, run_order
 from benchcamp.workloads import get_workload, is_implemented
 from benchcamp.workloads.base import RunContext
 
@@ -40,6 +40,7 @@ CONF_KEYS = (
     "warmup_repetitions",
     "target_ci_pct",
     "max_repetitions",
+    "budget_s",
     "order",
     "order_seed",
     "resume",
@@ -113,6 +114,7 @@ def run_settings(conf: CampaignConf) -> dict[str, Any]:
         "order_seed": conf.order_seed,
         "target_ci_pct": conf.target_ci_pct,
         "max_repetitions": conf.max_repetitions,
+        "budget_s": conf.budget_s,
         "note": conf.note,
     }
 
@@ -180,6 +182,7 @@ class CampaignConf:
     warmups: int | None = None  # None: the spec's per-workload warm-ups
     target_ci_pct: float | None = None  # adaptive repetitions (pipeline.adaptive): none without
     max_repetitions: int | None = None  # the most a cell gets with a target (None without one)
+    budget_s: float | None = None  # wall time the adaptive repetitions must fit in (pipeline.budget)
     order: RunOrder = "sequential"  # run order of the measured repetitions (pipeline.run_order)
     order_seed: int | None = None  # None: derived from the study and campaign names
     resume: bool = False  # a named campaign run again keeps its ok repetitions (pipeline.attempts)
@@ -296,6 +299,15 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
         )
     except adaptive.AdaptiveConfError as exc:
         raise CampaignConfError(str(exc)) from exc
+    try:
+        budget_s = budget.check_budget(conf.get("budget_s"))
+    except budget.BudgetError as exc:
+        raise CampaignConfError(str(exc)) from exc
+    if budget_s is not None and target_ci_pct is None:
+        raise CampaignConfError(
+            "budget_s bounds the adaptive repetitions, which need a target_ci_pct (the CI half-width, "
+            "% of the mean, that is precise enough): give one, or leave budget_s empty"
+        )
     if order == "interleaved" and target_ci_pct is not None:
         raise CampaignConfError(
             "order interleaved keeps the environments' repetitions in balanced turns, which adaptive "
@@ -304,6 +316,7 @@ def check_conf(spec: StudySpec, conf: dict[str, Any]) -> CampaignConf:
     return CampaignConf(
         target_ci_pct=target_ci_pct,
         max_repetitions=max_repetitions,
+        budget_s=budget_s,
         order=order,
         order_seed=order_seed,
         warmups=warmups,
