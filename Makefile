@@ -76,13 +76,13 @@ YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)' $(if $(TARGET_
 YCSB_CLUSTER_CELLS ?= ycsb_a|clients=2|store=cassandra|target_ops=250|threads=8,ycsb_a|clients=2|store=cassandra|target_ops=500|threads=8,ycsb_a|clients=2|store=hbase|target_ops=250|threads=8,ycsb_a|clients=2|store=hbase|target_ops=500|threads=8
 CELLS ?= $(if $(and $(ENV),$(filter ycsb_hbase_cassandra,$(STUDY))),$(YCSB_CLUSTER_CELLS),)
 run: setup
-	@started=$$(date +%s); \
-	trap 'echo; $(BENCHCAMP) lab down; $(if $(filter lab_cluster,$(ENV)),$(BENCHCAMP) lab cluster down;) echo "make run took $$(( ($$(date +%s) - started) / 60 )) min $$(( ($$(date +%s) - started) % 60 )) s"' EXIT; \
-	rc=0; $(BENCHCAMP) run $(STUDY) --ladder $(LADDER) $(if $(REPETITIONS),--repetitions $(REPETITIONS)) \
+	@started=$$(date +%s); summary=$$(mktemp); \
+	trap 'echo; $(BENCHCAMP) lab down; $(if $(filter lab_cluster,$(ENV)),$(BENCHCAMP) lab cluster down;) echo; sed "s/^/make run: /" $$summary; rm -f $$summary; echo "make run took $$(( ($$(date +%s) - started) / 60 )) min $$(( ($$(date +%s) - started) % 60 )) s"' EXIT; \
+	rc=0; $(BENCHCAMP) run $(STUDY) --summary-file $$summary --ladder $(LADDER) $(if $(REPETITIONS),--repetitions $(REPETITIONS)) \
 	  $(if $(and $(WORKLOADS),$(filter hibench_dse,$(STUDY))),--workloads $(WORKLOADS)) $(if $(CELLS),--cells '$(CELLS)') \
 	  $(if $(ENV),,$(call ADAPTIVE,$(BUDGET))) --keep-lab $(RUN_ARGS) || rc=$$?; \
 	if [ "$(STUDY)" = hibench_dse ] && [ -z "$(ENV)" ] && { [ $$rc = 0 ] || [ $$rc = 3 ] || [ $$rc = 4 ]; }; then \
-	  $(BENCHCAMP) run ycsb_hbase_cassandra $(YCSB_RUN) --keep-lab || { code=$$?; [ $$rc != 0 ] || rc=$$code; }; fi; \
+	  $(BENCHCAMP) run ycsb_hbase_cassandra $(YCSB_RUN) --summary-file $$summary --keep-lab || { code=$$?; [ $$rc != 0 ] || rc=$$code; }; fi; \
 	if [ -n "$(ENV)" ]; then echo; $(BENCHCAMP) report $(STUDY) --beside baseline || true; fi; \
 	exit $$rc
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from benchcamp.core.outcomes import MEANING, SEVERITY, ExitCode, for_signal, table, worst
-from benchcamp.core.records import ResultRecord, cell_key
+from benchcamp.core.records import ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import archive, attempts, outcome, target_lock
 from benchcamp.pipeline.campaign.conf import check_conf
@@ -438,3 +438,39 @@ def test_ctrl_c_stops_the_target_s_jobs_through_the_connections_airflow_was_give
     assert seen == {"lab_cluster": '{"conn_type": "ssh"}'}
     assert said.startswith("its jobs could not be stopped on lab_cluster (target 10.232.0.20:22 unreachable")
     assert "no job" not in said
+
+
+def test_a_failed_gate_is_exit_3_naming_the_cap_or_the_budget_that_stopped_its_cell() -> None:
+    """Exit 3 says what more repetitions could still do: a cell still over the σ gate at the cap
+    of its adaptive repetitions, or cut by the budget, says which (issue 50, item 6)."""
+    plan, _ = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=False)
+    attempts.save_plan(plan, "hibench_dse", "c1")
+    for unit in _units(plan):
+        _archive(unit, "ok")
+    gate = {
+        "study": "hibench_dse",
+        "campaign": "c1",
+        "environment": "local_lab",
+        "expectation": "stddev_pct_max",
+    }
+    failures = [
+        ValidationFailure(**gate, workload="wordcount", cell_key="wc_a", details="σ% 14.2 > 10\nat n = 4"),
+        ValidationFailure(**gate, workload="wordcount", cell_key="wc_b", details="σ% 11.9 > 10"),
+        ValidationFailure(**gate, workload="wordcount", cell_key="wc_c", details="σ% 12.0 > 10"),
+    ]
+    archive.save_validation("hibench_dse", "c1", failures)
+    stops = [
+        {"environment": "local_lab", "cell_key": "wc_a", "reason": "max_repetitions", "max_repetitions": 4, "repetitions": 4},
+        {"environment": "local_lab", "cell_key": "wc_b", "reason": "budget", "max_repetitions": 4, "repetitions": 3},
+    ]  # fmt: skip
+    lines = outcome.validation_lines(failures, stops)
+    assert lines == [
+        "  local_lab wc_a: stddev_pct_max: σ% 14.2 > 10 (still so at the cap of 4 repetitions)",
+        "  local_lab wc_b: stddev_pct_max: σ% 11.9 > 10 (still so after 3 repetitions, when the budget held no more)",
+        "  local_lab wc_c: stddev_pct_max: σ% 12.0 > 10",
+    ]
+    result = outcome.campaign_outcome("hibench_dse", "c1", 0)
+    assert result.code == ExitCode.VALIDATION_FAILED
+    assert result.lines[0] == "3 expectation(s) failed (cells marked in the report):"
+    assert result.lines[1:] == [line.split(" (")[0] for line in lines]  # no adaptive round archived here
+    assert outcome.validation_lines(failures * 2, [])[-1] == "  and 1 more"

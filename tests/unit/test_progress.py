@@ -627,8 +627,8 @@ class _Airflow:
         raise AssertionError("the campaign is waited for by polling")
 
 
-def _args() -> Namespace:
-    return Namespace(study=STUDY)
+def _args(summary_file: Path | None = None) -> Namespace:
+    return Namespace(study=STUDY, summary_file=summary_file)
 
 
 def test_run_campaign_prints_the_progress_between_its_own_lines(
@@ -651,6 +651,30 @@ def test_run_campaign_prints_the_progress_between_its_own_lines(
     assert lines[3].startswith(f"[local_lab] 1/1 ok  {WORDCOUNT} rep 1  (12.5 s; elapsed ")
     assert lines[4:6] == ["", f"campaign:     {CAMPAIGN}"]
     assert lines[-1].startswith("exit 0: ")
+
+
+def test_run_campaign_appends_its_line_to_make_runs_summary(
+    isolated_paths: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make run` ends with one line per campaign: what ran, its exit status, where its report
+    is, the answer's first sentence; no warehouse here, so it says why there is none."""
+
+    def dag_run() -> int:
+        plan = _begin({ENV: [_unit(_plan(), WORDCOUNT, 1)]}, isolated_paths / "results")
+        _measure(plan[ENV][0], T0, 12.5, isolated_paths / "results")
+        return 0
+
+    monkeypatch.setattr(cli, "start_airflow", lambda *_args: _Airflow(dag_run))
+    summary = isolated_paths / "summary.txt"
+    summary.write_text("an earlier campaign's line\n")
+    assert cli._run_campaign(_args(summary), {}, ENV, {"campaign": CAMPAIGN}) == ExitCode.OK
+    earlier, line = summary.read_text().splitlines()
+    assert earlier == "an earlier campaign's line"  # appended: one make run, two campaigns
+    assert line.startswith(f"{STUDY} on {ENV} (campaign {CAMPAIGN}): exit 0; ")
+    # no figures to read here (tier 1's HiBench campaign checks a line with its answer)
+    assert line.endswith("; no answer (ReportError: no warehouse at "
+                         f"{isolated_paths / 'warehouse' / 'benchcamp.duckdb'} (run a campaign or "
+                         "`benchcamp import` first))"), line  # fmt: skip
 
 
 def test_a_signal_during_the_wait_still_stops_the_campaign(

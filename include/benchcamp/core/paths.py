@@ -62,3 +62,12 @@ def default_warehouse() -> Path:
 
 def airflow_home() -> Path:
     return Path(os.environ.get("AIRFLOW_HOME") or repo_root() / ".airflow")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a whole file or nothing: a reader polling the archive (the console's progress, a
+    budget's costs) sees the old file or the new one, never half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)

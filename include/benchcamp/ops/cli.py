@@ -762,7 +762,28 @@ def _run_campaign(
     print(f"raw archive:  {campaign_dir}")
     print(f"report again: .venv/bin/benchcamp report {args.study} --campaign {campaign}")
     print(result.summary(), flush=True)
+    if args.summary_file:
+        line = campaign_line(args.study, campaign, target, int(result.code), report_file)
+        with Path(args.summary_file).open("a", encoding="utf-8") as summary:
+            summary.write(line + "\n")
     return result.code
+
+
+def campaign_line(study: str, campaign: str, target: str | None, code: int, report_file: Path) -> str:
+    """One line for `make run`'s closing summary: what ran, its exit status, where its report
+    is and the first sentence of its answer block (none when the figures were not built)."""
+    where = f" on {target}" if target else ""
+    line = f"{study}{where} (campaign {campaign}): exit {code}"
+    if report_file.exists():
+        line += f"; report {report_file}"
+    try:
+        from benchcamp.presentation.answer_section import answer_blocks
+        from benchcamp.presentation.marts import read_tables
+
+        answer = answer_blocks(read_tables(default_warehouse(), study, campaign), study)[0].items[0]
+    except Exception as exc:  # noqa: BLE001  # a summary line never fails the run: it says why
+        return line + f"; no answer ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    return line + f"; answer: {answer}"
 
 
 def _analysis_failure(since: datetime) -> str | None:
@@ -987,6 +1008,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DURATION",
         help="with a target: the campaign's wall time (e.g. 10m, 1h30m) the adaptive repetitions must "
         "fit in; the planned ones always run, and a budget an earlier campaign says they exceed is refused",
+    )
+    runner.add_argument(
+        "--summary-file",
+        metavar="FILE",
+        help="append one line per campaign to FILE: what ran, its exit status, its report, its answer",
     )
     runner.add_argument("--campaign", help="campaign name (default: run_<UTC timestamp>)")
     runner.add_argument(

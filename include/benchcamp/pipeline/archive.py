@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from benchcamp.core import paths
 from benchcamp.core.paths import child, results_root, slug
 from benchcamp.core.records import (
     EnvironmentSnapshot,
@@ -93,10 +94,8 @@ def step_tries(parent: Path, step: str) -> list[Path]:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    """`core.paths.write_atomically`, where the archive's writers look for it."""
+    paths.write_atomically(path, text)
 
 
 def save_records(rep_dir: Path, records: list[ResultRecord]) -> Path:

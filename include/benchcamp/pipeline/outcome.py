@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from benchcamp.core.outcomes import MEANING, ExitCode, worst
-from benchcamp.core.records import cell_key
-from benchcamp.pipeline import archive, attempts
+from benchcamp.core.records import ValidationFailure, cell_key
+from benchcamp.pipeline import adaptive, archive, attempts
 
 FAILURES_DIR = "failures"
 FIRST_LINE_CHARS = 400
@@ -155,7 +155,8 @@ def campaign_outcome(
 
     validation = archive.load_validation(study, campaign, root)
     if validation:
-        lines.append(f"{len(validation)} expectation(s) failed (cells marked in the report)")
+        lines.append(f"{len(validation)} expectation(s) failed (cells marked in the report):")
+        lines += validation_lines(validation, adaptive.stops(study, campaign, root))
         codes.append(ExitCode.VALIDATION_FAILED)
     if airflow_exit != 0 and not codes:
         codes.append(ExitCode.INTERNAL_ERROR)
@@ -163,6 +164,32 @@ def campaign_outcome(
             f"airflow dags test exited {airflow_exit} without a failed step on record: see Airflow's log"
         )
     return Outcome(worst(codes), lines, ok, failed, len(measured))
+
+
+SHOWN_FAILURES = 5
+_STOPPED = {
+    "max_repetitions": "still so at the cap of {max_repetitions} repetitions",
+    "budget": "still so after {repetitions} repetitions, when the budget held no more",
+    "too_many_failures": "its adaptive repetitions stopped on its failed ones",
+    "target_reached": "its mean within the CI target after {repetitions} repetitions",
+}
+
+
+def validation_lines(failures: list[ValidationFailure], stops: list[dict[str, Any]]) -> list[str]:
+    """The first failed expectations, one line each, with why the cell's adaptive repetitions
+    stopped when it had any (the cap, the budget): the exit status 3 says what more would do."""
+    stopped = {(stop["environment"], stop["cell_key"]): stop for stop in stops}
+    out = []
+    for failure in failures[:SHOWN_FAILURES]:
+        where = " ".join(part for part in (failure.environment, failure.cell_key) if part) or "the campaign"
+        line = f"  {where}: {failure.expectation}: {_first_line(failure.details)}"
+        stop = stopped.get((failure.environment, failure.cell_key))
+        if stop is not None and stop.get("reason") in _STOPPED:
+            line += f" ({_STOPPED[stop['reason']].format(**stop)})"
+        out.append(line)
+    if len(failures) > SHOWN_FAILURES:
+        out.append(f"  and {len(failures) - SHOWN_FAILURES} more")
+    return out
 
 
 def _in_flight(rep_dir: Path) -> str | None:

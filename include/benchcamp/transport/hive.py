@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchcamp.core.paths import write_atomically
 from benchcamp.core.steps import ArchivedStep
 from benchcamp.platforms.hive import (
     COMPLETED_EXECUTING,
@@ -179,7 +180,7 @@ def run_statements(
         "finished_at": finished.isoformat(),
         "duration_s": (finished - started).total_seconds(),
     }
-    (archive_dir / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
     (archive_dir / "stderr.log").write_text(error + "\n" if error else "", encoding="utf-8")
+    write_atomically(archive_dir / "meta.json", json.dumps(meta, indent=2))  # last: the step's end
     files = {path.name: path for path in archive_dir.iterdir() if path.is_file()}
     return ArchivedStep(archive_dir, 1 if error else 0, started, finished, files)

@@ -32,7 +32,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from benchcamp.core.paths import slug
+from benchcamp.core.paths import slug, write_atomically
 from benchcamp.core.steps import TOOLS_DIR, ArchivedStep, Command, RunContext, render
 from benchcamp.platforms.hadoop import EXAMPLES_JAR, TESTS_JAR
 from benchcamp.transport.environment import FACTS_AFTER, FACTS_BEFORE, recheck_line
@@ -455,7 +455,7 @@ def run_step(
         "duration_s": end - start,
         "try_number": try_number,
     }
-    (archive_dir / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    write_atomically(archive_dir / "meta.json", json.dumps(meta, indent=2))  # its end, for pollers
     if "command.sh" not in files:
         (archive_dir / "command.sh").write_text(body, encoding="utf-8")
     return ArchivedStep(

@@ -62,11 +62,13 @@ def campaign(
     command = [
         str(BIN / "benchcamp"), "run", "hibench_dse", "--ladder", "tiny", "--repetitions", str(REPETITIONS),
         "--campaign", RUN_ID, "--cells", ",".join(CELLS), "--keep-lab",
+        "--summary-file", str(tmp / "summary.txt"),
     ]  # fmt: skip
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     (tmp / "run.log").write_text(result.stdout + "\n--- stderr ---\n" + result.stderr)
     campaign_measured(result, tmp / "run.log")
     paths["stdout"] = tmp / "run.log"
+    paths["summary"] = tmp / "summary.txt"
     return paths
 
 
@@ -260,3 +262,14 @@ def test_benchcamp_run_kept_the_planned_randomised_order(campaign: dict[str, Pat
     measured = [unit for unit in planned if unit[1] >= 1]
     cell_by_cell = sorted(measured, key=lambda unit: (CELLS.index(unit[0]), unit[1]))
     assert measured != cell_by_cell, "the shuffle left the plan cell by cell: the check would prove nothing"
+
+
+def test_the_summary_line_says_what_ran_its_exit_its_report_and_its_answer(campaign: dict[str, Path]) -> None:
+    """`make run`'s closing lines (`--summary-file`): one per campaign, its answer's first
+    sentence the one the printed report's answer block opens with."""
+    (line,) = campaign["summary"].read_text().splitlines()
+    report_file = campaign["results"] / "hibench_dse" / RUN_ID / "report.txt"
+    head = f"hibench_dse (campaign {RUN_ID}): exit 0; report {report_file}; answer: "
+    assert line.startswith(head), line
+    answer = line.removeprefix(head)
+    assert len(answer) > 20 and answer in campaign["stdout"].read_text(), line
