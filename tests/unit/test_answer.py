@@ -331,3 +331,29 @@ def test_the_search_finds_the_smallest_n_a_plain_walk_finds() -> None:
         assert found == n
     assert power.repetitions_two_sided(0.0, [1.0, 1.0]) is None  # no difference: never decided
     assert power.repetitions_two_sided(1e-7, [1.0, 1.0]) is None  # beyond a million per group
+
+
+def test_the_same_throughput_within_the_margin_is_a_verdict_and_its_absence_is_said() -> None:
+    """An undecided throughput difference with two one-sided tests behind it: equivalent within
+    ±10 % is decided; not shown equivalent says so beside the repetitions that would decide."""
+    from benchcamp.studies.ycsb_hbase_cassandra.answer import figure_sentence
+
+    row: dict[str, Any] = {
+        "environment": "local_lab", "workload": "ycsb_a", "pair_params": "target_ops=500|threads=16",
+        "hbase_throughput_ops_s": 498.0, "cassandra_throughput_ops_s": 500.0, "hbase_n": 4, "cassandra_n": 4,
+        "throughput_ratio": 0.996, "throughput_p_value": 0.71, "throughput_verdict": "no significant difference",
+        "throughput_repetitions_to_decide": 900, "throughput_equivalence_p_value": 0.0004,
+        "throughput_equivalent": True,
+    }  # fmt: skip
+    head = (
+        "On local_lab, ycsb_a at 500 ops/s offered (16 threads): HBase's throughput is 1.00× Cassandra's "
+        "(498 vs 500 ops/s, n 4/4, p 0.710: "
+    )
+    assert figure_sentence(row, "throughput", "throughput", "n", 5) == (
+        head + "decided, the same within ±10 % (TOST p < 0.001))."
+    )
+    row |= {"throughput_equivalence_p_value": 0.21, "throughput_equivalent": False}
+    said = figure_sentence(row, "throughput", "throughput", "n", 5)
+    assert said.startswith(head + "not decided; ") and said.endswith(
+        "; nor the same within ±10 % (TOST p 0.210))."
+    ), said

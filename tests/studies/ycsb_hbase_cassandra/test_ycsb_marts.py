@@ -220,3 +220,30 @@ def test_welch_p_values_are_scipy_s_on_the_repetitions() -> None:
     assert p(5, 1, 3, 7, 0, 3) == pytest.approx(2 * stats.t.sf(2 / math.sqrt(1 / 3), 2), rel=1e-9)
     assert math.isnan(p(1300, 10, 3, 1000, float("nan"), 1))  # one repetition: no σ, no test
     assert math.isnan(p(1300, 10, 3, float("nan"), 10, 3))
+
+
+def test_equivalence_is_two_one_sided_welch_tests_within_ten_percent() -> None:
+    """TOST by hand: t = (|Δ| − δ) / √(σa²/na + σb²/nb) on Welch–Satterthwaite ν, p = T_ν(t);
+    worked from the t distribution alone, not from scipy's two-sample test the model calls."""
+    tost = stores_compared_model().equivalence_p_values
+
+    def p(mean_a: float, sd_a: float, n_a: float, mean_b: float, sd_b: float, n_b: float) -> float:
+        args = [np.array([value], dtype=float) for value in (mean_a, sd_a, n_a, mean_b, sd_b, n_b)]
+        return float(tost(*args)[0])
+
+    def by_hand(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float, n_b: int) -> float:
+        va, vb = sd_a**2 / n_a, sd_b**2 / n_b
+        nu = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
+        delta = 0.10 * mean_b
+        return float(stats.t.cdf((abs(mean_a - mean_b) - delta) / math.sqrt(va + vb), nu))
+
+    # the same throughput, 2 % noise, 4 a side: equivalent within ±10 % although no difference shows
+    assert p(1010, 20, 4, 1000, 20, 4) == pytest.approx(by_hand(1010, 20, 4, 1000, 20, 4), rel=1e-9)
+    assert p(1010, 20, 4, 1000, 20, 4) < 0.001
+    # HBase 5 % lower with 8 % noise on 3 a side: neither different nor shown equivalent
+    assert p(950, 80, 3, 1000, 80, 3) == pytest.approx(by_hand(950, 80, 3, 1000, 80, 3), rel=1e-9)
+    assert p(950, 80, 3, 1000, 80, 3) > 0.05
+    # a difference beyond the margin is never equivalent, however precise
+    assert p(1200, 1, 5, 1000, 1, 5) > 0.999
+    assert (p(1050, 0, 3, 1000, 0, 3), p(1150, 0, 3, 1000, 0, 3)) == (0.0, 1.0)  # no spread: exact
+    assert math.isnan(p(1000, 10, 1, 1000, 10, 3))  # one repetition: no test

@@ -22,11 +22,13 @@ NO_NOISE = (
     "not judged; with fewer than 2 repetitions a store no noise is measured: 2 or more each would "
     "measure it and tell how many decide it"
 )
+EQUIVALENCE_MARGIN_PCT = 10  # int_ycsb_stores_compared's margin, as the sentences state it
 METHOD = (
     "HBase vs Cassandra: Welch's t-test, two-sided at α = 0.05, over the repetitions "
     "(ycsb_comparison); for an undecided figure, the repetitions each store would need for power "
     "0.8 at the observed difference and both measured σ (noncentral t, Welch–Satterthwaite degrees "
-    "of freedom). Shown: each workload's heaviest condition (the largest offered load, else the "
+    "of freedom); for throughput also two one-sided Welch tests (TOST, α = 0.05) that HBase's mean "
+    "is within ±10 % of Cassandra's, which decide \"the same\" where no difference is found. Shown: each workload's heaviest condition (the largest offered load, else the "
     "largest operationcount); the tables below have every condition and figure."
 )
 
@@ -94,6 +96,12 @@ def figure_sentence(row: dict[str, Any], figure: str, label: str, count_column: 
         return f"{head}: {NO_NOISE})."
     if verdict in ("HBase higher", "Cassandra higher"):
         return f"{head}, p {p_text(p_value)}: decided, {verdict.split()[0]}'s is higher)."
+    equivalence = row.get(f"{figure}_equivalence_p_value")
+    if equivalence is not None and row.get(f"{figure}_equivalent"):
+        return (
+            f"{head}, p {p_text(p_value)}: decided, the same within ±{EQUIVALENCE_MARGIN_PCT:g} % "
+            f"(TOST p {p_text(equivalence)}))."
+        )
     needed = row.get(f"{figure}_repetitions_to_decide")
     reason = None
     if needed is None:
@@ -102,7 +110,12 @@ def figure_sentence(row: dict[str, Any], figure: str, label: str, count_column: 
             if hbase == cassandra
             else "more than 1,000,000 repetitions each would be needed at this noise"
         )
-    return f"{head}, p {p_text(p_value)}: {undecided(needed, reason, cap, min(n_h, n_c), 'each')})."
+    tail = (
+        ""
+        if equivalence is None
+        else f"; nor the same within ±{EQUIVALENCE_MARGIN_PCT:g} % (TOST p {p_text(equivalence)})"
+    )
+    return f"{head}, p {p_text(p_value)}: {undecided(needed, reason, cap, min(n_h, n_c), 'each')}{tail})."
 
 
 def headline_rows(rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:

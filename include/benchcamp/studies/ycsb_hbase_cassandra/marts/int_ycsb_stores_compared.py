@@ -14,6 +14,13 @@ Where a figure's test is not significant (p ≥ 0.05), <figure>_repetitions_to_d
 repetitions per store at which Welch's two-sided test at α = 0.05 would find the observed
 difference with power 0.8 at both stores' measured σ (benchcamp.pipeline.power: the noncentral t
 on Welch–Satterthwaite degrees of freedom): NULL when decided, untested, or with no difference.
+
+"No significant difference" is not "the same": throughput_equivalence_p_value is the p-value of
+two one-sided Welch tests (TOST; Schuirmann 1987) that HBase's mean throughput lies within
+±EQUIVALENCE_MARGIN_PCT % of Cassandra's, H0: |μ_HBase − μ_Cassandra| ≥ δ with δ that % of
+Cassandra's mean: the larger of the two one-sided p-values (`equivalence_p_values`). Below α the
+stores' throughputs are equivalent within the margin: a verdict an undecided difference test
+cannot give. NULL where the difference test is NULL.
 """
 
 from typing import Any
@@ -85,6 +92,32 @@ FIGURES = {
 }
 
 
+EQUIVALENCE_MARGIN_PCT = 10.0  # "the same throughput": within ±10 % of Cassandra's mean
+
+
+def equivalence_p_values(
+    mean_a: np.ndarray, stddev_a: np.ndarray, n_a: np.ndarray,
+    mean_b: np.ndarray, stddev_b: np.ndarray, n_b: np.ndarray,
+    margin_pct: float = EQUIVALENCE_MARGIN_PCT,
+) -> np.ndarray:  # fmt: skip
+    """TOST p-values, element-wise: max of Welch's one-sided p for μ_a − μ_b > −δ and for
+    μ_a − μ_b < δ, δ = margin_pct % of mean_b; NaN where Welch's test is untestable. Without
+    spread on either side the difference is known exactly: p 0 inside the margin, 1 outside."""
+    delta = np.abs(mean_b) * margin_pct / 100
+    with np.errstate(divide="ignore", invalid="ignore"):
+        _, above = stats.ttest_ind_from_stats(
+            mean_a, stddev_a, n_a, mean_b - delta, stddev_b, n_b, equal_var=False, alternative="greater"
+        )
+        _, below = stats.ttest_ind_from_stats(
+            mean_a, stddev_a, n_a, mean_b + delta, stddev_b, n_b, equal_var=False, alternative="less"
+        )
+        p = np.maximum(above, below)
+        exact = np.where(np.abs(mean_a - mean_b) < delta, 0.0, 1.0)
+        p = np.where(stddev_a**2 / n_a + stddev_b**2 / n_b == 0, exact, p)
+    testable = (n_a >= 2) & (n_b >= 2) & ~np.isnan(mean_a + stddev_a + mean_b + stddev_b)
+    return np.where(testable, p, np.nan)
+
+
 def decided_at(p_value: str) -> str:
     """The repetitions column beside a p-value column: throughput_p_value → throughput_repetitions_to_decide."""
     return p_value.removesuffix("p_value") + "repetitions_to_decide"
@@ -138,9 +171,14 @@ def model(dbt: Any, session: Any) -> Any:
             column(f"hbase_{mean}"), column(f"hbase_{stddev}"),
             column(f"cassandra_{mean}"), column(f"cassandra_{stddev}"),
         )  # fmt: skip
+    frame["throughput_equivalence_p_value"] = equivalence_p_values(
+        column("hbase_throughput_ops_s"), column("hbase_throughput_stddev"), column("hbase_n"),
+        column("cassandra_throughput_ops_s"), column("cassandra_throughput_stddev"), column("cassandra_n"),
+    )  # fmt: skip
     # back from pandas with the pairs' own column types (an empty frame would lose them: a
     # study without YCSB cells still gets typed, empty tables); NaN is read as NULL
     typed = [f"{name}::{dtype} as {name}" for name, dtype in zip(pairs.columns, pairs.types, strict=True)]
     added = [f"{p}::double as {p}" for p in FIGURES]
     added += [f"{decided_at(p)}::integer as {decided_at(p)}" for p in FIGURES]
+    added += ["throughput_equivalence_p_value::double as throughput_equivalence_p_value"]
     return session.from_df(frame).project(", ".join(typed + added))

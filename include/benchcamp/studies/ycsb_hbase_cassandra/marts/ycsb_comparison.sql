@@ -40,6 +40,9 @@ select
     {{ significance_verdict('throughput_p_value', 'hbase_throughput_ops_s', 'cassandra_throughput_ops_s',
                             'HBase', 'Cassandra') }} as throughput_verdict,
     throughput_repetitions_to_decide,
+    -- the same throughput within ±10 % of Cassandra's (two one-sided Welch tests, TOST, at α = 0.05)
+    throughput_equivalence_p_value,
+    throughput_equivalence_p_value < 0.05 as throughput_equivalent,
     -- the same for the rate the stores served at (runs whose clients wrote histogram logs)
     hbase_served_throughput_ops_s,
     cassandra_served_throughput_ops_s,
