@@ -154,9 +154,18 @@ def test_the_plan_logs_the_conf_it_used_and_why_a_backfill_has_none() -> None:
     lines = conf_summary("backfill", given, conf)
     assert lines[0] == 'run conf: {"ladder": "tiny", "repetitions": 1}'
     assert "ladder=tiny repetitions=1" in lines[1] and len(lines) == 2
-    dropped = conf_summary("backfill", None, check_conf(spec, {}))
+    dropped = conf_summary("backfill", None, check_conf(spec, {}), spec)
     assert dropped[0] == "run conf: {}" and "Override parameters on existing runs" in dropped[-1]
-    assert len(conf_summary("manual", {}, check_conf(spec, {}))) == 2
+    defaults = check_conf(spec, {})
+    said = (
+        f"no parameters given: the defaults, ladder {defaults.ladder}, {len(defaults.workloads)} "
+        f"workload(s), {defaults.repetitions} repetition(s) a cell"
+    )
+    assert dropped[2] == said  # this study's spec states no duration for its default ladder
+    assert conf_summary("manual", {}, defaults, spec)[2:] == [said]  # no backfill warning
+    hibench = load_spec("hibench_dse")  # it does: the line gives it
+    (line,) = conf_summary("manual", None, check_conf(hibench, {}), hibench)[2:]
+    assert line.endswith(f"3 repetition(s) a cell ({hibench.campaign_durations['small']})"), line
 
 
 @pytest.mark.parametrize("study", STUDIES)

@@ -352,7 +352,7 @@ def build_study_dag(study: str) -> DAG:
                 raise AirflowSkipException(late)
             conf = check_conf(spec, dict(context["params"]))
             run_type, _logical_date = _run_kind(context)
-            for line in conf_summary(run_type, getattr(context["dag_run"], "conf", None), conf):
+            for line in conf_summary(run_type, getattr(context["dag_run"], "conf", None), conf, spec):
                 print(line)
             campaign = _campaign(context)
             context["ti"].xcom_push(PLANNED_CAMPAIGN, campaign)

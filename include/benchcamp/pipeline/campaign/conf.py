@@ -119,7 +119,9 @@ def run_settings(conf: CampaignConf) -> dict[str, Any]:
     }
 
 
-def conf_summary(run_type: str, run_conf: dict[str, Any] | None, conf: CampaignConf) -> list[str]:
+def conf_summary(
+    run_type: str, run_conf: dict[str, Any] | None, conf: CampaignConf, spec: StudySpec | None = None
+) -> list[str]:
     """What the plan logs about the parameters a run used: the conf Airflow handed it (the DAG's
     defaults fill the rest) and the resolved campaign settings; for a backfill run that carries
     none, why (Airflow 3.3's backfill dialog sends the form's values only with "Override
@@ -130,6 +132,12 @@ def conf_summary(run_type: str, run_conf: dict[str, Any] | None, conf: CampaignC
         f"environment={conf.environment} workloads={','.join(conf.workloads)}"
         + (f" cells={len(conf.cells)}" if conf.cells else ""),
     ]
+    if not run_conf:  # a run with nothing said: what it runs, and how long the spec says that takes
+        took = spec.campaign_durations.get(conf.ladder) if spec is not None else None
+        lines.append(
+            f"no parameters given: the defaults, ladder {conf.ladder}, {len(conf.workloads)} workload(s), "
+            f"{conf.repetitions} repetition(s) a cell" + (f" ({took})" if took else "")
+        )
     if run_type == "backfill" and not run_conf:
         lines.append(
             "WARNING: this backfill run carries no conf, so it runs the DAG's defaults: Airflow's "
