@@ -319,17 +319,22 @@ def test_tooltips_name_fields_with_units_and_round_numbers(client: Any) -> None:
         re.search(r"id='spec-time-vs-size-wordcount'>(.*?)</script>", page, re.S).group(1)  # type: ignore[union-attr]
     )
     assert {layer["encoding"]["x"]["scale"]["padding"] for layer in wordcount["layer"]} == {12}
+    row = {"mean_s": 8.315592, "stddev_s": None, "data_size_gb": 0.012, "throughput_ops_s": 1234.56}
     spec = readable_tooltips(
         {
-            "data": {"values": [{"mean_s": 8.315592, "stddev_s": None}]},
+            "data": {"values": [row]},
             "mark": "point",
-            "encoding": {"tooltip": ["mean_s:Q", "stddev_s:Q"]},
+            "encoding": {"tooltip": ["mean_s:Q", "stddev_s:Q", "data_size_gb:Q", "throughput_ops_s:Q"]},
         }
     )
     shown = [entry["field"] for entry in spec["encoding"]["tooltip"]]
-    drawn = {**spec, "mark": "text", "encoding": {"text": {"field": shown[0]}}}
-    assert ">8.32<" in vl_convert.vegalite_to_svg(drawn)
-    assert ">—<" in vl_convert.vegalite_to_svg({**drawn, "encoding": {"text": {"field": shown[1]}}})
+
+    def drawn(field: str) -> str:
+        return vl_convert.vegalite_to_svg({**spec, "mark": "text", "encoding": {"text": {"field": field}}})
+
+    # three significant figures: a size keeps its own precision (0.012 GB was shown as 0.01)
+    assert ">8.32<" in drawn(shown[0]) and ">—<" in drawn(shown[1])
+    assert ">0.012<" in drawn(shown[2]) and ">1,235<" in drawn(shown[3])
 
 
 def test_a_comparison_on_fewer_runs_than_the_scorecard_needs_is_flagged(client: Any) -> None:

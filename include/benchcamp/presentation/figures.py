@@ -108,10 +108,12 @@ _UNITS = (
     ("_gb", "GB"),
     ("_s", "s"),
 )
-# Numbers in tooltips: two decimals at most, thousands separated (the tables' rounding); p-values
+# Numbers in tooltips: three significant figures, whole and thousands separated from 100 on (the
+# answer block's rounding: 0.012 GB stays 0.012, 8.3156 s is 8.32, 1,234.5 ops/s is 1,235); p-values
 # in three significant digits. An empty value shows as a dash, never as "null" or a made-up 0.
 _FORMATS = {"p_adjusted": ".3~g"}
-NUMBER_FORMAT = ",.2~f"
+NUMBER_FORMAT = ".3~r"
+LARGE_FORMAT = ",.0f"  # from 100 on
 _TYPES = {"Q": "quantitative", "N": "nominal", "O": "ordinal", "T": "temporal"}
 
 
@@ -164,10 +166,14 @@ def _retitle(view: Any) -> None:
         if entry.get("type") == "quantitative":
             shown = f"tip_{len(calculations)}_{slug(field)}"
             number = f"datum[{json.dumps(field)}]"
-            fmt = json.dumps(_FORMATS.get(field, NUMBER_FORMAT))
-            calculations.append(
-                {"calculate": f"isValid({number}) ? format({number}, {fmt}) : '—'", "as": shown}
-            )
+            if field in _FORMATS:
+                text = f"format({number}, {json.dumps(_FORMATS[field])})"
+            else:
+                text = (
+                    f"abs({number}) >= 100 ? format({number}, {json.dumps(LARGE_FORMAT)}) "
+                    f": format({number}, {json.dumps(NUMBER_FORMAT)})"
+                )
+            calculations.append({"calculate": f"isValid({number}) ? ({text}) : '—'", "as": shown})
             entries.append({"field": shown, "type": "nominal", "title": title})
         elif entry.get("type") in ("nominal", "ordinal"):
             shown = f"tip_{len(calculations)}_{slug(field)}"
@@ -344,7 +350,15 @@ def time_series(history: Rows, changes: Rows, change_points: Rows | None = None)
             ),
             shape=alt.Shape("run_type:N", title="Run"),
             detail="fingerprint:N",  # a line never joins campaigns on different hardware
-            tooltip=["campaign:N", "run_type:N", "logical_date:N", "mean_s:Q", "stddev_s:Q", "fingerprint:N"],
+            tooltip=[
+                "cell:N",
+                "campaign:N",
+                "run_type:N",
+                "logical_date:N",
+                "mean_s:Q",
+                "stddev_s:Q",
+                "fingerprint:N",
+            ],  # fmt: skip
         )
     )
     layers: list[Any] = [lines]

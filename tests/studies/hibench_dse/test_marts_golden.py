@@ -503,6 +503,8 @@ def test_the_time_series_marks_hardware_changes() -> None:
     )
     (marker,) = plotted(rule)
     assert marker["marker_at"] == at.isoformat() and (marker["from"], marker["to"]) == ("old", "new")
+    # a point's tooltip names its cell first: two dozen cells share a palette's colours
+    assert figure.spec["layer"][0]["encoding"]["tooltip"][0]["field"] == "cell"
     assert "#c0392b" in figure.svg()  # the marker is drawn
 
 
