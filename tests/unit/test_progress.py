@@ -230,6 +230,29 @@ def test_a_failed_repetition_waits_for_its_reason_which_follows_its_records(
 # -- adaptive rounds -----------------------------------------------------------------------------
 
 
+def test_a_round_the_budget_stopped_says_for_how_many_cells(tmp_path: Path, since: datetime) -> None:
+    """A budget already spent: the round adds nothing and the line says the budget stopped both
+    cells (issue 50, item 2), with one it could still afford the count beside the added one."""
+    plan = _begin(_plan(), tmp_path)
+    watch = CampaignWatch(STUDY, CAMPAIGN, since, root=tmp_path)
+    watch.read(_at(since, 1))
+    start = T0
+    for (key, repetition), seconds in zip(
+        [(HIVE, 0), (WORDCOUNT, 1), (WORDCOUNT, 2), (HIVE, 1), (HIVE, 2)], [5, 10, 14, 10, 16], strict=True
+    ):
+        _measure(_unit(plan, key, repetition), start, seconds, tmp_path)
+        start += timedelta(seconds=seconds)
+    watch.read(_at(since, 60))
+    spent = adaptive.run_round(plan[ENV], 1, False, 0.1, 3, None, 2, root=tmp_path, budget_s=1.0)
+    assert spent == []
+    (event,) = watch.read(_at(since, 61)).events
+    assert event == RoundAdded(ENV, round_number=1, added=0, planned=4, budget_stopped=2)
+    assert event_line(event) == (
+        f"[{ENV}] adaptive round 1 added 0 repetition(s): 4 measured planned; "
+        "the budget held no more for 2 cell(s)"
+    )
+
+
 def test_an_adaptive_round_grows_the_planned_total(tmp_path: Path, since: datetime) -> None:
     plan = _begin(_plan(), tmp_path)
     watch = CampaignWatch(STUDY, CAMPAIGN, since, root=tmp_path)

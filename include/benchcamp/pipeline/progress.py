@@ -48,6 +48,7 @@ class RoundAdded:
     round_number: int
     added: int
     planned: int
+    budget_stopped: int = 0  # cells the campaign's budget held no more repetitions for
 
 
 @dataclass(frozen=True)
@@ -359,9 +360,30 @@ class CampaignWatch:
                 target = self._target_of(unit)
                 if self._add(target, unit, added=True):
                     added[target.name] = added.get(target.name, 0) + 1
+            decisions = found.get("decisions")
+            cut = sum(
+                1
+                for decision in decisions or ()
+                if isinstance(decision, dict) and decision.get("reason") == "budget"
+            )
+            if cut and not added and found["added_units"] == []:  # the budget stopped every cell left
+                name = self._round_target(path)
+                if name is not None:
+                    added[name] = 0
             for name, count in added.items():
                 planned = self._targets[name].counts.get("measured_planned", 0)
-                events.append(RoundAdded(name, int(found.get("round", 0)), count, planned))
+                events.append(RoundAdded(name, int(found.get("round", 0)), count, planned, cut))
+
+    def _round_target(self, path: Path) -> str | None:
+        """The target a round file (adaptive/<environment>/round<k>.json) belongs to."""
+        return next(
+            (
+                name
+                for name, target in self._targets.items()
+                if path.parent.name in map(slug, target.environments)
+            ),
+            None,
+        )
 
     def _target_of(self, unit: RepetitionUnit) -> _Target:
         """The target whose plan has the unit's cell (an interleaved group's units are all under

@@ -92,9 +92,10 @@ def event_line(event: Event) -> str:
         measured = f"{event.measured} measured repetition(s){kept}"
         return f"[{event.target}] planned: {measured}, {event.warmups} warm-up(s)"
     if isinstance(event, RoundAdded):
+        cut = f"; the budget held no more for {event.budget_stopped} cell(s)" if event.budget_stopped else ""
         return (
             f"[{event.target}] adaptive round {event.round_number} added {event.added} repetition(s): "
-            f"{event.planned} measured planned"
+            f"{event.planned} measured planned{cut}"
         )
     where = f" on {event.environment}" if event.environment != event.target else ""
     return f"[{event.target}] {event.step}{where} try {event.try_number} FAILED: {event.reason}"
