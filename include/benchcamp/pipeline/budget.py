@@ -9,8 +9,9 @@ they would take still fits in what is left (`afford`); the cells it leaves out s
 reason `budget`, and the answer block names them.
 
 What a repetition of a cell takes is measured, not guessed: the sum of its steps' times (each
-step's last try, `meta.json`), stretched by the harness's time between steps on that target in
-this campaign (its elapsed time over the sum of its steps' times so far).
+step's last try, `meta.json`), stretched by everything else the attempt has spent so far (its
+elapsed time over the measured repetitions' summed step times: the harness between steps, the
+preflight and the warm-ups count against the budget too, so the estimate errs long).
 """
 
 from __future__ import annotations
