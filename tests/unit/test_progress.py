@@ -230,9 +230,9 @@ def test_a_failed_repetition_waits_for_its_reason_which_follows_its_records(
 # -- adaptive rounds -----------------------------------------------------------------------------
 
 
-def test_a_round_the_budget_stopped_says_for_how_many_cells(tmp_path: Path, since: datetime) -> None:
-    """A budget already spent: the round adds nothing and the line says the budget stopped both
-    cells (issue 50, item 2), with one it could still afford the count beside the added one."""
+def _planned_repetitions_ended(tmp_path: Path, since: datetime) -> tuple[Plan, CampaignWatch, datetime]:
+    """Two cells' planned repetitions (and the Hive warm-up) ended, watched from the start; the
+    plan, the watch and when the last one ended."""
     plan = _begin(_plan(), tmp_path)
     watch = CampaignWatch(STUDY, CAMPAIGN, since, root=tmp_path)
     watch.read(_at(since, 1))
@@ -242,6 +242,13 @@ def test_a_round_the_budget_stopped_says_for_how_many_cells(tmp_path: Path, sinc
     ):
         _measure(_unit(plan, key, repetition), start, seconds, tmp_path)
         start += timedelta(seconds=seconds)
+    return plan, watch, start
+
+
+def test_a_round_the_budget_stopped_says_for_how_many_cells(tmp_path: Path, since: datetime) -> None:
+    """A budget already spent: the round adds nothing and the line says the budget stopped both
+    cells (issue 50, item 2)."""
+    plan, watch, _ = _planned_repetitions_ended(tmp_path, since)
     watch.read(_at(since, 60))
     spent = adaptive.run_round(plan[ENV], 1, False, 0.1, 3, None, 2, root=tmp_path, budget_s=1.0)
     assert spent == []
@@ -254,15 +261,7 @@ def test_a_round_the_budget_stopped_says_for_how_many_cells(tmp_path: Path, sinc
 
 
 def test_an_adaptive_round_grows_the_planned_total(tmp_path: Path, since: datetime) -> None:
-    plan = _begin(_plan(), tmp_path)
-    watch = CampaignWatch(STUDY, CAMPAIGN, since, root=tmp_path)
-    watch.read(_at(since, 1))
-    start = T0
-    for (key, repetition), seconds in zip(
-        [(HIVE, 0), (WORDCOUNT, 1), (WORDCOUNT, 2), (HIVE, 1), (HIVE, 2)], [5, 10, 14, 10, 16], strict=True
-    ):
-        _measure(_unit(plan, key, repetition), start, seconds, tmp_path)
-        start += timedelta(seconds=seconds)
+    plan, watch, start = _planned_repetitions_ended(tmp_path, since)
     assert _target(watch.read(_at(since, 60))).phase.startswith("every planned repetition ended")
     # the DAG's first adaptive round: neither cell is within 0.1 % yet, each gets a 3rd repetition
     added = adaptive.run_round(plan[ENV], 1, False, 0.1, 3, None, 2, root=tmp_path)
