@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 from benchcamp.core.records import ResultRecord, ValidationFailure
-from benchcamp.pipeline.validation import EXPECTATION_IDS, export_suite, suite_definition, validate_campaign
+from benchcamp.pipeline.validation import (
+    EXPECTATION_IDS,
+    export_suite,
+    suite_definition,
+    validate_campaign,
+    validate_campaign_cells,
+)
 
 SUITE_FILE = Path(__file__).resolve().parents[2] / "expectations" / "campaign_suite.json"
 
@@ -202,3 +208,36 @@ def test_warmups_are_in_no_expectation() -> None:
     as_measured = [rec(240, 1, 10.0), rec(240, 2, 10.1), rec(240, 3, 100.0)]
     failures = validate_campaign(as_measured, expected(240), 10, "hibench_dse", "c")
     assert [failure.expectation for failure in failures] == ["stddev_within_threshold"]
+
+
+def test_a_cell_below_its_targets_resolution_is_reported_not_gated() -> None:
+    """σ% 16.7 at a mean of 12 s: judged at a resolution of 11 s, reported below one of 13 s."""
+    noisy = [rec(1, 1, 10.0), rec(1, 2, 12.0), rec(1, 3, 14.0)]
+    failures, below = validate_campaign_cells(
+        noisy, expected(1), 10.0, "hibench_dse", "c", resolutions={("local_lab", "wordcount"): 13.0}
+    )
+    assert failures == []
+    assert below == [
+        {
+            "environment": "local_lab", "workload": "wordcount", "cell_key": key(1), "mean_s": 12.0,
+            "stddev_pct": pytest.approx(2 / 12 * 100), "n": 3, "resolution_s": 13.0,
+        }
+    ]  # fmt: skip
+    failures, below = validate_campaign_cells(
+        noisy, expected(1), 10.0, "hibench_dse", "c", resolutions={("local_lab", "wordcount"): 11.0}
+    )
+    assert [failure.expectation for failure in failures] == ["stddev_within_threshold"]
+    assert below == []
+    # a floor of another workload or target excuses nothing; every other expectation still judges
+    failures, below = validate_campaign_cells(
+        noisy[:2], expected(1), 10.0, "hibench_dse", "c",
+        resolutions={("local_lab", "hive_aggregation"): 60.0, ("cluster", "wordcount"): 60.0},
+    )  # fmt: skip
+    assert [failure.expectation for failure in failures] == [
+        "repetitions_complete",
+        "stddev_within_threshold",
+    ]
+    failures, _ = validate_campaign_cells(
+        noisy[:2], expected(1), 10.0, "hibench_dse", "c", resolutions={("local_lab", "wordcount"): 60.0}
+    )
+    assert [failure.expectation for failure in failures] == ["repetitions_complete"]

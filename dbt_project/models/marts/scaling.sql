@@ -4,6 +4,8 @@
 -- (series_params), the throughput and the linear-scaling projection.
 -- n, Time, σ and σ% are int_cells_summarised's, never recomputed here.
 -- Sizes are GiB and throughput is MiB/s: data_size_gb × 1024 / mean_s.
+-- A cell below its target's resolution (stg_cells_below_resolution) has below_resolution and
+-- its resolution_s, and within_threshold NULL: its σ% is shown, not judged.
 with cells as (
     select * from {{ ref('int_cells_summarised') }}
 ),
@@ -41,6 +43,10 @@ baselines as (
 
 thresholds as (
     select * from {{ ref('stg_study_thresholds') }}
+),
+
+below as (
+    select * from {{ ref('stg_cells_below_resolution') }}
 )
 
 select
@@ -64,7 +70,9 @@ select
     end as time_delta_pct,
     case when d.mean > 0 then d.data_size_gb * 1024 / d.mean end as throughput_mb_s,
     b.baseline_s * d.data_size_gb / b.baseline_gb as linear_projection_s,
-    d.stddev_pct <= coalesce(t.max_stddev_pct, 10) as within_threshold,
+    case when r.cell_key is null then d.stddev_pct <= coalesce(t.max_stddev_pct, 10) end as within_threshold,
+    r.cell_key is not null as below_resolution,
+    r.resolution_s,
     d.passed_validation,
     p.processed_gb,
     {{ fingerprint_or_unknown() }} as fingerprint
@@ -83,3 +91,8 @@ left join processed as p
     and d.campaign = p.campaign
     and d.environment = p.environment
     and d.cell_key = p.cell_key
+left join below as r
+    on d.study = r.study
+    and d.campaign = r.campaign
+    and d.environment = r.environment
+    and d.cell_key = r.cell_key

@@ -88,6 +88,15 @@ class Thresholds(Strict):
     min_ok_repetitions: int | None = Field(
         default=None, ge=1, description="repetitions that must be ok; default: all of them"
     )
+    noise_floor_runs: int | None = Field(
+        default=None,
+        ge=3,
+        le=20,
+        description="timed runs of each workload's empty job at preflight (after one untimed): "
+        "their σ is the target's noise floor, and a cell whose mean is below "
+        "σ × 100 / max_stddev_pct is reported below resolution instead of judged by the σ% gate; "
+        "default: no probe, every cell judged",
+    )
 
 
 MetricName = Annotated[str, StringConstraints(pattern=NAME)]

@@ -28,6 +28,27 @@ Word = str | Shell
 Command = list[Word]
 
 
+@dataclass(frozen=True)
+class NoiseProbe:
+    """The smallest job of a workload's kind, timed at preflight to measure the target's noise
+    floor (`pipeline.noise_floor`): workloads whose probe has the same `kind` share one floor.
+
+    `setup` runs once, untimed; `job` runs once per timed run with `"$run"` set to its number
+    (its output paths must hold it, so no run cleans up before the next); `cleanup` runs last.
+    A Hive workload's probe gives HiveQL instead (`hive_job` timed by HiveServer2, as its cells
+    are), in the study's Hive connection.
+    """
+
+    kind: str
+    description: str
+    setup: list[Command] = field(default_factory=list)
+    job: Command = field(default_factory=list)
+    cleanup: list[Command] = field(default_factory=list)
+    hive_setup: tuple[str, ...] = ()
+    hive_job: str = ""
+    hive_cleanup: tuple[str, ...] = ()
+
+
 def render(command: Command) -> str:
     """One shell line: plain words quoted, Shell fragments verbatim."""
     return " ".join(word if isinstance(word, Shell) else shlex.quote(str(word)) for word in command)

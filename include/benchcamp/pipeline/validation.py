@@ -62,6 +62,7 @@ def cell_statistics(
     records: list[ResultRecord],
     expected: ExpectedCells | None,
     duration_metric: str = DURATION_METRIC,
+    resolutions: dict[tuple[str, str], float] | None = None,
 ) -> pd.DataFrame:
     """One row per cell: what the suite checks, plus the repetition lists its messages name.
 
@@ -69,6 +70,9 @@ def cell_statistics(
     duration record is reported incomplete). Without `expected` (imports), a cell
     expects as many repetitions as the highest repetition number seen in it.
     σ is the sample standard deviation (n−1) over the ok durations.
+    `resolutions` ({(environment, workload): seconds}, `pipeline.noise_floor`): a cell whose
+    gated metric is its duration and whose mean is below it is `below_resolution`: its σ% is
+    kept in `measured_stddev_pct` and left out of `stddev_pct`, which the σ% gate judges.
     """
     import pandas as pd
 
@@ -143,6 +147,14 @@ def cell_statistics(
     stats["stddev_pct"] = (stats["gated_stddev"] / stats["gated_mean"] * 100).where(
         positive_mean & (stats["ok_n"] >= 2)
     )
+    stats["resolution_s"] = [
+        (resolutions or {}).get((environment, workload)) if metric == duration_metric else None
+        for (environment, workload, _), metric in zip(stats.index, stats["stddev_metric"], strict=True)
+    ]
+    stats["resolution_s"] = stats["resolution_s"].astype("float64")
+    stats["below_resolution"] = (stats["gated_mean"] < stats["resolution_s"]).fillna(False).astype(bool)
+    stats["measured_stddev_pct"] = stats["stddev_pct"]
+    stats["stddev_pct"] = stats["stddev_pct"].where(~stats["below_resolution"])
     stats["stddev_checkable"] = (stats["expected_reps"] < 2) | (stats["ok_all_n"] >= 2)
     stats["surplus_records"] = stats["duration_records"] - stats["present_reps"]
 
@@ -207,7 +219,8 @@ def _expectations() -> list[Expectation]:
             e.ExpectColumnValuesToBeBetween(
                 column="stddev_pct", min_value=0, max_value={"$PARAMETER": THRESHOLD_PARAMETER}
             ),
-            "σ% (sample σ over ok repetitions / mean × 100) within the study's threshold",
+            "σ% (sample σ over ok repetitions / mean × 100) within the study's threshold; a cell "
+            "below its target's measured resolution (pipeline.noise_floor) is reported, not judged",
         ),
         tagged(
             "stddev_uncheckable",
@@ -321,13 +334,45 @@ def validate_campaign(
     campaign; None for imports. Records are only read, never changed; warm-up repetitions are
     left out (no expectation counts, gates or averages them).
     """
+    failures, _ = validate_campaign_cells(
+        records, expected, max_stddev_pct, study, campaign, duration_metric, min_ok_repetitions
+    )
+    return failures
+
+
+def validate_campaign_cells(
+    records: list[ResultRecord],
+    expected: ExpectedCells | None,
+    max_stddev_pct: float,
+    study: str,
+    campaign: str,
+    duration_metric: str = DURATION_METRIC,
+    min_ok_repetitions: int | None = None,
+    resolutions: dict[tuple[str, str], float] | None = None,
+) -> tuple[list[ValidationFailure], list[dict[str, Any]]]:
+    """`validate_campaign`, and the cells below their target's resolution (`cell_statistics`):
+    one row each (environment, workload, cell_key, mean_s, stddev_pct, n, resolution_s)."""
     records = [record for record in records if not record.is_warmup]
     if not records and not expected:
-        return []
-    frame = cell_statistics(records, expected, duration_metric)
-    return [
+        return [], []
+    frame = cell_statistics(records, expected, duration_metric, resolutions)
+    failures = [
         failure for _, failure in validate_cells(frame, max_stddev_pct, study, campaign, min_ok_repetitions)
     ]
+    below = frame[frame["below_resolution"]]
+    rows = [
+        {
+            "environment": row["environment"],
+            "workload": row["workload"],
+            "cell_key": row["cell_key"],
+            "mean_s": _number(row["gated_mean"]),
+            "stddev_pct": _number(row["measured_stddev_pct"]),
+            "n": int(row["ok_n"]),
+            "resolution_s": _number(row["resolution_s"]),
+        }
+        for _, row in below.iterrows()
+    ]
+    return failures, rows
 
 
 def allowed_failures(expected_reps: pd.Series, min_ok_repetitions: int | None) -> pd.Series:

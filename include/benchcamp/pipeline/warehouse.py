@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.records import RECORD_FIELDS, EnvironmentSnapshot, ResultRecord, ValidationFailure
+from benchcamp.pipeline.noise_floor import BELOW_RESOLUTION_COLUMNS
 
 if TYPE_CHECKING:
     import duckdb
@@ -47,6 +48,7 @@ __all__ = [
     "load_records",
     "record_campaign_run",
     "replace_validation_failures",
+    "replace_below_resolution",
     "upsert_study_claims",
     "write_study_claims",
     "replace_adaptive_stops",
@@ -328,6 +330,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(ADAPTIVE_STOPS_SCHEMA)
     con.execute(RUN_ORDER_SCHEMA)
     con.execute(REPETITION_LOAD_SCHEMA)
+    con.execute(BELOW_RESOLUTION_SCHEMA)
     con.execute(BUILDS_SCHEMA)
 
 
@@ -444,6 +447,40 @@ def replace_repetition_load(
     _replace_campaign_rows(
         path, "raw.repetition_load", study, campaign, REPETITION_LOAD_COLUMNS,
         [[row[name] for name in REPETITION_LOAD_COLUMNS] for row in rows],
+    )  # fmt: skip
+
+
+# The cells whose mean was below their target's resolution (pipeline.noise_floor): their σ% was
+# reported, not judged; the marts mark them.
+BELOW_RESOLUTION_SCHEMA = """
+create table if not exists raw.cells_below_resolution (
+    study varchar not null,
+    campaign varchar not null,
+    environment varchar not null,
+    workload varchar not null,
+    cell_key varchar not null,
+    mean_s double,
+    stddev_pct double,
+    n integer,
+    resolution_s double not null,
+    floor_stddev_s double,
+    floor_mean_s double,
+    floor_runs integer,
+    floor_probe varchar,
+    primary key (study, campaign, environment, cell_key)
+);
+"""
+
+
+def replace_below_resolution(
+    path: Path | None, study: str, campaign: str, rows: list[dict[str, object]]
+) -> None:
+    """Make the campaign's stored below-resolution cells exactly `rows` (a re-load replaces)."""
+    if any((row["study"], row["campaign"]) != (study, campaign) for row in rows):
+        raise ValueError(f"below-resolution cells of another campaign passed for {study}/{campaign}")
+    _replace_campaign_rows(
+        path, "raw.cells_below_resolution", study, campaign, BELOW_RESOLUTION_COLUMNS,
+        [[row.get(name) for name in BELOW_RESOLUTION_COLUMNS] for row in rows],
     )  # fmt: skip
 
 

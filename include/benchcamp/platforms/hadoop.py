@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from benchcamp.core.steps import NoiseProbe, RunContext, Shell
+
 _JOB_ID = re.compile(r"Running job: (job_\S+)")
 _SUCCESS = re.compile(r"Job (job_\S+) completed successfully")
 _COUNTERS_HEADER = re.compile(r"Counters: (\d+)\s*$")
@@ -14,6 +16,34 @@ _GROUP = re.compile(r"^\t(?P<group>[^\t=][^=]*?)\s*$")
 
 EXAMPLES_JAR = "HADOOP_EXAMPLES_JAR"
 TESTS_JAR = "HADOOP_TESTS_JAR"
+EMPTY_JOB_KIND = "mapreduce_job"
+
+
+def empty_job_probe(ctx: RunContext) -> NoiseProbe:
+    """An empty MapReduce job, timed as the MapReduce workloads time theirs (around `hadoop jar`):
+    WordCount over one line on the data file system, one reducer. What it takes is the client
+    JVM, the job's set-up and commit, and their spread is what no cell of these jobs can resolve."""
+    folder = '"$DATA"/noise_floor'
+    line = Shell(f"{folder}/in.txt")
+    return NoiseProbe(
+        kind=EMPTY_JOB_KIND,
+        description="an empty MapReduce job (WordCount over one line)",
+        setup=[
+            [*ctx.hadoop, "fs", "-mkdir", "-p", Shell(folder)],
+            [Shell("echo 'benchcamp noise floor' |"), *ctx.hadoop, "fs", "-put", "-f", "-", line],
+        ],
+        job=[
+            *ctx.hadoop,
+            "jar",
+            Shell(f'"${EXAMPLES_JAR}"'),
+            "wordcount",
+            "-D",
+            "mapreduce.job.reduces=1",
+            line,
+            Shell(f'{folder}/out-"$run"'),
+        ],  # fmt: skip
+        cleanup=[[*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", Shell(folder)]],
+    )
 
 
 @dataclass

@@ -233,6 +233,25 @@ def target_sentences(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def resolution_sentences(rows: list[dict[str, Any]]) -> list[str]:
+    """The cells below their target's resolution (`pipeline.noise_floor`): named, with what
+    would measure them."""
+    out = []
+    below = [row for row in rows if row.get("below_resolution")]
+    for environment in dict.fromkeys(row["environment"] for row in below):
+        cells = [row for row in below if row["environment"] == environment]
+        named = "; ".join(
+            f"{row['workload']} at {row['data_size_gb']:g} GB ({row['mean_s']:.2f} s < {row['resolution_s']:.3g} s)"
+            for row in cells
+        )
+        out.append(
+            f"On {environment}, {count(len(cells))} cell(s) ran below the target's resolution (an empty "
+            f"job's σ at preflight × 100 / the σ% threshold): {named}. Their σ% is shown, not judged: "
+            "a larger size, or a quieter target, would measure them."
+        )
+    return out
+
+
 def answer_blocks(tables: Tables, study: str) -> list[Block]:
     """The answer block: the claims' sentences, the adaptive target's, the study's headline
     comparisons, then the methods behind their numbers."""
@@ -258,6 +277,7 @@ def answer_blocks(tables: Tables, study: str) -> list[Block]:
             + f" ({CLAIMS_DOC})."
         )
     sentences += target_sentences(tables.get("repetition_adequacy", []))
+    sentences += resolution_sentences(tables.get("scaling", []))
     for section in study_plugin(study).answers:
         answer = section(tables)
         sentences += answer.sentences

@@ -34,7 +34,8 @@ def delta(value: Any, baseline: bool) -> str:
 
 
 def verdict(row: dict[str, Any]) -> str:
-    """`yes`, or `no: ` and why: σ% above the study's threshold, failed expectations, failed runs."""
+    """`yes`, or `no: ` and why: σ% above the study's threshold, failed expectations, failed runs;
+    a cell below its target's resolution otherwise fine says so instead of `yes`."""
     reasons = []
     if row["within_threshold"] is False:
         reasons.append("σ% above threshold")
@@ -44,7 +45,11 @@ def verdict(row: dict[str, Any]) -> str:
         reasons.append(f"{row['n_failed']} failed run(s)")
     if not row["n"]:
         reasons.append("no ok run")
-    return "no: " + ", ".join(reasons) if reasons else "yes"
+    if reasons:
+        return "no: " + ", ".join(reasons)
+    if row.get("below_resolution"):  # its σ% was not judged (pipeline.noise_floor)
+        return f"below resolution (mean < {row['resolution_s']:.3g} s): σ% not judged"
+    return "yes"
 
 
 def grid(headers: list[str], body: list[list[str]], text_columns: int = 0) -> str:

@@ -19,6 +19,7 @@ from benchcamp.core.records import ResultRecord
 from benchcamp.core.steps import TOOLS_DIR as TOOLS_DIR
 from benchcamp.core.steps import ArchivedStep as ArchivedStep
 from benchcamp.core.steps import Command as Command
+from benchcamp.core.steps import NoiseProbe as NoiseProbe
 from benchcamp.core.steps import RunContext as RunContext
 from benchcamp.core.steps import Shell as Shell
 from benchcamp.core.steps import Word as Word
@@ -146,6 +147,11 @@ class Workload(ABC):
         a workload says what in its output made it so; by default, which records."""
         failed = [record.metric for record in records if record.status in ("failed", "warmup_failed")]
         return f"the parser marked {len(failed)} record(s) failed ({', '.join(failed[:5])}); see {step.directory}"
+
+    def noise_probe(self, ctx: RunContext) -> NoiseProbe | None:
+        """The smallest job of this workload's kind, whose spread at preflight is the target's
+        noise floor for its cells (`pipeline.noise_floor`); None: its cells are always gated."""
+        return None
 
     def hive_clean(self, ctx: RunContext) -> list[HiveStatement]:
         """HiveQL run by clean before the data is deleted (e.g. DROP TABLE IF EXISTS)."""

@@ -35,6 +35,7 @@ from benchcamp.workloads.base import (
     ArchivedStep,
     Command,
     GenerateError,
+    NoiseProbe,
     ParseError,
     RunContext,
     Shell,
@@ -225,6 +226,24 @@ class _HiveBench(Workload):
             HiveStatement(f"drop_{table}", f"DROP TABLE IF EXISTS {table_name(ctx, table)}")
             for table in (*self.input_tables, self.output_table)
         ]
+
+    def noise_probe(self, ctx: RunContext) -> NoiseProbe:
+        """The aggregation's plan on a one-row table, timed by HiveServer2 as the cells are: its
+        spread is the server's compile, job set-up and commit jitter, none of it the data's."""
+        source, output = "bc_noise_floor_in", "bc_noise_floor_out"
+        return NoiseProbe(
+            kind="hive_query",
+            description="a one-row Hive aggregation",
+            hive_setup=(
+                f"DROP TABLE IF EXISTS {source}",
+                f"DROP TABLE IF EXISTS {output}",
+                f"CREATE TABLE {source} (sourceIP STRING, adRevenue DOUBLE)",
+                f"INSERT INTO {source} VALUES ('10.0.0.1', 1.0)",
+                f"CREATE TABLE {output} (sourceIP STRING, sumAdRevenue DOUBLE) STORED AS SEQUENCEFILE",
+            ),
+            hive_job=f"INSERT OVERWRITE TABLE {output} SELECT sourceIP, SUM(adRevenue) FROM {source} GROUP BY sourceIP",
+            hive_cleanup=(f"DROP TABLE IF EXISTS {source}", f"DROP TABLE IF EXISTS {output}"),
+        )
 
     def query(self, ctx: RunContext) -> str:
         raise NotImplementedError

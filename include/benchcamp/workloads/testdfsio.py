@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchcamp.core.records import ResultRecord
-from benchcamp.platforms.hadoop import TESTS_JAR
+from benchcamp.platforms.hadoop import TESTS_JAR, empty_job_probe
 from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,
     Command,
+    NoiseProbe,
     ParseError,
     RunContext,
     Shell,
@@ -190,6 +191,9 @@ class _TestDFSIO(Workload):
         if result_file:
             command += ["-resFile", job_path(RESULT_FILE)]
         return command
+
+    def noise_probe(self, ctx: RunContext) -> NoiseProbe:
+        return empty_job_probe(ctx)  # the same client, job set-up and commit as a DFSIO job
 
     def execute(self, ctx: RunContext) -> list[Command]:
         return [self._command(ctx, self.mode, result_file=True)]

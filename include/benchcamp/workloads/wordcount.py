@@ -8,12 +8,13 @@ nodes reducers, timed on the target around the `hadoop jar` call.
 from __future__ import annotations
 
 from benchcamp.core.records import ResultRecord
-from benchcamp.platforms.hadoop import EXAMPLES_JAR, parse_job_reports
+from benchcamp.platforms.hadoop import EXAMPLES_JAR, empty_job_probe, parse_job_reports
 from benchcamp.workloads import register
 from benchcamp.workloads.base import (
     ArchivedStep,
     Command,
     GenerateError,
+    NoiseProbe,
     ParseError,
     RunContext,
     Workload,
@@ -79,6 +80,9 @@ class WordCount(Workload):
                 f"(data_size_gb={ctx.param('data_size_gb')}); see {step.directory / 'stderr.log'}"
             )
         return {"generated_bytes": float(written)}
+
+    def noise_probe(self, ctx: RunContext) -> NoiseProbe:
+        return empty_job_probe(ctx)
 
     def execute(self, ctx: RunContext) -> list[Command]:
         _, reduces = task_counts(ctx)

@@ -14,7 +14,7 @@ from benchcamp.core.claims import load_claims
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.records import ValidationFailure
 from benchcamp.core.spec import load_spec
-from benchcamp.pipeline import adaptive, archive, host_load, run_order
+from benchcamp.pipeline import adaptive, archive, host_load, noise_floor, run_order
 from benchcamp.pipeline.campaign.plan import expected_cells
 from benchcamp.pipeline.campaign.unit import Plan
 from benchcamp.transport import ssh
@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 
 def run_validate(study: str, campaign: str, units: Plan | None) -> list[ValidationFailure]:
-    from benchcamp.pipeline.validation import validate_campaign
+    """Validate the archive; the cells below their target's resolution (`pipeline.noise_floor`)
+    are archived beside the failures, each with the floor that put it there."""
+    from benchcamp.pipeline.validation import validate_campaign_cells
 
     spec = load_spec(study)
     records = archive.load_campaign_records(study, campaign)
@@ -32,15 +34,30 @@ def run_validate(study: str, campaign: str, units: Plan | None) -> list[Validati
         adaptive.finish(units, spec.thresholds.min_ok_repetitions)  # why the last ones stopped
         units = {**units, "adaptive": adaptive.added_units(study, campaign)}
     expected = expected_cells(units) if units is not None else None
-    failures = validate_campaign(
+    max_pct = spec.thresholds.max_stddev_pct
+    floors = noise_floor.resolutions(noise_floor.load_floors(archive.campaign_dir(study, campaign)), max_pct)
+    failures, below = validate_campaign_cells(
         records,
         expected,
-        spec.thresholds.max_stddev_pct,
+        max_pct,
         study,
         campaign,
         min_ok_repetitions=spec.thresholds.min_ok_repetitions,
+        resolutions={key: floor.resolution_s(max_pct) or 0.0 for key, floor in floors.items()},
     )
     archive.save_validation(study, campaign, failures)
+    noise_floor.save_below_resolution(
+        archive.campaign_dir(study, campaign),
+        [
+            {
+                "study": study,
+                "campaign": campaign,
+                **row,
+                **noise_floor.floor_columns(floors[(row["environment"], row["workload"])]),
+            }
+            for row in below
+        ],
+    )
     return failures
 
 
@@ -85,6 +102,9 @@ def run_load(
     # The archive is the whole campaign: rows of an earlier attempt it no longer holds go.
     summary = wh.load_records(path, records, replace_campaign=(study, campaign))
     wh.replace_validation_failures(path, study, campaign, archive.load_validation(study, campaign))
+    wh.replace_below_resolution(
+        path, study, campaign, noise_floor.load_below_resolution(archive.campaign_dir(study, campaign))
+    )
     wh.replace_run_order(
         path, study, campaign, run_order.load_run_order(archive.campaign_dir(study, campaign))
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 from benchcamp.core.paths import check_component, child, repo_root, slug
 from benchcamp.core.spec import load_spec
-from benchcamp.pipeline import archive
+from benchcamp.pipeline import archive, noise_floor
 from benchcamp.pipeline.campaign.plan import by_environment, context_for
 from benchcamp.pipeline.campaign.steps import (
     failure_recorded,
@@ -28,10 +28,19 @@ from benchcamp.pipeline.campaign.steps import (
 )
 from benchcamp.pipeline.campaign.unit import RepetitionUnit
 from benchcamp.platforms import webhdfs
-from benchcamp.platforms.hive import RESULTS_FILE, HiveStatement, identifier
+from benchcamp.platforms.hive import OPERATION_LOG, RESULTS_FILE, HiveStatement, identifier
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
-from benchcamp.workloads.base import ArchivedStep, Endpoint, RunContext, Shell, Word, host_login, render
+from benchcamp.workloads.base import (
+    ArchivedStep,
+    Endpoint,
+    NoiseProbe,
+    RunContext,
+    Shell,
+    Word,
+    host_login,
+    render,
+)
 
 # Exit codes by which a step refuses what waiting cannot change (see preflight_body):
 # the task fails at once (ssh.TargetRefused), no retry.
@@ -403,7 +412,63 @@ def run_preflight(units: list[RepetitionUnit], try_number: int = 1) -> dict[str,
                 tables
             )
             facts["leftover_campaigns"] = ",".join(sorted(campaigns))
+        facts.update(measure_noise_floors(units, archive_dir, try_number))
     return {"archive": str(step.directory), **facts}
+
+
+def measure_noise_floors(units: list[RepetitionUnit], archive_dir: Path, try_number: int) -> dict[str, str]:
+    """Time each probe kind the target's workloads name (`pipeline.noise_floor`) when the spec
+    asks for `thresholds.noise_floor_runs`; archive the floors. A probe that fails is said in
+    the facts and in its floor, never fails the preflight: its cells are then gated as always."""
+    ctx = context_for(units[0])
+    runs = ctx.spec.thresholds.noise_floor_runs
+    if not runs:
+        return {}
+    probes: dict[str, tuple[NoiseProbe, RunContext, list[str]]] = {}
+    for unit in units:
+        cell = context_for(unit)
+        found = get_workload(unit["workload"]).noise_probe(cell)
+        if found is not None:
+            probes.setdefault(found.kind, (found, cell, []))[2].append(unit["workload"])
+    drop_caches = bool(ctx.spec.drop_caches and ctx.environment.transport.drop_caches)
+    floors = []
+    for kind, (probe, cell, workloads) in probes.items():
+        logging.getLogger(__name__).info(
+            "preflight: timing %s %d times (the noise floor)", probe.description, runs + 1
+        )
+        folder = archive_dir / f"noise_floor_{kind}"
+        untimed: float | None
+        durations: list[float]
+        if probe.hive_job:
+            try:
+                step = run_hive(cell, noise_floor.hive_probe_statements(probe, runs), folder, "noise_floor")
+            except ssh.StepFailed as exc:
+                untimed, durations, problem = None, [], f"HiveServer2 failed it: {str(exc).splitlines()[0]}"
+            else:
+                untimed, durations, problem = noise_floor.parse_hive_probe(step.text(OPERATION_LOG), runs)
+        else:
+            step = ssh.run_step(
+                cell, ctx.environment.transport.connection, "noise_floor",
+                noise_floor.probe_body(probe, runs, drop_caches), folder, try_number,
+            )  # fmt: skip
+            untimed, durations, problem = noise_floor.parse_probe_output(step.text("stdout.log"), runs)
+            if step.exit_code != 0 and not problem:
+                problem = f"the probe's script exited {step.exit_code}"
+        floors.append(
+            noise_floor.NoiseFloor(
+                environment=ctx.environment.name,
+                kind=kind,
+                description=probe.description,
+                workloads=list(dict.fromkeys(workloads)),
+                durations_s=durations,
+                untimed_s=untimed,
+                problem=problem,
+                archive=str(folder),
+            )
+        )
+    noise_floor.save_floors(archive.campaign_dir(ctx.spec.study, ctx.campaign), ctx.environment.name, floors)
+    max_pct = ctx.spec.thresholds.max_stddev_pct
+    return {f"noise_floor_{floor.kind}": floor.line(max_pct) for floor in floors}
 
 
 def _campaign_part(ctx: RunContext) -> str:
