@@ -38,6 +38,8 @@ SCALING_COLUMNS = [
     "throughput_mb_s",
     "linear_projection_s",
     "within_threshold",
+    "below_resolution",
+    "resolution_s",
     "passed_validation",
     "processed_gb",
     "fingerprint",

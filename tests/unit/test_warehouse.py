@@ -81,6 +81,7 @@ def test_connect_creates_the_folder_and_the_raw_schema(path: Path) -> None:
         "run_order",
         "adaptive_stops",
         "repetition_load",
+        "cells_below_resolution",
         "builds",
     }
     with wh.connect(path) as con:  # ensure_schema twice is harmless
