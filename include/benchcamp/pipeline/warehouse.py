@@ -404,15 +404,7 @@ RUN_ORDER_COLUMNS = (
 
 def replace_run_order(path: Path | None, study: str, campaign: str, rows: list[dict[str, object]]) -> None:
     """Make the campaign's stored run order exactly `rows` (a re-load replaces, never appends)."""
-    strangers = [row for row in rows if (row["study"], row["campaign"]) != (study, campaign)]
-    if strangers:
-        raise ValueError(
-            f"run order of {strangers[0]['study']}/{strangers[0]['campaign']} passed for {study}/{campaign}"
-        )
-    _replace_campaign_rows(
-        path, "raw.run_order", study, campaign, RUN_ORDER_COLUMNS,
-        [[row[name] for name in RUN_ORDER_COLUMNS] for row in rows],
-    )  # fmt: skip
+    _replace_campaign_dicts(path, "raw.run_order", study, campaign, RUN_ORDER_COLUMNS, rows, "run order")
 
 
 # The target's 1-minute load average right before and right after each measured repetition's
@@ -439,15 +431,9 @@ def replace_repetition_load(
     path: Path | None, study: str, campaign: str, rows: list[dict[str, object]]
 ) -> None:
     """Make the campaign's stored load readings exactly `rows` (a re-load replaces, never appends)."""
-    strangers = [row for row in rows if (row["study"], row["campaign"]) != (study, campaign)]
-    if strangers:
-        raise ValueError(
-            f"load readings of {strangers[0]['study']}/{strangers[0]['campaign']} passed for {study}/{campaign}"
-        )
-    _replace_campaign_rows(
-        path, "raw.repetition_load", study, campaign, REPETITION_LOAD_COLUMNS,
-        [[row[name] for name in REPETITION_LOAD_COLUMNS] for row in rows],
-    )  # fmt: skip
+    _replace_campaign_dicts(
+        path, "raw.repetition_load", study, campaign, REPETITION_LOAD_COLUMNS, rows, "load readings"
+    )
 
 
 # The cells whose mean was below their target's resolution (pipeline.noise_floor): their σ% was
@@ -476,12 +462,31 @@ def replace_below_resolution(
     path: Path | None, study: str, campaign: str, rows: list[dict[str, object]]
 ) -> None:
     """Make the campaign's stored below-resolution cells exactly `rows` (a re-load replaces)."""
-    if any((row["study"], row["campaign"]) != (study, campaign) for row in rows):
-        raise ValueError(f"below-resolution cells of another campaign passed for {study}/{campaign}")
-    _replace_campaign_rows(
-        path, "raw.cells_below_resolution", study, campaign, BELOW_RESOLUTION_COLUMNS,
-        [[row.get(name) for name in BELOW_RESOLUTION_COLUMNS] for row in rows],
+    _replace_campaign_dicts(
+        path, "raw.cells_below_resolution", study, campaign, BELOW_RESOLUTION_COLUMNS, rows,
+        "below-resolution cells",
     )  # fmt: skip
+
+
+def _replace_campaign_dicts(
+    path: Path | None,
+    table: str,
+    study: str,
+    campaign: str,
+    columns: tuple[str, ...],
+    rows: list[dict[str, object]],
+    what: str,
+) -> None:
+    """`_replace_campaign_rows` from rows as dicts, refusing a row of another campaign (named as
+    `what` of study/campaign) before anything is deleted."""
+    strangers = [row for row in rows if (row["study"], row["campaign"]) != (study, campaign)]
+    if strangers:
+        raise ValueError(
+            f"{what} of {strangers[0]['study']}/{strangers[0]['campaign']} passed for {study}/{campaign}"
+        )
+    _replace_campaign_rows(
+        path, table, study, campaign, columns, [[row[name] for name in columns] for row in rows]
+    )
 
 
 def _replace_campaign_rows(

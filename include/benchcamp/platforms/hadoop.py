@@ -41,7 +41,7 @@ def empty_job_probe(ctx: RunContext) -> NoiseProbe:
             "mapreduce.job.reduces=1",
             line,
             Shell(f'{folder}/out-"$run"'),
-        ],  # fmt: skip
+        ],
         cleanup=[[*ctx.hadoop, "fs", "-rm", "-r", "-f", "-skipTrash", Shell(folder)]],
     )
 

@@ -35,7 +35,8 @@ def run_validate(study: str, campaign: str, units: Plan | None) -> list[Validati
         units = {**units, "adaptive": adaptive.added_units(study, campaign)}
     expected = expected_cells(units) if units is not None else None
     max_pct = spec.thresholds.max_stddev_pct
-    floors = noise_floor.resolutions(noise_floor.load_floors(archive.campaign_dir(study, campaign)), max_pct)
+    folder = archive.campaign_dir(study, campaign)
+    floors = noise_floor.resolutions(noise_floor.load_floors(folder), max_pct)
     failures, below = validate_campaign_cells(
         records,
         expected,
@@ -47,7 +48,7 @@ def run_validate(study: str, campaign: str, units: Plan | None) -> list[Validati
     )
     archive.save_validation(study, campaign, failures)
     noise_floor.save_below_resolution(
-        archive.campaign_dir(study, campaign),
+        folder,
         [
             {
                 "study": study,
