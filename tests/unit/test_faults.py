@@ -22,7 +22,7 @@ import pytest
 from benchcamp.core.outcomes import MEANING, SEVERITY, ExitCode, for_signal, table, worst
 from benchcamp.core.records import ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import load_spec
-from benchcamp.pipeline import archive, attempts, outcome, target_lock
+from benchcamp.pipeline import archive, attempts, noise_floor, outcome, target_lock
 from benchcamp.pipeline.campaign.conf import check_conf
 from benchcamp.pipeline.campaign.plan import plan_units
 
@@ -193,6 +193,25 @@ def test_a_failed_preflight_is_exit_5_and_its_error_is_on_the_console() -> None:
     assert result.code == ExitCode.NOTHING_MEASURED
     assert result.lines[0].startswith(
         "step preflight failed: RuntimeError: cannot reach target 127.0.0.1:2322"
+    )
+
+
+def test_a_copy_of_a_study_under_another_name_is_judged_from_its_archive_alone() -> None:
+    """The fault tests run hibench_dse's spec as `labfaults_it`, a name no bundled spec has: the
+    judgement reads the archive only, and a noise floor states the gate it was measured under."""
+    plan = {env: [{**unit, "study": "copy_it"} for unit in units] for env, units in _plan("c1").items()}
+    attempts.save_plan(plan, "copy_it", "c1")
+    for unit in _units(plan):
+        _archive(unit, "ok")
+    floor = noise_floor.NoiseFloor(
+        environment="local_lab", kind="mapreduce_job", description="an empty job", workloads=["wordcount"],
+        durations_s=[3.0, 3.2, 3.4], max_stddev_pct=20,
+    )  # fmt: skip
+    noise_floor.save_floors(archive.campaign_dir("copy_it", "c1"), "local_lab", [floor])
+    result = outcome.campaign_outcome("copy_it", "c1", 0)
+    assert result.code == ExitCode.OK, result.lines
+    assert "noise floor on local_lab: an empty job: mean 3.20 s, σ 0.20 s over 3 runs → resolution 1 s" in (
+        "\n".join(result.lines)
     )
 
 

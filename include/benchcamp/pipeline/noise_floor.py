@@ -49,6 +49,7 @@ class NoiseFloor(BaseModel):
     untimed_s: float | None = None
     problem: str = ""  # why the floor was not measured; empty when it was
     archive: str = ""
+    max_stddev_pct: float = 10.0  # the study's σ gate when measured: the resolution the console states
 
     @property
     def measured(self) -> bool:
@@ -67,8 +68,11 @@ class NoiseFloor(BaseModel):
         stddev = self.stddev_s
         return None if stddev is None else stddev * 100 / max_stddev_pct
 
-    def line(self, max_stddev_pct: float) -> str:
-        """`local_lab: an empty MapReduce job: mean 4.41 s, σ 1.31 s over 4 runs → resolution 13.1 s`."""
+    def line(self, max_stddev_pct: float | None = None) -> str:
+        """`local_lab: an empty MapReduce job: mean 4.41 s, σ 1.31 s over 4 runs → resolution 13.1 s`,
+        at the gate in force when it was measured unless told another."""
+        if max_stddev_pct is None:
+            max_stddev_pct = self.max_stddev_pct
         if not self.measured:
             return f"{self.environment}: {self.description}: not measured ({self.problem}); every cell gated"
         return (

@@ -464,11 +464,11 @@ def measure_noise_floors(units: list[RepetitionUnit], archive_dir: Path, try_num
                 untimed_s=untimed,
                 problem=problem,
                 archive=str(folder),
+                max_stddev_pct=ctx.spec.thresholds.max_stddev_pct,
             )
         )
     noise_floor.save_floors(archive.campaign_dir(ctx.spec.study, ctx.campaign), ctx.environment.name, floors)
-    max_pct = ctx.spec.thresholds.max_stddev_pct
-    return {f"noise_floor_{floor.kind}": floor.line(max_pct) for floor in floors}
+    return {f"noise_floor_{floor.kind}": floor.line() for floor in floors}
 
 
 def _campaign_part(ctx: RunContext) -> str:
