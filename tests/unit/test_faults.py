@@ -23,6 +23,7 @@ from benchcamp.core.outcomes import MEANING, SEVERITY, ExitCode, for_signal, tab
 from benchcamp.core.records import ResultRecord, ValidationFailure, cell_key
 from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import archive, attempts, noise_floor, outcome, target_lock
+from benchcamp.pipeline.campaign import finish
 from benchcamp.pipeline.campaign.conf import check_conf
 from benchcamp.pipeline.campaign.plan import plan_units
 
@@ -459,7 +460,9 @@ def test_ctrl_c_stops_the_target_s_jobs_through_the_connections_airflow_was_give
     assert "no job" not in said
 
 
-def test_a_failed_gate_is_exit_3_naming_the_cap_or_the_budget_that_stopped_its_cell() -> None:
+def test_a_failed_gate_is_exit_3_naming_the_cap_or_the_budget_that_stopped_its_cell(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Exit 3 says what more repetitions could still do: a cell still over the σ gate at the cap
     of its adaptive repetitions, or cut by the budget, says which (issue 50, item 6)."""
     plan, _ = attempts.begin_attempt(_plan("c1"), "hibench_dse", "c1", resume=False)
@@ -493,3 +496,16 @@ def test_a_failed_gate_is_exit_3_naming_the_cap_or_the_budget_that_stopped_its_c
     assert result.lines[0] == "3 expectation(s) failed (cells marked in the report):"
     assert result.lines[1:] == [line.split(" (")[0] for line in lines]  # no adaptive round archived here
     assert outcome.validation_lines(failures * 2, [])[-1] == "  and 1 more"
+    # the UI's run fails at publish with the same cells first and a one-line message
+    with pytest.raises(finish.ValidationGateFailed) as failed:
+        finish.gate("hibench_dse", "c1", fail_on_validation=True)
+    assert (
+        str(failed.value)
+        == "campaign c1 did not pass validation: 3 failed expectation(s), 0 failed record(s)"
+    )
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [f"{failed.value} (cells marked in the report):", *result.lines[1:]]
+    assert (
+        finish.gate("hibench_dse", "c1", fail_on_validation=False)
+        == "3 failed expectation(s), 0 failed record(s)"
+    )

@@ -441,10 +441,15 @@ def build_study_dag(study: str) -> DAG:
         # every upstream succeeded or was skipped (another target's steps), at least one succeeded
         @task(trigger_rule=TriggerRule.NONE_FAILED_MIN_ONE_SUCCESS)
         def publish() -> str:
-            from benchcamp.pipeline.campaign.finish import gate
+            from airflow.sdk.exceptions import AirflowFailException
+
+            from benchcamp.pipeline.campaign.finish import ValidationGateFailed, gate
 
             context = get_current_context()
-            return gate(spec.study, _campaign(context), bool(context["params"]["fail_on_validation"]))
+            try:
+                return gate(spec.study, _campaign(context), bool(context["params"]["fail_on_validation"]))
+            except ValidationGateFailed as exc:  # the cells are in the log above: one line, no chain
+                raise AirflowFailException(str(exc)) from None
 
         validated = validate(units)  # type: ignore[arg-type]  # an XComArg resolves at run time
         loaded = load()

@@ -17,7 +17,6 @@ from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import adaptive, archive, host_load, noise_floor, run_order
 from benchcamp.pipeline.campaign.plan import expected_cells
 from benchcamp.pipeline.campaign.unit import Plan
-from benchcamp.transport import ssh
 
 if TYPE_CHECKING:
     from benchcamp.pipeline.hardware_changes import HardwareChange
@@ -128,16 +127,24 @@ def run_load(
     return LoadResult(len(records), summary.inserted, summary.replaced, changes)
 
 
+class ValidationGateFailed(RuntimeError):
+    """Expectations failed and the run was asked to fail on them: a verdict, not a fault (the
+    task is not retried; its message is one line, the cells are printed above it)."""
+
+
 def gate(study: str, campaign: str, fail_on_validation: bool) -> str:
-    """Fail the run (after everything is loaded and reported) when expectations failed."""
+    """Fail the run (after everything is loaded and reported) when expectations failed: the
+    failed cells first, each with why its adaptive repetitions stopped, as the console says them."""
+    from benchcamp.pipeline.outcome import validation_lines
+
     failures = archive.load_validation(study, campaign)
     failed = [
         record for record in archive.load_campaign_records(study, campaign) if record.status == "failed"
     ]
     summary = f"{len(failures)} failed expectation(s), {len(failed)} failed record(s)"
     if failures and fail_on_validation:
-        details = "\n".join(
-            f"- {failure.cell_key}: {failure.expectation}: {failure.details}" for failure in failures
-        )
-        raise ssh.StepFailed(f"campaign {campaign} did not pass validation: {summary}\n{details}")
+        message = f"campaign {campaign} did not pass validation: {summary}"
+        lines = validation_lines(failures, adaptive.stops(study, campaign))
+        print("\n".join([f"{message} (cells marked in the report):", *lines]))
+        raise ValidationGateFailed(message)
     return summary
