@@ -717,3 +717,38 @@ def test_a_signal_during_the_wait_still_stops_the_campaign(
     monkeypatch.setattr(cli, "_stop_campaign", stop)
     assert cli._run_campaign(_args(), {}, None, {"campaign": CAMPAIGN}) == ExitCode.INTERRUPTED
     assert stopped == [signal.SIGINT]
+
+
+# -- the results page's campaigns under way ------------------------------------------------------
+
+
+def test_the_results_page_names_a_campaign_under_way_and_one_gone_quiet(tmp_path: Path) -> None:
+    """Issue 50, item 5: the running campaign's counts and step on the results page, read from
+    the archive; one whose files stopped changing is not called running, and one validated is gone."""
+    from benchcamp.pipeline import unfinished
+    from benchcamp.presentation.results_page import unfinished_notices
+
+    plan = _begin(_plan(), tmp_path)
+    _measure(_unit(plan, HIVE, 0), T0, 10, tmp_path)
+    rep_dir = _measure(_unit(plan, WORDCOUNT, 1), T0 + timedelta(seconds=11), 18, tmp_path)
+    _meta(archive.step_dir(rep_dir.with_name("rep2"), "clean", 1), "clean", 0, T0, T0)  # a step ended
+    started = attempts.attempt_started(archive.campaign_dir(STUDY, CAMPAIGN, tmp_path))
+    assert started is not None
+    now = datetime.now(UTC) + timedelta(seconds=30)
+    (line,) = unfinished_notices(STUDY, now, tmp_path)
+    assert line.startswith(f"Campaign {CAMPAIGN} is running (local_lab: 1/4 measured · warm-ups 1/1 · elapsed ")
+    assert line.endswith(
+        f" · now: {WORDCOUNT} rep 2 · clean try 1 ended, next step starting). "
+        "Its figures appear here once its analysis has run."
+    )
+
+    later = now + timedelta(seconds=unfinished.QUIET_S + 60)
+    (quiet,) = unfinished_notices(STUDY, later, tmp_path)
+    assert quiet.startswith(
+        f"Campaign {CAMPAIGN} has not ended, and nothing of it was written for 31 min"
+    ), quiet
+    assert ": interrupted, or in a long step (local_lab: 1/4 measured" in quiet and " · last: " in quiet
+
+    archive.save_validation(STUDY, CAMPAIGN, [], tmp_path)  # its repetitions ended: the marts have it
+    assert unfinished_notices(STUDY, later, tmp_path) == []
+    assert unfinished.unfinished_campaigns("ycsb_hbase_cassandra", later, tmp_path) == []

@@ -16,6 +16,7 @@ warehouse gives an explanatory page, not a stack trace.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,10 @@ from benchcamp.core.figure import Figure
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.spec import SpecError, load_spec, study_names
 from benchcamp.core.study import study_plugin
+from benchcamp.pipeline import unfinished
 from benchcamp.presentation import blocks, figures, report, templating
 from benchcamp.presentation.answer_section import KIND as ANSWER
+from benchcamp.presentation.progress_display import activity_text, duration_text, summary_text
 
 STATIC = Path(__file__).with_name("static")
 STATIC_PREFIX = "_static"  # under the app's prefix; no study id starts with "_"
@@ -274,18 +277,45 @@ def wants_html(request: Request) -> bool:
     return "text/html" in request.headers.get("accept", "") and "authorization" not in request.headers
 
 
+def unfinished_notices(study: str, now: datetime | None = None, root: Path | None = None) -> list[str]:
+    """One line per campaign of the study still under way, read from its archive: its counts
+    per target and its current step; one quiet for `unfinished.QUIET_S` says it may have stopped."""
+    now = now or datetime.now(UTC)
+    lines = []
+    for item in unfinished.unfinished_campaigns(study, now, root):
+        quiet = item.quiet_s(now)
+        if quiet < unfinished.QUIET_S:
+            head, elapsed, now_word = f"Campaign {item.campaign} is running", item.elapsed_s, "now"
+        else:
+            head = (
+                f"Campaign {item.campaign} has not ended, and nothing of it was written for "
+                f"{duration_text(quiet)}: interrupted, or in a long step"
+            )
+            elapsed, now_word = (item.last_written - item.started).total_seconds(), "last"
+        targets = "; ".join(
+            f"{target.target}: {summary_text(target, elapsed)} · {now_word}: {activity_text(target)}"
+            for target in item.targets
+        )
+        lines.append(f"{head} ({targets}). Its figures appear here once its analysis has run.")
+    return lines
+
+
 def _study_page(
     warehouse: Path, study: str, campaign: str | None, compare: str | None, environments: str | None = None
 ) -> HTMLResponse:
-    """A study's page: the chosen campaign (latest by default), or the comparison of two."""
+    """A study's page: the chosen campaign (latest by default), or the comparison of two, below
+    the campaigns still under way."""
     title = f"Benchmark results: {study}"
     studies = _studies()
+    running = unfinished_notices(study)
     try:
         known = report.campaigns(warehouse, study)
     except report.ReportError as exc:
-        return _page(title, templating.render("empty.html.j2", study=study, why=str(exc), studies=[]))
+        return _page(
+            title, templating.render("empty.html.j2", study=study, why=str(exc), studies=[], notices=running)
+        )
     names = {row["campaign"] for row in known}
-    notices = []
+    notices = list(running)
     campaign, compare = _campaign_param(campaign), _campaign_param(compare)
     if campaign and campaign not in names:
         notices.append(f"No campaign '{campaign}' in study {study}: showing the latest.")
@@ -321,6 +351,7 @@ def _study_page(
             campaigns=known,
             campaign=campaign or "",
             compare=compare or "",
+            notices=notices,
         )
         return _page(title, body)
     pair = _environment_pair(environments, report.environments_of(tables), notices)
@@ -467,7 +498,8 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
             load_spec(study)
         except SpecError as exc:
             return _page(
-                "Benchmark results", templating.render("empty.html.j2", study=study, why=str(exc), studies=[])
+                "Benchmark results",
+                templating.render("empty.html.j2", study=study, why=str(exc), studies=[], notices=[]),
             )
         return _study_page(path(), study, campaign, compare, environments)
 
