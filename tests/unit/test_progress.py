@@ -736,7 +736,9 @@ def test_the_results_page_names_a_campaign_under_way_and_one_gone_quiet(tmp_path
     assert started is not None
     now = datetime.now(UTC) + timedelta(seconds=30)
     (line,) = unfinished_notices(STUDY, now, tmp_path)
-    assert line.startswith(f"Campaign {CAMPAIGN} is running (local_lab: 1/4 measured · warm-ups 1/1 · elapsed ")
+    assert line.startswith(
+        f"Campaign {CAMPAIGN} is running (local_lab: 1/4 measured · warm-ups 1/1 · elapsed "
+    )
     assert line.endswith(
         f" · now: {WORDCOUNT} rep 2 · clean try 1 ended, next step starting). "
         "Its figures appear here once its analysis has run."
@@ -744,9 +746,9 @@ def test_the_results_page_names_a_campaign_under_way_and_one_gone_quiet(tmp_path
 
     later = now + timedelta(seconds=unfinished.QUIET_S + 60)
     (quiet,) = unfinished_notices(STUDY, later, tmp_path)
-    assert quiet.startswith(
-        f"Campaign {CAMPAIGN} has not ended, and nothing of it was written for 31 min"
-    ), quiet
+    assert quiet.startswith(f"Campaign {CAMPAIGN} has not ended, and nothing of it was written for 31 min"), (
+        quiet
+    )
     assert ": interrupted, or in a long step (local_lab: 1/4 measured" in quiet and " · last: " in quiet
 
     archive.save_validation(STUDY, CAMPAIGN, [], tmp_path)  # its repetitions ended: the marts have it
