@@ -84,6 +84,13 @@ def test_the_picker_lists_studies_and_campaigns_and_defaults_to_the_latest(
     chosen = client.get("/", params={"study": STUDY, "campaign": CAMPAIGN}).text
     assert f"Campaign <b>{CAMPAIGN}</b>" in chosen and "<td>4068.22</td>" in chosen
     assert [value for value, selected in _options(chosen, "campaign") if selected] == [CAMPAIGN]
+    # the view has an address of its own to share, though Airflow shows the page in a frame
+    link = re.search(r"<a class='permalink' target='_blank' rel='noopener' href='([^']*)'>", chosen)
+    assert link and link.group(1).replace("&amp;", "&") == f"./?study={STUDY}&campaign={CAMPAIGN}"
+    assert (
+        client.get(f"/{link.group(1).replace('&amp;', '&')[2:]}").text.count(f"Campaign <b>{CAMPAIGN}</b>")
+        == 1
+    )
     # a campaign of no such name falls back to the latest, and says so
     unknown = client.get(f"/{STUDY}", params={"campaign": "nope"}).text
     assert "No campaign &#39;nope&#39;" in unknown and f"Campaign <b>{latest}</b>" in unknown

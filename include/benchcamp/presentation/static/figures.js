@@ -25,3 +25,6 @@ for (const chart of document.querySelectorAll(".chart[data-spec]")) {
       console.error("figure", chart.dataset.spec, error);
     });
 }
+
+// The view's own address (picker.html.j2): the frame's, with every query parameter it was given.
+for (const link of document.querySelectorAll("a.permalink")) link.href = window.location.href;
