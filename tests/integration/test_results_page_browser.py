@@ -25,6 +25,10 @@ pytestmark = pytest.mark.integration
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "pages"
 PLACEHOLDERS = {"x", "y", "value", "values", "field", "data"}
 LABEL = re.compile(r"^(?P<name>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
+# The compared tables wider than their column: side by side, the part past it is scrolled out of view.
+CUT_TABLES = """() => [...document.querySelectorAll('.compare-grid table')]
+  .filter((table) => table.scrollWidth > table.parentElement.clientWidth + 1)
+  .map((table) => table.closest('.compare-block')?.querySelector('h3')?.textContent || table.className)"""
 UNIT = re.compile(r"^(%|[µmn]?s|min|h|[kKMGT]i?B(/s)?|[kMG]?bit(/s)?|ops/s)$")  # not "(axes)"
 
 
@@ -158,4 +162,10 @@ def test_a_study_on_several_environments_is_compared_by_environment(
         text = page.locator("body").inner_text()
         assert "By environment:" in text and ("side by side" in text or "compared with" in text), text[:2000]
         assert page.locator(".compare-block").count() > 0, "no table matched side by side"
+        page.set_viewport_size({"width": 1440, "height": 1000})  # issue 50: tables fit or stack
+        cut = page.evaluate(CUT_TABLES)
+        assert cut == [], f"tables cut off at 1440 px, neither fitting nor stacked: {cut}"
+        # the view's own address, to share: the frame's, its query (environments) included
+        assert page.locator("a.permalink").get_attribute("href") == page.url
         page.screenshot(path=str(SHOTS / f"{study}-environments-{number + 1}.png"), full_page=True)
+        page.set_viewport_size({"width": 1400, "height": 1000})

@@ -28,3 +28,17 @@ for (const chart of document.querySelectorAll(".chart[data-spec]")) {
 
 // The view's own address (picker.html.j2): the frame's, with every query parameter it was given.
 for (const link of document.querySelectorAll("a.permalink")) link.href = window.location.href;
+
+// Two tables side by side only where each fits its half (style.css `.compare-grid`): a pair with
+// one wider than its column is stacked, one above the other, measured again when the frame resizes.
+function stackWhereCut() {
+  for (const grid of document.querySelectorAll(".compare-grid")) {
+    grid.classList.remove("stacked");
+    const cut = [...grid.querySelectorAll("table")].some(
+      (table) => table.scrollWidth > table.parentElement.clientWidth + 1,
+    );
+    grid.classList.toggle("stacked", cut);
+  }
+}
+stackWhereCut();
+window.addEventListener("resize", stackWhereCut);
