@@ -751,6 +751,7 @@ def test_the_results_page_names_a_campaign_under_way_and_one_gone_quiet(tmp_path
     )
     assert ": interrupted, or in a long step (local_lab: 1/4 measured" in quiet and " · last: " in quiet
 
+    assert unfinished_notices(STUDY, now + timedelta(seconds=unfinished.FORGOTTEN_S + 60), tmp_path) == []
     archive.save_validation(STUDY, CAMPAIGN, [], tmp_path)  # its repetitions ended: the marts have it
     assert unfinished_notices(STUDY, later, tmp_path) == []
     assert unfinished.unfinished_campaigns("ycsb_hbase_cassandra", later, tmp_path) == []

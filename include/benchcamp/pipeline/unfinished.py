@@ -21,6 +21,9 @@ from benchcamp.pipeline.progress import CampaignWatch, TargetProgress
 # A campaign none of whose files changed for this long is shown as perhaps interrupted: a
 # tiny or small repetition writes its step folders within minutes (a paper-size step may not).
 QUIET_S = 30 * 60
+# One quiet for longer is left out: a run killed without a word (or stopped by Ctrl-C, which
+# marks its repetitions interrupted and validates nothing) is no news a day later.
+FORGOTTEN_S = 24 * 60 * 60
 # The archive's depth below a campaign: cell / repetition / step / try (`archive.step_dir`).
 _DEPTH = 4
 
@@ -42,7 +45,8 @@ class Unfinished:
 def unfinished_campaigns(
     study: str, now: datetime | None = None, root: Path | None = None
 ) -> list[Unfinished]:
-    """The study's campaigns with a plan and no validation yet, the latest started first."""
+    """The study's campaigns with a plan and no validation yet, written to in the last
+    `FORGOTTEN_S`, the latest started first."""
     now = now or datetime.now(UTC)
     study_dir = (root or results_root()) / slug(study)
     if not study_dir.is_dir():
@@ -55,6 +59,9 @@ def unfinished_campaigns(
             continue
         if (folder / archive.VALIDATION_FILE).exists():
             continue  # its repetitions ended: the warehouse has it, or will after the load
+        last_written = datetime.fromtimestamp(_newest_mtime(folder), UTC)
+        if (now - last_written).total_seconds() > FORGOTTEN_S:
+            continue
         progress = CampaignWatch(study, campaign, since=started, root=root).read(now)
         if not progress.planned:
             continue
@@ -62,7 +69,7 @@ def unfinished_campaigns(
             Unfinished(
                 campaign=campaign,
                 started=started,
-                last_written=datetime.fromtimestamp(_newest_mtime(folder), UTC),
+                last_written=last_written,
                 elapsed_s=progress.elapsed_s,
                 targets=progress.targets,
             )
