@@ -35,7 +35,6 @@ class Unfinished:
     campaign: str
     started: datetime
     last_written: datetime
-    elapsed_s: float
     targets: tuple[TargetProgress, ...]
 
     def quiet_s(self, now: datetime) -> float:
@@ -53,12 +52,11 @@ def unfinished_campaigns(
         return []
     found = []
     for folder in study_dir.iterdir():
-        campaign = attempts.archive_owner(folder) if folder.is_dir() else None
-        started = attempts.attempt_started(folder) if campaign else None
-        if campaign is None or started is None or not (folder / attempts.PLAN_FILE).is_file():
+        if (folder / archive.VALIDATION_FILE).exists() or not (folder / attempts.PLAN_FILE).is_file():
+            continue  # validated (the warehouse has it, or will after the load), or never planned
+        campaign, started = attempts.archive_owner(folder), attempts.attempt_started(folder)
+        if campaign is None or started is None:
             continue
-        if (folder / archive.VALIDATION_FILE).exists():
-            continue  # its repetitions ended: the warehouse has it, or will after the load
         last_written = datetime.fromtimestamp(_newest_mtime(folder), UTC)
         if (now - last_written).total_seconds() > FORGOTTEN_S:
             continue
@@ -70,7 +68,6 @@ def unfinished_campaigns(
                 campaign=campaign,
                 started=started,
                 last_written=last_written,
-                elapsed_s=progress.elapsed_s,
                 targets=progress.targets,
             )
         )

@@ -285,15 +285,16 @@ def unfinished_notices(study: str, now: datetime | None = None, root: Path | Non
     for item in unfinished.unfinished_campaigns(study, now, root):
         quiet = item.quiet_s(now)
         if quiet < unfinished.QUIET_S:
-            head, elapsed, now_word = f"Campaign {item.campaign} is running", item.elapsed_s, "now"
+            head, elapsed, now_word = f"Campaign {item.campaign} is running", (now - item.started), "now"
         else:
             head = (
                 f"Campaign {item.campaign} has not ended, and nothing of it was written for "
                 f"{duration_text(quiet)}: interrupted, or in a long step"
             )
-            elapsed, now_word = (item.last_written - item.started).total_seconds(), "last"
+            elapsed, now_word = item.last_written - item.started, "last"
         targets = "; ".join(
-            f"{target.target}: {summary_text(target, elapsed)} · {now_word}: {activity_text(target)}"
+            f"{target.target}: {summary_text(target, max(elapsed.total_seconds(), 0.0))} · "
+            f"{now_word}: {activity_text(target)}"
             for target in item.targets
         )
         lines.append(f"{head} ({targets}). Its figures appear here once its analysis has run.")

@@ -17,6 +17,7 @@ from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import adaptive, archive, host_load, noise_floor, run_order
 from benchcamp.pipeline.campaign.plan import expected_cells
 from benchcamp.pipeline.campaign.unit import Plan
+from benchcamp.pipeline.outcome import validation_lines
 
 if TYPE_CHECKING:
     from benchcamp.pipeline.hardware_changes import HardwareChange
@@ -135,8 +136,6 @@ class ValidationGateFailed(RuntimeError):
 def gate(study: str, campaign: str, fail_on_validation: bool) -> str:
     """Fail the run (after everything is loaded and reported) when expectations failed: the
     failed cells first, each with why its adaptive repetitions stopped, as the console says them."""
-    from benchcamp.pipeline.outcome import validation_lines
-
     failures = archive.load_validation(study, campaign)
     failed = [
         record for record in archive.load_campaign_records(study, campaign) if record.status == "failed"
