@@ -79,6 +79,18 @@ class Api:
         tail = log.read_text(errors="replace").splitlines()[-40:] if log.exists() else []
         return "\n".join([f"stack processes: {states}", "scheduler.log ends:", *tail])
 
+    def logged_error(self, answer: object, lines: int = 30) -> str:
+        """What the api-server logged under a "Database error" answer's ID (the failing statement
+        and its traceback: the answer itself hides them)."""
+        message = answer.get("detail", {}).get("message", "") if isinstance(answer, dict) else ""
+        marker = message.rsplit("look for ID ", 1)[-1].strip() if "look for ID " in message else ""
+        log = self.home / "logs" / "api-server.log" if self.home else None
+        if not marker or log is None or not log.exists():
+            return "(no error ID in the answer, or no api-server log)"
+        text = log.read_text(errors="replace").splitlines()
+        start = next((i for i, line in enumerate(text) if f"Error with id {marker}" in line), None)
+        return "(its ID is not in the log)" if start is None else "\n".join(text[start : start + lines])
+
     def call(self, method: str, path: str, body: object | None = None) -> tuple[int, Any]:
         request = urllib.request.Request(self.base + path, method=method)
         request.add_header("Content-Type", "application/json")
@@ -382,6 +394,42 @@ def trigger_from_form(stack: dict[str, Any], api: Api, dag_id: str, wanted: dict
     return dict(run)
 
 
+# PostgreSQL's words when it ends a transaction that another one's rows held up: a deadlock, or
+# a serializable transaction's conflict. Either is undone whole, and pressing again is safe.
+TRANSIENT = ("deadlock detected", "could not serialize access")
+
+
+def mark_failed(api: Api, dag_id: str, run_id: str, attempts: int = 3) -> None:
+    """Mark a run failed as a user does from the UI, pressing again, at most `attempts` times in
+    all, only when PostgreSQL ended the api-server's transaction as one side of a deadlock.
+
+    Airflow 3.3's api-server marks the run's task instances while the scheduler and the
+    workers update them; PostgreSQL then ends one side (apache/airflow#66734 and #66765 name
+    such api-server/scheduler deadlocks on task_instance), and the api-server answers 500,
+    "Database error" (stack lane on CI, 2026-12-03). Its log names only the statement, so the
+    deadlock is read from PostgreSQL's own log, in what it wrote during the request; any
+    other error fails at once with the end of both logs."""
+    path = f"/api/v2/dags/{dag_id}/dagRuns/{urllib.parse.quote(run_id)}"
+    postgres_log = api.home / "logs" / "metadb.log" if api.home else None
+    for attempt in range(1, attempts + 1):
+        written = postgres_log.stat().st_size if postgres_log and postgres_log.exists() else 0
+        status, answer = api.call("PATCH", path, {"state": "failed"})
+        if status == 200:  # its body may still show the state before the change
+            return
+        during = ""
+        if postgres_log and postgres_log.exists():
+            with postgres_log.open("rb") as log:
+                log.seek(written)
+                during = log.read().decode(errors="replace")
+        deadlocked = status == 500 and any(words in during for words in TRANSIENT)
+        assert deadlocked and attempt < attempts, (
+            f"marking {run_id} failed answered {status} on attempt {attempt} of {attempts}: {answer}\n"
+            f"PostgreSQL logged during it:\n{during[-3000:]}\n"
+            f"the api-server logged of it:\n{api.logged_error(answer)}\n{api.diagnosis()}"
+        )
+        time.sleep(2)
+
+
 UNFINISHED = ("scheduled", "queued", "running", "restarting", "up_for_retry", "up_for_reschedule", "deferred")
 
 
@@ -401,8 +449,7 @@ def planned_then_stopped(api: Api, run_id: str, dag_id: str, timeout_s: float = 
         time.sleep(3)
     planned = dict(states)
     quoted = urllib.parse.quote(run_id)
-    status, answer = api.call("PATCH", f"/api/v2/dags/{dag_id}/dagRuns/{quoted}", {"state": "failed"})
-    assert status == 200, answer  # its body may still show the state before the change
+    mark_failed(api, dag_id, run_id)
     deadline = time.monotonic() + 300
     while True:
         status, run = api.call("GET", f"/api/v2/dags/{dag_id}/dagRuns/{quoted}")
