@@ -49,8 +49,15 @@ LADDER ?= tiny
 # bigbench_containers (a run is the load, the 30 queries and the throughput streams)
 REPETITIONS ?= $(if $(filter tiny,$(LADDER)),$(if $(filter mapreduce_ssd_hdd bigbench_containers,$(STUDY)),1,2),)
 comma := ,
-# the tiny look leaves out hive_join (about 2 minutes); WORKLOADS= runs every workload
-WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)dfsio_read$(comma)hive_aggregation,)
+# The first look asks what the lab can decide in its minutes: TestDFSIO write and read at the
+# tiny ladder's smallest and largest size, four repetitions a cell at most. Its claims (write
+# slower than read; both above the linear projection) then reach a verdict; WordCount's ±5 %
+# band and Hive's 1-second cells need tens of repetitions at the lab's noise, which the answer
+# block says when they run (docs/getting-started.md). WORKLOADS= runs every workload at tiny,
+# at its three sizes; WORKLOADS=wordcount,hive_aggregation those. With ENV=, the tiny look is
+# WordCount, TestDFSIO and the Hive aggregation at every size (hive_join takes about 2 minutes).
+WORKLOADS ?= $(if $(filter tiny,$(LADDER)),$(if $(ENV),wordcount$(comma)dfsio_write$(comma)dfsio_read$(comma)hive_aggregation,dfsio_write$(comma)dfsio_read),)
+FIRST_LOOK_CELLS = dfsio_write|data_size_gb=0.012,dfsio_write|data_size_gb=0.022,dfsio_read|data_size_gb=0.012,dfsio_read|data_size_gb=0.022
 # mapreduce_ssd_hdd compares the lab's two storage devices, hdfs_interconnects its three link
 # levels, bigbench_containers bare vs container: one campaign on each
 # ENV=<environment> runs the study on that one environment of its spec (e.g. ENV=lab_cluster: the
@@ -63,18 +70,22 @@ WORKLOADS ?= $(if $(filter tiny,$(LADDER)),wordcount$(comma)dfsio_write$(comma)d
 # answer block names the cells the cap or the budget left short. TARGET_CI_PCT= runs the two alone.
 TARGET_CI_PCT ?= $(if $(filter tiny,$(LADDER)),$(if $(filter hibench_dse ycsb_hbase_cassandra,$(STUDY)),10,),)
 MAX_REPETITIONS ?= 4
-BUDGET ?= 6m
+BUDGET ?= 4m
+YCSB_MAX_REPETITIONS ?= 5
 YCSB_BUDGET ?= 3m
 ADAPTIVE = $(if $(TARGET_CI_PCT),--target-ci-pct $(TARGET_CI_PCT) --max-repetitions $(MAX_REPETITIONS) --budget $(1),)
 ENV ?=
 RUN_ARGS ?= $(if $(ENV),--environment $(ENV),$(if $(filter mapreduce_ssd_hdd hdfs_interconnects bigbench_containers,$(STUDY)),--environment all,))
-YCSB_CELLS ?= ycsb_a|operationcount=1000|store=cassandra|threads=1,ycsb_a|operationcount=1000|store=hbase|threads=1,ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
-YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)' $(if $(TARGET_CI_PCT),--target-ci-pct $(TARGET_CI_PCT) --max-repetitions $(MAX_REPETITIONS) --budget $(YCSB_BUDGET))
+# The YCSB look: workload A on both stores at one offered load (500 ops/s, 16 threads), where
+# the stores' latencies part and their throughputs can be shown the same within ±10 %; its
+# unthrottled one-thread cells (add them with YCSB_CELLS=) spread 20-45 % at 1,000 operations.
+YCSB_CELLS ?= ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
+YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)' $(if $(TARGET_CI_PCT),--target-ci-pct $(TARGET_CI_PCT) --max-repetitions $(YCSB_MAX_REPETITIONS) --budget $(YCSB_BUDGET))
 # `make run STUDY=ycsb_hbase_cassandra ENV=lab_cluster` (or a ring of yours): a tiny cluster
 # campaign on both stores, two clients of 8 threads (on the environment's ycsb_client_hosts) at
 # two offered loads
 YCSB_CLUSTER_CELLS ?= ycsb_a|clients=2|store=cassandra|target_ops=250|threads=8,ycsb_a|clients=2|store=cassandra|target_ops=500|threads=8,ycsb_a|clients=2|store=hbase|target_ops=250|threads=8,ycsb_a|clients=2|store=hbase|target_ops=500|threads=8
-CELLS ?= $(if $(and $(ENV),$(filter ycsb_hbase_cassandra,$(STUDY))),$(YCSB_CLUSTER_CELLS),)
+CELLS ?= $(if $(and $(ENV),$(filter ycsb_hbase_cassandra,$(STUDY))),$(YCSB_CLUSTER_CELLS),$(if $(and $(filter file,$(origin WORKLOADS)),$(filter tiny,$(LADDER)),$(filter hibench_dse,$(STUDY)),$(if $(ENV),,yes)),$(FIRST_LOOK_CELLS),))
 run: setup
 	@started=$$(date +%s); summary=$$(mktemp); \
 	trap 'echo; $(BENCHCAMP) lab down; $(if $(filter lab_cluster,$(ENV)),$(BENCHCAMP) lab cluster down;) echo; sed "s/^/make run: /" $$summary; rm -f $$summary; echo "make run took $$(( ($$(date +%s) - started) / 60 )) min $$(( ($$(date +%s) - started) % 60 )) s"' EXIT; \
