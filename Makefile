@@ -71,6 +71,8 @@ FIRST_LOOK_CELLS = dfsio_write|data_size_gb=0.012,dfsio_write|data_size_gb=0.022
 TARGET_CI_PCT ?= $(if $(filter tiny,$(LADDER)),$(if $(filter hibench_dse ycsb_hbase_cassandra,$(STUDY)),10,),)
 MAX_REPETITIONS ?= 4
 BUDGET ?= 4m
+# the DAG has two adaptive rounds per target, so a cap at most two above the planned repetitions
+YCSB_REPETITIONS ?= 3
 YCSB_MAX_REPETITIONS ?= 5
 YCSB_BUDGET ?= 3m
 ADAPTIVE = $(if $(TARGET_CI_PCT),--target-ci-pct $(TARGET_CI_PCT) --max-repetitions $(MAX_REPETITIONS) --budget $(1),)
@@ -80,7 +82,7 @@ RUN_ARGS ?= $(if $(ENV),--environment $(ENV),$(if $(filter mapreduce_ssd_hdd hdf
 # the stores' latencies part and their throughputs can be shown the same within ±10 %; its
 # unthrottled one-thread cells (add them with YCSB_CELLS=) spread 20-45 % at 1,000 operations.
 YCSB_CELLS ?= ycsb_a|store=cassandra|target_ops=500|threads=16,ycsb_a|store=hbase|target_ops=500|threads=16
-YCSB_RUN ?= --ladder tiny --repetitions 2 --cells '$(YCSB_CELLS)' $(if $(TARGET_CI_PCT),--target-ci-pct $(TARGET_CI_PCT) --max-repetitions $(YCSB_MAX_REPETITIONS) --budget $(YCSB_BUDGET))
+YCSB_RUN ?= --ladder tiny --repetitions $(YCSB_REPETITIONS) --cells '$(YCSB_CELLS)' $(if $(TARGET_CI_PCT),--target-ci-pct $(TARGET_CI_PCT) --max-repetitions $(YCSB_MAX_REPETITIONS) --budget $(YCSB_BUDGET))
 # `make run STUDY=ycsb_hbase_cassandra ENV=lab_cluster` (or a ring of yours): a tiny cluster
 # campaign on both stores, two clients of 8 threads (on the environment's ycsb_client_hosts) at
 # two offered loads
