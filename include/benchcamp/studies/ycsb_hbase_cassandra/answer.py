@@ -30,7 +30,7 @@ METHOD = (
     "(ycsb_comparison); for an undecided figure, the repetitions each store would need for power "
     "0.8 at the observed difference and both measured σ (noncentral t, Welch–Satterthwaite degrees "
     "of freedom); for throughput also two one-sided Welch tests (TOST, α = 0.05) that HBase's mean "
-    "is within ±10 % of Cassandra's, which decide \"the same\" where no difference is found. The "
+    'is within ±10 % of Cassandra\'s, which decide "the same" where no difference is found. The '
     "served rate: the operations over the period the clients' histogram logs cover (YCSB's "
     "throughput also counts each client's start). Shown: each workload's heaviest condition (the largest offered load, else the "
     "largest operationcount); the tables below have every condition and figure."
@@ -163,7 +163,9 @@ def answer(tables: Tables) -> Answer:
         # At an offered load YCSB's throughput also counts each client's start (its connection to
         # the store): a second to three of a two-second run here. The rate the store served,
         # over the clients' histogram logs, is the store's own figure; both are said.
-        if "target_ops" in condition_axes(any_row["pair_params"]) and _both(any_row, "served_throughput_ops_s"):
+        if "target_ops" in condition_axes(any_row["pair_params"]) and _both(
+            any_row, "served_throughput_ops_s"
+        ):
             sentences.append(figure_sentence(any_row, "served_throughput", SERVED_LABEL, "served_n", cap))
         for figure, label in (("avg_latency", "average"), ("p99_latency", "p99")):
             if op_row is not None and _both(op_row, f"{figure}_us"):
