@@ -242,9 +242,6 @@ def test_recorded_single_repetitions_are_not_judged_and_say_what_would(ycsb: Pat
         "would measure it and tell how many decide it)."
     )
     assert sentences(_tables(ycsb, YCSB, "recorded_steps"), YCSB) == [
-        "On local_lab, one claim is not measured, the campaign having run none of its cells: "
-        "read_latency_falls_as_load_rises (ycsb_a, ycsb_b, ycsb_c, ycsb_d and ycsb_f at two or more "
-        "levels of operationcount); those cells, at least 2 repetitions each, would judge it.",
         "On local_lab, ycsb_a at 500 ops/s offered (2 clients, 8 threads): HBase's throughput is 1.20× "
         f"Cassandra's (180 vs 150 ops/s, {not_judged}",
         "On local_lab, ycsb_a at 500 ops/s offered (2 clients, 8 threads): HBase's served rate is 1.07× "
@@ -259,6 +256,9 @@ def test_recorded_single_repetitions_are_not_judged_and_say_what_would(ycsb: Pat
         f"Cassandra's (6.94 vs 8.46 ms, {not_judged}",
         "On local_lab, ycsb_c at 1,000 ops/s offered (16 threads): HBase's read p99 latency is 0.75× "
         f"Cassandra's (44.2 vs 58.5 ms, {not_judged}",
+        "On local_lab, one claim is not measured, the campaign having run none of its cells: "
+        "read_latency_falls_as_load_rises (ycsb_a, ycsb_b, ycsb_c, ycsb_d and ycsb_f at two or more "
+        "levels of operationcount); those cells, at least 2 repetitions each, would judge it.",
     ]
 
 
@@ -270,7 +270,7 @@ def test_an_undecided_store_comparison_gives_the_repetitions_each_store_needs(yc
     scipy.stats.power's simulation of Welch's test agrees."""
     tables = _tables(ycsb, YCSB, "golden")
     said = sentences(tables, YCSB)
-    assert said[1:] == [
+    assert said[:-1] == [
         "On local_lab, ycsb_a at 1,000 operations (1 thread): HBase's throughput is 1.11× Cassandra's "
         "(1,113 vs 1,000 ops/s, n 3/3, p 0.010: decided, HBase's is higher).",
         "On local_lab, ycsb_a at 1,000 operations (1 thread): HBase's read average latency is 1.06× "

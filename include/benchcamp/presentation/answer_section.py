@@ -253,18 +253,19 @@ def resolution_sentences(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def answer_blocks(tables: Tables, study: str) -> list[Block]:
-    """The answer block: the claims' sentences, the adaptive target's, the study's headline
-    comparisons, then the methods behind their numbers."""
+    """The answer block: what was decided first (the measured claims, the study's headline
+    comparisons), then what was not measured and the adaptive target's sentences, then the
+    methods behind their numbers. `make run`'s summary line quotes the first sentence."""
     cap = cap_of(study)
     claims = {claim.id: claim for claim in load_claims(study)}
     scored = tables.get("scorecard", [])
-    sentences = []
+    sentences, unmeasured = [], []
     for environment in dict.fromkeys(row["environment"] for row in scored):
         rows = [row for row in scored if row["environment"] == environment]
         sentences += [claim_sentence(row, cap) for row in rows if row["verdict"] != "not measured"]
-        unmeasured = [row for row in rows if row["verdict"] == "not measured"]
-        if unmeasured:
-            sentences.append(unmeasured_sentence(environment, unmeasured, claims))
+        missing = [row for row in rows if row["verdict"] == "not measured"]
+        if missing:
+            unmeasured.append(unmeasured_sentence(environment, missing, claims))
     notes = []
     if claims and not scored:
         sentences.append(NO_SCORECARD)
@@ -276,12 +277,13 @@ def answer_blocks(tables: Tables, study: str) -> list[Block]:
             + (f"; {method}" if method else "")
             + f" ({CLAIMS_DOC})."
         )
-    sentences += target_sentences(tables.get("repetition_adequacy", []))
-    sentences += resolution_sentences(tables.get("scaling", []))
     for section in study_plugin(study).answers:
         answer = section(tables)
         sentences += answer.sentences
         notes += answer.notes
+    sentences += unmeasured
+    sentences += target_sentences(tables.get("repetition_adequacy", []))
+    sentences += resolution_sentences(tables.get("scaling", []))
     if not sentences:
         sentences.append(NOTHING)
     return [Block(TITLE, items=tuple(sentences), notes=tuple(notes), kind=KIND, items_first=True)]
