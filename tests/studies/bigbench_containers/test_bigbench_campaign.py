@@ -65,8 +65,10 @@ def campaign(
     tmp_path_factory: pytest.TempPathFactory,
     campaign_measured: Callable[..., None],
 ) -> Iterator[dict[str, Path]]:
-    if "local_lab" in RUNNABLE:  # the container side runs the lab's services in its container
-        request.getfixturevalue("shared_lab")()
+    # `benchcamp run` starts the host's lab for either side (both are lab connections) and
+    # `--keep-lab` leaves it up: the session's lab, started here, is stopped (and checked for
+    # leftovers) at the session's end, where the lane left it running before
+    request.getfixturevalue("shared_lab")()
     tmp = tmp_path_factory.mktemp("bigbench")
     paths = {
         "results": tmp / "results",
