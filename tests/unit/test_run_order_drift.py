@@ -6,6 +6,7 @@ built by dbt from loaded records and run orders, reports order, seed and the dri
 from __future__ import annotations
 
 import importlib.util
+import itertools
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
@@ -87,6 +88,26 @@ def test_too_few_repetitions_left_after_the_cell_means_are_not_tested() -> None:
         np.arange(1, 5), np.array([1.0, 1.1, 2.0, 2.2]), np.array(["a", "a", "b", "b"])
     )
     assert untested["p_value"] is None
+
+
+def test_a_short_series_gets_the_exact_p_value_not_the_t_approximations() -> None:
+    # one cell, four repetitions, each slower than the last (make run's DFSIO read on 2026-12-04):
+    # 2 of the 4! = 24 orderings are as monotone, so p = 2/24, where Student's t said 0
+    found = DRIFT.drift_test(np.arange(1, 5), np.array([3.5, 3.6, 3.9, 4.1]), np.array(["a"] * 4))
+    assert found["rho"] == pytest.approx(1.0)
+    assert found["p_value"] == pytest.approx(2 / 24)
+    # six repetitions in two cells: the exact p over 720 pairings, tied residuals kept as ties
+    positions, values = np.arange(1, 7), np.array([1.0, 2.0, 1.2, 2.1, 1.1, 2.3])
+    cells = np.array(["a", "b", "a", "b", "a", "b"])
+    exact = DRIFT.drift_test(positions, values, cells)
+    residuals = values - np.where(cells == "a", values[cells == "a"].mean(), values[cells == "b"].mean())
+    rho = stats.spearmanr(positions, residuals).statistic
+    pairings = [stats.spearmanr(order, residuals).statistic for order in itertools.permutations(positions)]
+    as_far = np.mean([abs(value) >= abs(rho) - 1e-12 for value in pairings])
+    assert exact["p_value"] == pytest.approx(as_far)
+    # above eight repetitions the t approximation (a perfect order is then below 1e-5 either way)
+    long = DRIFT.drift_test(np.arange(1, 10), np.arange(9, dtype=float), np.array(["a"] * 9))
+    assert long["p_value"] == pytest.approx(stats.spearmanr(np.arange(9), np.arange(9)).pvalue, abs=1e-12)
 
 
 def frames(drifting: dict[str, float], plan_shift: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:

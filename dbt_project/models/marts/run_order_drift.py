@@ -6,7 +6,10 @@ earliest started_at) among the target's measured repetitions of the campaign; th
 (stg_run_order) is compared with it in `followed_plan`: each repetition waits for the end of
 those planned before it (dag_factory.wait_for_turn), but a campaign run before that, or a
 repetition re-run by hand, can start out of order. Each value minus its cell's mean (the within-cell residual) is tested
-against the position with Spearman's rank correlation (scipy.stats.spearmanr, two-sided); the
+against the position with Spearman's rank correlation, two-sided: its p-value exact for at most
+8 repetitions (every one of the n! orderings, scipy.stats.permutation_test; Student's t
+approximation, scipy.stats.spearmanr's, gives ρ = 1 at n = 4 a p of 0 where the exact one is
+2/24 = 0.083), the t approximation above that (at n = 9 a perfect order is 2/9! ≈ 6e-6); the
 least-squares slope (scipy.stats.linregress) gives the drift's size in seconds and in % of the
 workload's mean per position. The p-values of a campaign's tests (its environments x workloads)
 are corrected with Holm's step-down method (family-wise error rate 5 %); `drift` is an adjusted
@@ -30,6 +33,7 @@ CORRECTION = "holm"
 METRIC = "duration_s"
 MIN_REPETITIONS = 4
 MIN_RESIDUAL_DF = 3  # usable repetitions minus cells: what is left to see a drift within cells
+EXACT_MAX_N = 8  # 8! = 40,320 orderings, tried at once (about 0.1 s); above, Student's t
 
 KEYS = ["study", "campaign", "environment"]
 COLUMNS = {
@@ -84,8 +88,28 @@ def drift_test(positions: np.ndarray, values: np.ndarray, cells: np.ndarray) -> 
     slope = float(stats.linregress(frame["position"], residuals).slope)
     if np.allclose(residuals, 0.0):  # no spread within any cell: nothing drifts
         return {"rho": None, "p_value": 1.0, "slope": slope}
-    rho, p_value = stats.spearmanr(frame["position"], residuals)
-    return {"rho": float(rho), "p_value": float(p_value), "slope": slope}
+    rho, p_value = spearman(frame["position"].to_numpy(dtype=float), residuals.to_numpy(dtype=float))
+    return {"rho": rho, "p_value": p_value, "slope": slope}
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Spearman's rho of x and y and its two-sided p-value: exact over every pairing up to
+    EXACT_MAX_N values (ties kept as average ranks), Student's t approximation above."""
+    rho = float(stats.spearmanr(x, y).statistic)
+    if len(x) > EXACT_MAX_N:
+        return rho, float(stats.spearmanr(x, y).pvalue)
+    ranked_y = stats.rankdata(y)
+
+    def statistic(sample: np.ndarray, axis: int = -1) -> np.ndarray:
+        ranked = stats.rankdata(sample, axis=axis)
+        centred = ranked - ranked.mean(axis=axis, keepdims=True)
+        other = ranked_y - ranked_y.mean()
+        return (centred * other).sum(axis=axis) / np.sqrt((centred**2).sum(axis=axis) * (other**2).sum())
+
+    test = stats.permutation_test(
+        (x,), statistic, permutation_type="pairings", n_resamples=np.inf, vectorized=True, axis=-1
+    )
+    return rho, float(test.pvalue)
 
 
 def _followed_plan(group: pd.DataFrame) -> bool | None:
