@@ -7,7 +7,7 @@ earliest started_at) among the target's measured repetitions of the campaign; th
 those planned before it (dag_factory.wait_for_turn), but a campaign run before that, or a
 repetition re-run by hand, can start out of order. Each value minus its cell's mean (the within-cell residual) is tested
 against the position with Spearman's rank correlation, two-sided: its p-value exact for at most
-8 repetitions (every one of the n! orderings, scipy.stats.permutation_test; Student's t
+8 repetitions (every one of the n! orderings: scipy.stats.pearsonr's permutation method on the ranks; Student's t
 approximation, scipy.stats.spearmanr's, gives ρ = 1 at n = 4 a p of 0 where the exact one is
 2/24 = 0.083), the t approximation above that (at n = 9 a perfect order is 2/9! ≈ 6e-6); the
 least-squares slope (scipy.stats.linregress) gives the drift's size in seconds and in % of the
@@ -94,22 +94,15 @@ def drift_test(positions: np.ndarray, values: np.ndarray, cells: np.ndarray) -> 
 
 def spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Spearman's rho of x and y and its two-sided p-value: exact over every pairing up to
-    EXACT_MAX_N values (ties kept as average ranks), Student's t approximation above."""
-    rho = float(stats.spearmanr(x, y).statistic)
+    EXACT_MAX_N values (rho is Pearson's r of the ranks, ties as average ranks: scipy's exact
+    permutation test of r on them), Student's t approximation above."""
     if len(x) > EXACT_MAX_N:
-        return rho, float(stats.spearmanr(x, y).pvalue)
-    ranked_y = stats.rankdata(y)
-
-    def statistic(sample: np.ndarray, axis: int = -1) -> np.ndarray:
-        ranked = stats.rankdata(sample, axis=axis)
-        centred = ranked - ranked.mean(axis=axis, keepdims=True)
-        other = ranked_y - ranked_y.mean()
-        return (centred * other).sum(axis=axis) / np.sqrt((centred**2).sum(axis=axis) * (other**2).sum())
-
-    test = stats.permutation_test(
-        (x,), statistic, permutation_type="pairings", n_resamples=np.inf, vectorized=True, axis=-1
+        result = stats.spearmanr(x, y)
+        return float(result.statistic), float(result.pvalue)
+    exact = stats.pearsonr(
+        stats.rankdata(x), stats.rankdata(y), method=stats.PermutationMethod(n_resamples=np.inf)
     )
-    return rho, float(test.pvalue)
+    return float(exact.statistic), float(exact.pvalue)
 
 
 def _followed_plan(group: pd.DataFrame) -> bool | None:
