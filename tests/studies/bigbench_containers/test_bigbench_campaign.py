@@ -67,7 +67,8 @@ def campaign(
 ) -> Iterator[dict[str, Path]]:
     # `benchcamp run` starts the host's lab for either side (both are lab connections) and
     # `--keep-lab` leaves it up: the session's lab, started here, is stopped (and checked for
-    # leftovers) at the session's end, where the lane left it running before
+    # leftovers) at the session's end, or, in the bigbench lane (BENCHCAMP_KEEP_LAB=1), at the end
+    # of the lane's last session (test_bigbench_container_lab.py takes its teardown)
     request.getfixturevalue("shared_lab")()
     tmp = tmp_path_factory.mktemp("bigbench")
     paths = {

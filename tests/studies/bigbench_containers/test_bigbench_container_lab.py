@@ -19,6 +19,7 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
+from benchcamp.ops import lab
 from benchcamp.studies.bigbench_containers import container_lab as c
 
 pytestmark = [
@@ -28,8 +29,18 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def container(monkeypatch_module: pytest.MonkeyPatch) -> Iterator[c.ContainerStatus]:
-    """The container up and healthy, its connections in the environment (as Airflow reads them)."""
+def container(
+    request: pytest.FixtureRequest, monkeypatch_module: pytest.MonkeyPatch
+) -> Iterator[c.ContainerStatus]:
+    """The container up and healthy, its connections in the environment (as Airflow reads them).
+
+    A host lab that a session before left up (the bigbench lane's campaign, `--keep-lab`) is this
+    session's to stop: `shared_lab` is brought in, so the session's end stops it and checks that no
+    process outlived it, after this fixture has brought the container down. A lab that is not up
+    is not started only to be stopped.
+    """
+    if any(service.alive for service in lab.lab_status().services):
+        request.getfixturevalue("shared_lab")
     was_running = c.status().healthy
     status = c.up()
     for name, value in c.lab_connections().items():
