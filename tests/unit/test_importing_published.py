@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -302,3 +303,63 @@ def test_published_phase_times_without_chain_times_load_with_one_run(graph_wareh
         report.read_tables(graph_warehouse, GRAPH, "published_bakratsas_2018"), "table", GRAPH
     )
     assert "youtube" in text and "2-close" in text
+
+
+# -- an import's dbt build selects what its records can change (transform.loaded_selection)
+
+
+def _tables(warehouse: Path) -> list[str]:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        found = con.execute("select table_name from duckdb_tables() where schema_name = 'main'").fetchall()
+    return sorted(name for (name,) in found)
+
+
+def _built(warehouse: Path) -> set[str]:
+    """The models dbt's latest build of the warehouse ran (its run_results.json, beside the file)."""
+    results = json.loads((warehouse.parent / ".dbt" / warehouse.stem / "run_results.json").read_text())
+    return {result["unique_id"].removeprefix("model.benchcamp.") for result in results["results"]
+            if result["unique_id"].startswith("model.")}  # fmt: skip
+
+
+def _contents(warehouse: Path, tables: list[str]) -> dict[str, list[tuple[Any, ...]]]:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        return {
+            name: sorted(con.execute(f'select * from main."{name}"').fetchall(), key=repr) for name in tables
+        }
+
+
+def test_an_import_builds_its_studys_marts_and_the_shared_ones_leaving_the_others_as_a_full_build_would(
+    ycsb_warehouse: Path, tmp_path: Path
+) -> None:
+    """After the YCSB import (a whole build: the warehouse's first), the interconnects' import
+    builds the project's own models (every study's rows) and the interconnects' marts, and not
+    YCSB's or any other study's; every mart is then exactly what a build of the whole project
+    gives on the same records."""
+    import shutil
+
+    from benchcamp.pipeline.transform import build_marts
+
+    warehouse = tmp_path / "warehouse.duckdb"
+    shutil.copy(ycsb_warehouse, warehouse)
+    (first,) = rows_of(
+        warehouse, "select selection from raw.builds where ok order by finished_at desc limit 1"
+    )
+    assert first["selection"] is None  # the warehouse's first build: the whole project
+    source = tmp_path / "published.csv"
+    source.write_text(filled(HDFS, hdfs_value), encoding="utf-8")
+    code, out, err = run_import(source, warehouse)
+    assert code == ExitCode.OK, out + err
+    (latest,) = rows_of(warehouse, "select selection from raw.builds order by finished_at desc limit 1")
+    assert latest["selection"] == "path:models path:studies/hdfs_interconnects"
+    built = _built(warehouse)
+    assert {"campaigns", "scorecard", "scaling", "validation", "stg_results"} <= built  # every study's rows
+    assert {"hdfs_micro_throughput", "hdfs_micro_latency", "hdfs_micro_improvement"} <= built
+    assert not built & {"ycsb_summary", "ycsb_comparison", "ycsb_latency_throughput", "bigbench_qpm"}
+    # the incremental Python model's new rows went through a table dbt-duckdb does not drop itself
+    assert not [name for name in _tables(warehouse) if "__dbt_tmp" in name]
+    whole = tmp_path / "whole.duckdb"
+    shutil.copy(warehouse, whole)
+    build_marts(whole, unit_tests=False)
+    assert {"ycsb_summary", "bigbench_qpm", "dfsio_read_write"} <= _built(whole)
+    assert _tables(whole) == _tables(warehouse)
+    assert _contents(whole, _tables(whole)) == _contents(warehouse, _tables(warehouse))

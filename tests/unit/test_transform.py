@@ -53,3 +53,42 @@ def test_a_damaged_cache_file_is_parsed_again(tmp_path: Path, monkeypatch: pytes
     manifest = transform.parsed_manifest(tmp_path / "w.duckdb")
     assert manifest.nodes["model.benchcamp.scaling"].database == "w"
     assert transform._PARSED[digest][0] == "w"  # the new parse replaced it
+
+
+def test_a_load_rebuilds_the_marts_of_every_study_that_declares_one_of_its_workloads() -> None:
+    """A study's marts filter rows by workload: one that shares a workload with the loaded study
+    reads its new records and is rebuilt; one that shares none is left as it was."""
+    from benchcamp.pipeline.transform import affected_studies
+
+    specs = {"a": {"w1", "w2"}, "b": {"w3"}, "c": {"w2", "w4"}, "d": {"w4"}}
+    assert affected_studies(["a"], specs) == ["a", "c"]
+    assert affected_studies(["b"], specs) == ["b"]
+    assert affected_studies(["b", "d"], specs) == ["b", "c", "d"]
+    assert affected_studies(["unknown"], specs) == []
+
+
+def test_a_build_selects_only_after_a_whole_build_of_the_same_project_and_no_failure_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No selection on a new warehouse, after another version of the project was built, or when
+    a build failed since the last whole one (it may have left any mart half-built)."""
+    from datetime import UTC, datetime
+
+    from benchcamp.pipeline import transform
+    from benchcamp.pipeline.warehouse import connect, record_build
+
+    monkeypatch.setattr(transform, "_project_digest", lambda: "v2")
+    warehouse = tmp_path / "w.duckdb"
+    assert transform.loaded_selection(warehouse, ["hibench_dse"]) is None  # no warehouse
+    connect(warehouse).close()
+    assert transform.loaded_selection(warehouse, ["hibench_dse"]) is None  # no build
+    record_build(warehouse, datetime.now(UTC), True, "test", [], [], "v1", None)
+    assert transform.loaded_selection(warehouse, ["hibench_dse"]) is None  # another project
+    record_build(warehouse, datetime.now(UTC), True, "test", [], [], "v2", None)
+    assert transform.loaded_selection(warehouse, ["hibench_dse"]) == "path:models path:studies/hibench_dse"
+    record_build(warehouse, datetime.now(UTC), True, "test", [], [], "v2", "path:models path:studies/x")
+    assert transform.loaded_selection(warehouse, ["hibench_dse"]) == "path:models path:studies/hibench_dse"
+    record_build(warehouse, datetime.now(UTC), False, "test", [], ["model.x: error"], "v2", "path:models")
+    assert transform.loaded_selection(warehouse, ["hibench_dse"]) is None  # failed since
+    record_build(warehouse, datetime.now(UTC), True, "test", [], [], "v2", None)
+    assert transform.loaded_selection(warehouse, ["hibench_dse"]) is not None

@@ -820,8 +820,9 @@ def adaptive_repetitions(environment: str, steps: Any, rounds: int, after: Any) 
 
 
 def dbt_build_task() -> Any:
-    """The study's figures: the dbt project built by Cosmos in one task (`dbt build`: every model
-    and its data tests; the SQL unit tests run with `make test`).
+    """The study's figures: the dbt project built by Cosmos in one task (`dbt build`: the models
+    this campaign's records can change, `transform.loaded_selection`, and their data tests; the
+    SQL unit tests run with `make test`).
 
     One dbt invocation instead of one Airflow task per model and per test: rendered as a task
     group, a campaign's analysis was 37 tasks of 4-5 s each (dbt starting every time), about
@@ -844,10 +845,13 @@ def dbt_build_task() -> Any:
         def execute(self, context: Any, **kwargs: Any) -> Any:
             from datetime import UTC
 
-            from benchcamp.pipeline.transform import CAMPAIGNS_VAR, campaign_vars
+            from benchcamp.pipeline.transform import CAMPAIGNS_VAR, campaign_vars, loaded_selection
 
             self._started = datetime.now(UTC)
-            self._campaigns = campaign_vars([(context["dag"].dag_id, _campaign(context))])[CAMPAIGNS_VAR]
+            study = context["dag"].dag_id
+            self._campaigns = campaign_vars([(study, _campaign(context))])[CAMPAIGNS_VAR]
+            # what this campaign's records can change, or everything (`transform.loaded_selection`)
+            self.select = loaded_selection(default_warehouse(), [study])
             given: dict[str, Any] = getattr(self, "vars", None) or {}
             self.vars = {**given, CAMPAIGNS_VAR: self._campaigns}
             self._recorded = False
@@ -895,7 +899,7 @@ def dbt_build_task() -> Any:
 
             self._recorded = True
             origin = f"airflow {self.dag_id} {self.task_id}"
-            record_outcome(default_warehouse(), self._started, failed, origin, self._campaigns)
+            record_outcome(default_warehouse(), self._started, failed, origin, self._campaigns, self.select)
 
     project = repo_root() / "dbt_project"
     return CampaignBuildOperator(

@@ -177,6 +177,74 @@ def campaign_vars(campaigns: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
     return {CAMPAIGNS_VAR: [f"{study}/{campaign}" for study, campaign in campaigns]}
 
 
+# A build after a load selects what the loaded records can change (`loaded_selection`), else the
+# whole project. Staging and intermediate models are views (always current) and the project's own
+# marts hold every study's rows: those are always built. A study's marts filter the rows they read
+# by workload, not by study, so a study's marts are rebuilt when its spec declares a workload of a
+# loaded study (its own records, or another study's of the same workload family); every other
+# study's marts are left as the last build made them, which is exact while the project is the one
+# that build ran and no build failed since (a failed build may have left any mart half-done).
+PROJECT_MODELS = "path:models"
+
+
+def study_models(study: str) -> str:
+    """dbt's selector of a study folder's models (`dbt_project/studies` links the folders)."""
+    return f"path:studies/{study}"
+
+
+def affected_studies(loaded: Iterable[str], specs: dict[str, set[str]]) -> list[str]:
+    """The studies (of `specs`: study -> its workloads) whose marts can read `loaded`'s records."""
+    chosen = set(loaded)
+    workloads = set().union(*(specs.get(study, set()) for study in chosen))
+    return [study for study, own in specs.items() if study in chosen or own & workloads]
+
+
+def loaded_selection(warehouse: Path, studies: Iterable[str]) -> str | None:
+    """dbt's --select for a build after loading records of `studies` into `warehouse`: the
+    project's own models and the affected studies' (`affected_studies`); None (build everything)
+    unless a build of the whole project as it is now succeeded there and none has failed since."""
+    from benchcamp.core.spec import load_spec, study_names
+
+    if not _whole_project_built(warehouse, _project_digest()):
+        return None
+    specs = {study: set(load_spec(study).workloads) for study in study_names()}
+    return " ".join([PROJECT_MODELS, *(study_models(study) for study in affected_studies(studies, specs))])
+
+
+def _whole_project_built(warehouse: Path, digest: str) -> bool:
+    import duckdb
+
+    from benchcamp.pipeline.warehouse import wait_for_warehouse
+
+    if not warehouse.exists():
+        return False
+    con = wait_for_warehouse(lambda: duckdb.connect(str(warehouse), read_only=True), warehouse)
+    try:
+        columns = {
+            row[0]
+            for row in con.execute(
+                "select column_name from information_schema.columns "
+                "where table_schema = 'raw' and table_name = 'builds'"
+            ).fetchall()
+        }
+        if not {"project_digest", "selection"} <= columns:
+            return False
+        row = con.execute(
+            """
+            select count(*) from raw.builds where not ok and finished_at >= (
+                select max(finished_at) from raw.builds
+                where ok and selection is null and project_digest = ?)
+            """,
+            [digest],
+        ).fetchone()
+        full = con.execute(
+            "select count(*) from raw.builds where ok and selection is null and project_digest = ?", [digest]
+        ).fetchone()
+    finally:
+        con.close()
+    return bool(full and full[0]) and row is not None and row[0] == 0
+
+
 def build_marts(
     warehouse: Path,
     select: str | None = None,
@@ -192,8 +260,9 @@ def build_marts(
     dbt's unit tests: they check the models' SQL on fixed fixtures, so the data being built
     cannot change their outcome (`benchcamp import` skips them; the DAGs and the tests run them).
     `campaigns`, the (study, campaign) pairs just loaded, limits the data tests of models with a
-    campaign column to their rows: an old campaign's bad rows never fail a later build. None
-    judges every row. The outcome is recorded in raw.builds (`last_build`), named by `origin`.
+    campaign column to their rows: an old campaign's bad rows never fail a later build, and,
+    without `select`, the build to what those studies' records can change (`loaded_selection`).
+    None judges every row and builds everything. The outcome is recorded in raw.builds (`last_build`), named by `origin`.
     dbt's target and log folder is `folder_of`'s (default: the warehouse's own): an import that
     builds a staged copy uses the real warehouse's, so the logs outlive the copy.
     """
@@ -202,7 +271,10 @@ def build_marts(
     target = warehouse.resolve()
     started = datetime.now(UTC)
     connect(target).close()  # waits, bounded, for another writer (WarehouseBusy)
-    loaded = None if campaigns is None else campaign_vars(campaigns)
+    pairs = None if campaigns is None else list(campaigns)
+    loaded = None if pairs is None else campaign_vars(pairs)
+    if select is None and pairs is not None:
+        select = loaded_selection(target, dict.fromkeys(study for study, _ in pairs))
     args = ["build"] + (["--select", select] if select else [])
     if not unit_tests:
         args += ["--exclude-resource-type", "unit_test"]
@@ -213,7 +285,7 @@ def build_marts(
     failed = [] if outcome.success else failed_nodes(outcome.result)
     if not outcome.success and not failed:
         failed = [f"dbt: could not run: {' '.join(str(outcome.exception).split())}"]
-    record_outcome(target, started, failed, origin, loaded[CAMPAIGNS_VAR] if loaded else [])
+    record_outcome(target, started, failed, origin, loaded[CAMPAIGNS_VAR] if loaded else [], select)
     if outcome.success:
         return
     if outcome.result is not None and failed_nodes(outcome.result):
@@ -227,14 +299,22 @@ def build_marts(
 
 
 def record_outcome(
-    warehouse: Path, started_at: datetime, failed: list[str], origin: str, campaigns: list[str]
+    warehouse: Path,
+    started_at: datetime,
+    failed: list[str],
+    origin: str,
+    campaigns: list[str],
+    selection: str | None = None,
 ) -> None:
-    """Record a build's outcome in raw.builds; a warehouse still held after the wait loses only
-    the record (said on stderr), never the build's own error."""
+    """Record a build's outcome in raw.builds, with the project's digest and the build's
+    selection (None: the whole project), which `loaded_selection` reads; a warehouse still held
+    after the wait loses only the record (said on stderr), never the build's own error."""
     from benchcamp.pipeline.warehouse import WarehouseBusy, record_build
 
     try:
-        record_build(warehouse, started_at, not failed, origin, campaigns, failed)
+        record_build(
+            warehouse, started_at, not failed, origin, campaigns, failed, _project_digest(), selection
+        )
     except WarehouseBusy as exc:
         print(f"the build's outcome was not recorded: {exc}", file=sys.stderr)
 

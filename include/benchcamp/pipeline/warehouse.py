@@ -322,7 +322,8 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the `raw` schema and its tables if missing (never alters existing ones, but for
-    `_drop_history_metrics_with_alpha` and columns added since: `campaign_runs.settings`)."""
+    `_drop_history_metrics_with_alpha` and columns added since: `campaign_runs.settings`,
+    `builds.project_digest` and `builds.selection`)."""
     _drop_history_metrics_with_alpha(con)
     con.execute(SCHEMA)
     con.execute("alter table raw.campaign_runs add column if not exists settings varchar")
@@ -332,6 +333,8 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(REPETITION_LOAD_SCHEMA)
     con.execute(BELOW_RESOLUTION_SCHEMA)
     con.execute(BUILDS_SCHEMA)
+    con.execute("alter table raw.builds add column if not exists project_digest varchar")
+    con.execute("alter table raw.builds add column if not exists selection varchar")
 
 
 def _drop_history_metrics_with_alpha(con: duckdb.DuckDBPyConnection) -> None:
@@ -355,7 +358,9 @@ create table if not exists raw.builds (
     ok boolean not null,
     origin varchar not null,
     campaigns json not null,
-    failed_nodes json not null
+    failed_nodes json not null,
+    project_digest varchar,  -- the dbt project's digest (transform._project_digest)
+    selection varchar         -- the build's --select; null: the whole project
 );
 """
 KEPT_BUILDS = 200  # the newest builds kept in raw.builds; older ones say nothing a report needs
@@ -368,13 +373,20 @@ def record_build(
     origin: str,
     campaigns: list[str],
     failed_nodes: list[str],
+    project_digest: str | None = None,
+    selection: str | None = None,
 ) -> None:
-    """Append one build's outcome to raw.builds (and drop all but the newest KEPT_BUILDS)."""
+    """Append one build's outcome to raw.builds (and drop all but the newest KEPT_BUILDS): the
+    project's digest and the build's dbt selection (None: everything) say what it brought up to date."""
     with connect(path) as con:
         con.execute(
-            "insert into raw.builds values (?, ?, ?, ?, ?, ?)",
-            [started_at, datetime.now(UTC), ok, origin, json.dumps(campaigns), json.dumps(failed_nodes)],
-        )
+            "insert into raw.builds (started_at, finished_at, ok, origin, campaigns, failed_nodes, "
+            "project_digest, selection) values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                started_at, datetime.now(UTC), ok, origin, json.dumps(campaigns), json.dumps(failed_nodes),
+                project_digest, selection,
+            ],
+        )  # fmt: skip
         con.execute(
             "delete from raw.builds where finished_at < "
             f"(select min(finished_at) from (select finished_at from raw.builds order by finished_at desc limit {KEPT_BUILDS}))"
