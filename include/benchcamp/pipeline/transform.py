@@ -199,13 +199,14 @@ def affected_studies(loaded: Iterable[str], specs: dict[str, set[str]]) -> list[
     return [study for study, own in specs.items() if study in chosen or own & workloads]
 
 
-def loaded_selection(warehouse: Path, studies: Iterable[str]) -> str | None:
+def loaded_selection(warehouse: Path, studies: Iterable[str], digest: str | None = None) -> str | None:
     """dbt's --select for a build after loading records of `studies` into `warehouse`: the
     project's own models and the affected studies' (`affected_studies`); None (build everything)
-    unless a build of the whole project as it is now succeeded there and none has failed since."""
+    unless a build of the whole project as it is now (`digest`, default: computed) succeeded
+    there and none has failed since."""
     from benchcamp.core.spec import load_spec, study_names
 
-    if not _whole_project_built(warehouse, _project_digest()):
+    if not _whole_project_built(warehouse, digest or _project_digest()):
         return None
     specs = {study: set(load_spec(study).workloads) for study in study_names()}
     return " ".join([PROJECT_MODELS, *(study_models(study) for study in affected_studies(studies, specs))])
@@ -273,19 +274,21 @@ def build_marts(
     connect(target).close()  # waits, bounded, for another writer (WarehouseBusy)
     pairs = None if campaigns is None else list(campaigns)
     loaded = None if pairs is None else campaign_vars(pairs)
+    digest = _project_digest()  # read once: it reads every file of the project
     if select is None and pairs is not None:
-        select = loaded_selection(target, dict.fromkeys(study for study, _ in pairs))
+        select = loaded_selection(target, dict.fromkeys(study for study, _ in pairs), digest)
     args = ["build"] + (["--select", select] if select else [])
     if not unit_tests:
         args += ["--exclude-resource-type", "unit_test"]
     if loaded is not None:
         args += ["--vars", json.dumps(loaded)]
     run_dir = _run_dir((folder_of or target).resolve())
-    outcome = _invoke(args, target, run_dir, parsed_manifest(target))
+    outcome = _invoke(args, target, run_dir, parsed_manifest(target, digest))
     failed = [] if outcome.success else failed_nodes(outcome.result)
     if not outcome.success and not failed:
         failed = [f"dbt: could not run: {' '.join(str(outcome.exception).split())}"]
-    record_outcome(target, started, failed, origin, loaded[CAMPAIGNS_VAR] if loaded else [], select)
+    campaign_list = loaded[CAMPAIGNS_VAR] if loaded else []
+    record_outcome(target, started, failed, origin, campaign_list, select, digest)
     if outcome.success:
         return
     if outcome.result is not None and failed_nodes(outcome.result):
@@ -305,6 +308,7 @@ def record_outcome(
     origin: str,
     campaigns: list[str],
     selection: str | None = None,
+    digest: str | None = None,
 ) -> None:
     """Record a build's outcome in raw.builds, with the project's digest and the build's
     selection (None: the whole project), which `loaded_selection` reads; a warehouse still held
@@ -313,7 +317,14 @@ def record_outcome(
 
     try:
         record_build(
-            warehouse, started_at, not failed, origin, campaigns, failed, _project_digest(), selection
+            warehouse,
+            started_at,
+            not failed,
+            origin,
+            campaigns,
+            failed,
+            digest or _project_digest(),
+            selection,
         )
     except WarehouseBusy as exc:
         print(f"the build's outcome was not recorded: {exc}", file=sys.stderr)
@@ -474,14 +485,14 @@ def _recall(digest: str) -> tuple[str, bytes] | None:
     return cached
 
 
-def parsed_manifest(warehouse: Path) -> Any:
+def parsed_manifest(warehouse: Path, digest: str | None = None) -> Any:
     """The project parsed for `warehouse`: from the cache (this process's, else the one on disk)
     when the project is unchanged, else by `dbt parse` (remembered for the next warehouse). None when the parse fails: the
     command that gets it parses again and reports the error itself."""
     from dbt.contracts.graph.manifest import Manifest
     from dbt.parser.manifest import extended_mashumuro_decoder
 
-    digest = _project_digest()
+    digest = digest or _project_digest()
     database = _database_of(warehouse)
     cached = _recall(digest)
     if cached is not None:
