@@ -178,6 +178,7 @@ benchmark: setup
 	$(PY) benchmarks/ycsb_overhead.py
 	$(PY) benchmarks/import_vs_pandas.py
 	$(PY) benchmarks/client_polling.py
+	$(PY) benchmarks/fixed_costs.py
 
 manifest: $(VENV)/.synced
 	$(PY) -c "from benchcamp.pipeline.transform import generate_manifest; generate_manifest()"

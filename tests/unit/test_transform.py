@@ -77,7 +77,7 @@ def test_a_build_selects_only_after_a_whole_build_of_the_same_project_and_no_fai
     from benchcamp.pipeline import transform
     from benchcamp.pipeline.warehouse import connect, record_build
 
-    monkeypatch.setattr(transform, "_project_digest", lambda: "v2")
+    monkeypatch.setattr(transform, "_build_digest", lambda project: "v2")
     warehouse = tmp_path / "w.duckdb"
     assert transform.loaded_selection(warehouse, ["hibench_dse"]) is None  # no warehouse
     connect(warehouse).close()
@@ -92,3 +92,28 @@ def test_a_build_selects_only_after_a_whole_build_of_the_same_project_and_no_fai
     assert transform.loaded_selection(warehouse, ["hibench_dse"]) is None  # failed since
     record_build(warehouse, datetime.now(UTC), True, "test", [], [], "v2", None)
     assert transform.loaded_selection(warehouse, ["hibench_dse"]) is not None
+
+
+def test_the_build_state_follows_the_modules_the_python_models_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A study's marts are left as built only while what they are computed from is unchanged:
+    the project and the benchcamp modules its Python models import (not any other module)."""
+    project = tmp_path / "dbt_project"
+    (project / "models").mkdir(parents=True)
+    (project / "models" / "m.py").write_text(
+        "from benchcamp.pipeline.used import f\n\ndef model(dbt, s): ...\n"
+    )
+    (tmp_path / "include" / "benchcamp" / "pipeline").mkdir(parents=True)
+    used, unused = (
+        tmp_path / "include" / "benchcamp" / "pipeline" / name for name in ("used.py", "other.py")
+    )
+    used.write_text("def f(): return 1\n")
+    unused.write_text("def g(): return 1\n")
+    monkeypatch.setattr(transform, "project_dir", lambda: project)
+    before = transform._build_digest("project")
+    unused.write_text("def g(): return 2\n")
+    assert transform._build_digest("project") == before
+    used.write_text("def f(): return 2\n")
+    assert transform._build_digest("project") != before
+    assert transform._build_digest("another project") != transform._build_digest("project")

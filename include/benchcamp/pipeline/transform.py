@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -202,11 +203,11 @@ def affected_studies(loaded: Iterable[str], specs: dict[str, set[str]]) -> list[
 def loaded_selection(warehouse: Path, studies: Iterable[str], digest: str | None = None) -> str | None:
     """dbt's --select for a build after loading records of `studies` into `warehouse`: the
     project's own models and the affected studies' (`affected_studies`); None (build everything)
-    unless a build of the whole project as it is now (`digest`, default: computed) succeeded
-    there and none has failed since."""
+    unless a build of the whole project as it is now (`digest`, default: `_build_digest`'s)
+    succeeded there and none has failed since."""
     from benchcamp.core.spec import load_spec, study_names
 
-    if not _whole_project_built(warehouse, digest or _project_digest()):
+    if not _whole_project_built(warehouse, digest or _build_digest(_project_digest())):
         return None
     specs = {study: set(load_spec(study).workloads) for study in study_names()}
     return " ".join([PROJECT_MODELS, *(study_models(study) for study in affected_studies(studies, specs))])
@@ -275,8 +276,9 @@ def build_marts(
     pairs = None if campaigns is None else list(campaigns)
     loaded = None if pairs is None else campaign_vars(pairs)
     digest = _project_digest()  # read once: it reads every file of the project
+    state = _build_digest(digest)
     if select is None and pairs is not None:
-        select = loaded_selection(target, dict.fromkeys(study for study, _ in pairs), digest)
+        select = loaded_selection(target, dict.fromkeys(study for study, _ in pairs), state)
     args = ["build"] + (["--select", select] if select else [])
     if not unit_tests:
         args += ["--exclude-resource-type", "unit_test"]
@@ -288,7 +290,7 @@ def build_marts(
     if not outcome.success and not failed:
         failed = [f"dbt: could not run: {' '.join(str(outcome.exception).split())}"]
     campaign_list = loaded[CAMPAIGNS_VAR] if loaded else []
-    record_outcome(target, started, failed, origin, campaign_list, select, digest)
+    record_outcome(target, started, failed, origin, campaign_list, select, state)
     if outcome.success:
         return
     if outcome.result is not None and failed_nodes(outcome.result):
@@ -310,7 +312,7 @@ def record_outcome(
     selection: str | None = None,
     digest: str | None = None,
 ) -> None:
-    """Record a build's outcome in raw.builds, with the project's digest and the build's
+    """Record a build's outcome in raw.builds, with the project's digest (`_build_digest`) and the build's
     selection (None: the whole project), which `loaded_selection` reads; a warehouse still held
     after the wait loses only the record (said on stderr), never the build's own error."""
     from benchcamp.pipeline.warehouse import WarehouseBusy, record_build
@@ -323,7 +325,7 @@ def record_outcome(
             origin,
             campaigns,
             failed,
-            digest or _project_digest(),
+            digest or _build_digest(_project_digest()),
             selection,
         )
     except WarehouseBusy as exc:
@@ -418,6 +420,29 @@ def _project_digest() -> str:
         files += [Path(folder) / name for name in names if not name.endswith(".pyc")]
     for path in sorted(files):
         digest.update(path.relative_to(project).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+_MODEL_IMPORT = re.compile(
+    r"^\s*(?:from\s+(benchcamp[\w.]*)\s+import|import\s+(benchcamp[\w.]*))", re.MULTILINE
+)
+
+
+def _build_digest(project: str) -> str:
+    """What a build's marts are a function of besides the data: the project (`project`, its
+    `_project_digest`) and the benchcamp modules its Python models import (a change to
+    `pipeline.power` changes YCSB's comparisons as surely as an edit of the model would)."""
+    digest = hashlib.sha256(project.encode())
+    root = project_dir().parent / "include"
+    modules: set[str] = set()
+    models = [*project_dir().glob("models/**/*.py"), *project_dir().glob("studies/*/marts/**/*.py")]
+    for model in sorted(models):
+        modules.update(a or b for a, b in _MODEL_IMPORT.findall(model.read_text(encoding="utf-8")))
+    for module in sorted(modules):
+        base = root.joinpath(*module.split("."))
+        for source in (base.with_suffix(".py"), base / "__init__.py"):
+            if source.is_file():
+                digest.update(module.encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
