@@ -279,6 +279,39 @@ def test_a_folder_of_ycsb_outputs_is_one_repetition_per_file_with_the_echoed_axe
     assert {r.started_at for r in read.records} == {None}  # YCSB 0.1 prints no time of day
 
 
+def test_a_ycsb_output_of_standard_output_alone_imports_with_its_workload_and_axes_given(
+    tmp_path: Path,
+) -> None:
+    """YCSB 0.17 echoes its command line on standard error, so `bin/ycsb run ... > run1.txt` holds
+    the summary alone (tests/data/ycsb/basicdb/run_a, recorded here: workload A, 2 threads, -target
+    2000): refused naming --name and --param while they are missing, imported once they are given."""
+    run = tmp_path / "run1.txt"
+    shutil.copy(
+        Path(__file__).resolve().parents[1] / "data" / "ycsb" / "basicdb" / "run_a" / "stdout.log", run
+    )
+    assert "Command line" not in run.read_text()
+    assert refusal([run], ycsb()) == (
+        f"{run}: YCSB echoed no 'Command line:' (0.17 writes it on standard error: keep both, "
+        "`> run1.txt 2>&1`), so the run's workload and axes are unknown: give them with --name "
+        "run1.txt=WORKLOAD (one of ycsb_a, ycsb_b, ycsb_c, ycsb_d, ycsb_e, ycsb_f) and --param AXIS=VALUE"
+    )
+    named = {"run1.txt": "ycsb_a"}
+    assert refusal([run], ycsb(names={"run1.txt": "workloada"})) == (
+        f"{run}: --name run1.txt=workloada: no such workload in study 'ycsb_hbase_cassandra' "
+        "(one of ycsb_a, ycsb_b, ycsb_c, ycsb_d, ycsb_e, ycsb_f)"
+    )
+    assert refusal([run], ycsb(names=named, params={"target_ops": 2000})) == (
+        f"{run}:1: the file does not say the store, threads of this run ('ycsb_a', series "
+        "'offered_load_sweep'): give --param store=VALUE --param threads=VALUE"
+    )
+    given = {"store": "hbase", "threads": 2, "target_ops": 2000}
+    read = read_native(None, [run], ycsb(names=named, params=given))
+    ((workload, params, repetition, status, artifact, figures),) = runs(read)
+    assert (workload, params, repetition, status, artifact) == ("ycsb_a", given, 1, "ok", f"{run}:1")
+    assert figures["duration_s"] == 0.506 and figures["throughput_ops_s"] == 1976.2845849802372
+    assert figures["operations_ok"] == 1000 and figures["error_returns"] == 0
+
+
 # -- detection and the command line -------------------------------------------------------------
 
 

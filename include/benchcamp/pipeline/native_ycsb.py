@@ -66,7 +66,7 @@ def _ycsb_client(path: Path, text: str, spec: StudySpec, options: NativeImport) 
     except ParseError as exc:
         raise NativeError(str(exc)) from None
     if command is None:
-        raise NativeError(f"{path}: YCSB echoed no 'Command line:', so the run's workload is unknown")
+        return _without_command_line(path, summary, spec, options)
     source = f"{path}:{command.line}"
     defaults = {
         Path(name).name: workload for name in command.workload_files if (workload := workload_of_file(name))
@@ -86,6 +86,28 @@ def _ycsb_client(path: Path, text: str, spec: StudySpec, options: NativeImport) 
     return _Client(path, source, workload, said, command, summary)
 
 
+def _without_command_line(
+    path: Path, summary: YcsbSummary, spec: StudySpec, options: NativeImport
+) -> _Client:
+    """A YCSB output captured from standard output alone (YCSB 0.17 echoes its command line on
+    standard error): nothing in it says the workload or an axis, so `--name <file name>=WORKLOAD`
+    says the one and `--param` every other (no default is assumed, not even YCSB's one thread)."""
+    names = workload_names(spec.study, YCSB, {}, options)
+    workload = names.get(path.name)
+    if workload is None:
+        raise NativeError(
+            f"{path}: YCSB echoed no 'Command line:' (0.17 writes it on standard error: keep both, "
+            f"`> {path.name} 2>&1`), so the run's workload and axes are unknown: give them with "
+            f"--name {path.name}=WORKLOAD (one of {', '.join(spec.workloads)}) and --param AXIS=VALUE"
+        )
+    if workload not in spec.workloads:
+        raise NativeError(
+            f"{path}: --name {path.name}={workload}: no such workload in study '{spec.study}' "
+            f"(one of {', '.join(spec.workloads)})"
+        )
+    return _Client(path, f"{path}:1", workload, {}, YcsbCommandLine(1, None, (), {}), summary)
+
+
 def read_ycsb_output(path: Path, text: str, spec: StudySpec, options: NativeImport) -> list[Run]:
     """One run per file: the workload from its `-P` workload file, the axes from the echoed command
     line (store from -db, threads, target_ops, -p properties such as operationcount), then
@@ -93,7 +115,8 @@ def read_ycsb_output(path: Path, text: str, spec: StudySpec, options: NativeImpo
     ok operations than operationcount make the repetition failed, loaded as such."""
     client = _ycsb_client(path, text, spec, options)
     # a run with -target is a point of an offered-load series, though it names an operationcount too
-    offered = "target_ops" if "target" in client.command.properties else None
+    targeted = "target" in client.command.properties or "target_ops" in options.params
+    offered = "target_ops" if targeted else None
     params = merge_axes(spec, client.workload, client.said, options, client.source, prefer=offered)
     requested = params.get("operationcount", client.requested())
     count = requested if isinstance(requested, int) else None
