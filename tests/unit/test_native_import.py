@@ -216,11 +216,61 @@ def test_a_zone_named_utc_needs_no_timezone_and_hkt_does() -> None:
     ]  # fmt: skip
 
 
-def test_an_appended_log_with_a_block_not_closed_is_refused_naming_it() -> None:
-    """dustinmcafee's log: block 8 (read, 8 files) runs straight into the next run's header."""
-    assert refusal([ANDROID], hibench(timezone="America/New_York")) == (
-        f"{ANDROID}: 1 of 44 TestDFSIO blocks are incomplete: block 8 at line 64 (Sat Apr 21 15:37:58 "
-        "EDT 2018, read): no closing empty line (cut short, or the next run's header follows it)"
+def test_an_appended_block_the_next_header_follows_directly_is_a_run() -> None:
+    """dustinmcafee's log: block 8 (read, 8 files) runs straight into the next run's header, every
+    line of it printed: it is a run like the other 43."""
+    read = read_native(None, [ANDROID], hibench(timezone="America/New_York"))
+    found = runs(read)
+    assert len(found) == 44
+    workload, params, _, status, artifact, figures = found[7]
+    assert (workload, params, status, artifact) == (
+        "dfsio_read",
+        {"data_size_gb": 1.0},
+        "ok",
+        f"{ANDROID}:64",
+    )
+    assert figures["duration_s"] == 90.69 and figures["throughput_mb_s"] == 65.19 and figures["files"] == 8
+
+
+def test_a_block_cut_inside_its_lines_is_refused_naming_it(tmp_path: Path) -> None:
+    """A line missing from block 8, or the file ending inside its last line (its number may be
+    cut: 68.89 read as 68.8), refuses the whole log, naming the block and what is cut."""
+    lines = ANDROID.read_text().splitlines(keepends=True)
+    assert lines[70].strip() == "Test exec time sec: 90.69"
+    missing = tmp_path / "missing.log"
+    missing.write_text("".join(lines[:70] + lines[71:]))
+    assert refusal([missing], hibench(timezone="America/New_York")) == (
+        f"{missing}: 1 of 44 TestDFSIO blocks are incomplete: block 8 at line 64 (Sat Apr 21 15:37:58 "
+        "EDT 2018, read): cut short, no 'Test exec time sec' line"
+    )
+    ended = tmp_path / "ended.log"
+    ended.write_text(ANDROID.read_text().rstrip("\n")[:-1])
+    assert ended.read_text().endswith("Test exec time sec: 68.8")
+    assert refusal([ended], hibench(timezone="America/New_York")) == (
+        f"{ended}: 1 of 44 TestDFSIO blocks are incomplete: block 44 at line 396 (Thu May 03 22:37:02 "
+        "EDT 2018, read): cut short, the file ends inside its last line (no line feed after it)"
+    )
+
+
+def test_a_log_with_two_blocks_of_the_same_time_is_refused_naming_both(tmp_path: Path) -> None:
+    """The whale log's last block pasted again (one run counted twice), or given another run's
+    figures at the same second: refused either way, naming the two blocks."""
+    text = WHALE.read_text()
+    blocks = text.split("----- TestDFSIO ----- :")
+    twice = tmp_path / "twice.log"
+    twice.write_text(text + "----- TestDFSIO ----- :" + blocks[-1])
+    found = refusal([twice], hibench(timezone="Asia/Hong_Kong"))
+    assert re.fullmatch(
+        rf"{re.escape(str(twice))}:\d+: block 4 ends at .+, as block 3 at line \d+ does: the same run "
+        r"twice \(every line alike\): delete one of them",
+        found,
+    ), found
+    other = tmp_path / "other.log"
+    other.write_text(
+        text + "----- TestDFSIO ----- :" + blocks[-1].replace("Number of files: 1", "Number of files: 2")
+    )
+    assert refusal([other], hibench(timezone="Asia/Hong_Kong")).endswith(
+        "two runs cannot end in the same second of one appended log: keep one log's blocks per file"
     )
 
 
@@ -349,8 +399,10 @@ def test_the_cli_refuses_with_exit_2_and_loads_nothing(
         "--warehouse",
         str(target),
     ]
-    assert main(["import", str(ANDROID), "--timezone", "America/New_York", *common]) == ExitCode.BAD_INPUT
-    assert capsys.readouterr().err.endswith("follows it)\nnothing was loaded\n")
+    cut = tmp_path / "cut.log"
+    cut.write_text(ANDROID.read_text().rstrip("\n")[:-1])
+    assert main(["import", str(cut), "--timezone", "America/New_York", *common]) == ExitCode.BAD_INPUT
+    assert capsys.readouterr().err.endswith("(no line feed after it)\nnothing was loaded\n")
     assert main(["import", str(WHALE), "--param", "maps", *common]) == ExitCode.BAD_INPUT
     assert "--param 'maps': write NAME=VALUE" in capsys.readouterr().err
     assert main(["import", str(WHALE), str(SERRANOBLE), "--warehouse", str(target)]) == ExitCode.BAD_INPUT

@@ -49,7 +49,7 @@ from benchcamp.pipeline.native_ycsb import (
     refuse_clients_read_as_runs,
 )
 from benchcamp.workloads.base import ParseError
-from benchcamp.workloads.testdfsio import MODE_WORKLOADS, UNITS, parse_testdfsio_blocks
+from benchcamp.workloads.testdfsio import MODE_WORKLOADS, UNITS, DFSIOBlock, parse_testdfsio_blocks
 
 __all__ = ["FORMATS", "NativeError", "NativeImport", "NativeRead", "YCSB", "read_native"]
 
@@ -148,8 +148,10 @@ def _java_date(printed: str, options: NativeImport, source: str) -> datetime:
 
 def read_testdfsio_log(path: Path, text: str, spec: StudySpec, options: NativeImport) -> list[Run]:
     """One run per summary block, its date kept (finished_at; started_at that less its exec time),
-    data_size_gb from Total MBytes processed. A block cut short or lacking a line refuses the
-    import naming every such block: an appended log is only trusted whole."""
+    data_size_gb from Total MBytes processed. A block with every line TestDFSIO prints is a run,
+    closed by its empty line or not (appended logs hold blocks the next run's header follows
+    directly); one cut inside its lines (one missing, or the file ending inside its last line)
+    refuses the import naming every such block: an appended log is only trusted whole."""
     names = workload_names(spec.study, TESTDFSIO, MODE_WORKLOADS, options)
     blocks = parse_testdfsio_blocks(text)
     if not blocks:
@@ -157,14 +159,15 @@ def read_testdfsio_log(path: Path, text: str, spec: StudySpec, options: NativeIm
     bad = []
     for index, block in enumerate(blocks, start=1):
         what = f"block {index} at line {block.line} ({block.summary.date or 'no date'}, {block.mode})"
-        if not block.summary.complete:
-            bad.append(f"{what}: no closing empty line (cut short, or the next run's header follows it)")
-        elif block.summary.missing:
-            bad.append(f"{what}: no '{block.summary.missing[0]}' line")
+        if block.summary.missing:
+            bad.append(f"{what}: cut short, no '{block.summary.missing[0]}' line")
+        elif block.summary.cut:
+            bad.append(f"{what}: cut short, the file ends inside its last line (no line feed after it)")
     if bad:
         raise NativeError(
             f"{path}: {len(bad)} of {len(blocks)} TestDFSIO blocks are incomplete: " + "; ".join(bad)
         )
+    _refuse_blocks_of_one_time(path, blocks)
     runs: list[Run] = []
     for block in blocks:
         source = f"{path}:{block.line}"
@@ -196,6 +199,29 @@ def read_testdfsio_log(path: Path, text: str, spec: StudySpec, options: NativeIm
             Run(source, workload, params, values, "ok", finished - timedelta(seconds=seconds), finished)
         )
     return runs
+
+
+def _refuse_blocks_of_one_time(path: Path, blocks: list[DFSIOBlock]) -> None:
+    """Two blocks that end at the same second are not two runs of one appended log (each run
+    takes its time, and the next starts after it): one run pasted twice, which would count as two
+    repetitions, or two runs' logs merged. Refused, naming both, either way."""
+    first: dict[str, tuple[int, DFSIOBlock]] = {}
+    for index, block in enumerate(blocks, start=1):
+        date = block.summary.date or ""
+        if date not in first:
+            first[date] = (index, block)
+            continue
+        earlier_index, earlier = first[date]
+        same = (earlier.mode, earlier.summary.printed) == (block.mode, block.summary.printed)
+        why = (
+            "the same run twice (every line alike): delete one of them"
+            if same
+            else "two runs cannot end in the same second of one appended log: keep one log's blocks per file"
+        )
+        raise NativeError(
+            f"{path}:{block.line}: block {index} ends at {date}, as block {earlier_index} at line "
+            f"{earlier.line} does: {why}"
+        )
 
 
 # -- the import ----------------------------------------------------------------------------------

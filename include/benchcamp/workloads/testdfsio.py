@@ -66,11 +66,13 @@ def file_count(data_size_gb: float, file_size_mb: int) -> int:
 
 @dataclass(frozen=True)
 class DFSIOSummary:
-    """One TestDFSIO summary block: each known line's value as printed, and whether the block's
-    closing empty line was printed too (a block without it was cut short)."""
+    """One TestDFSIO summary block: each known line's value as printed, whether the block's
+    closing empty line was printed too, and whether the file ended inside its last line (no line
+    feed after it: that line may be cut short, its number too)."""
 
     printed: dict[str, str]
     complete: bool
+    cut: bool = False
 
     @property
     def date(self) -> str | None:
@@ -127,7 +129,8 @@ def parse_testdfsio_blocks(text: str) -> list[DFSIOBlock]:
         elif (match := _FIELD_LINE.match(body)) and match.group("label") in (*_FIELDS, _DATE):
             open_block[2][match.group("label")] = match.group("value")
     if open_block is not None:
-        blocks.append(DFSIOBlock(open_block[0], open_block[1], DFSIOSummary(open_block[2], False)))
+        cut = not text.endswith(("\n", "\r"))
+        blocks.append(DFSIOBlock(open_block[0], open_block[1], DFSIOSummary(open_block[2], False, cut)))
     return blocks
 
 
