@@ -845,17 +845,24 @@ def dbt_build_task() -> Any:
         def execute(self, context: Any, **kwargs: Any) -> Any:
             from datetime import UTC
 
-            from benchcamp.pipeline.transform import CAMPAIGNS_VAR, campaign_vars, loaded_selection
+            from benchcamp.pipeline.transform import (
+                CAMPAIGNS_VAR,
+                build_digests,
+                campaign_vars,
+                loaded_selection,
+            )
 
             self._started = datetime.now(UTC)
             study = context["dag"].dag_id
             self._campaigns = campaign_vars([(study, _campaign(context))])[CAMPAIGNS_VAR]
-            # what this campaign's records can change, or everything (`transform.loaded_selection`)
-            self.select = loaded_selection(default_warehouse(), [study])
             given: dict[str, Any] = getattr(self, "vars", None) or {}
             self.vars = {**given, CAMPAIGNS_VAR: self._campaigns}
             self._recorded = False
+            self._digests: tuple[str, str] | None = None
             try:
+                self._digests = build_digests()  # read once for the selection, the parse and the record
+                # what this campaign's records can change, or everything (`transform.loaded_selection`)
+                self.select = loaded_selection(default_warehouse(), [study], self._digests[1])
                 return super().execute(context, **kwargs)
             except Exception as exc:
                 if not self._recorded:  # failed before dbt had a result (profile, project copy, ...)
@@ -883,7 +890,7 @@ def dbt_build_task() -> Any:
 
             from benchcamp.pipeline.transform import parsed_manifest
 
-            manifest = parsed_manifest(default_warehouse())
+            manifest = parsed_manifest(default_warehouse(), self._digests[0] if self._digests else None)
             if manifest is None:
                 return super().run_dbt_runner(command, env, cwd, **kwargs)
             with change_working_directory(cwd), environ(env):
@@ -899,7 +906,10 @@ def dbt_build_task() -> Any:
 
             self._recorded = True
             origin = f"airflow {self.dag_id} {self.task_id}"
-            record_outcome(default_warehouse(), self._started, failed, origin, self._campaigns, self.select)
+            state = self._digests[1] if self._digests else None
+            record_outcome(
+                default_warehouse(), self._started, failed, origin, self._campaigns, self.select, state
+            )
 
     project = repo_root() / "dbt_project"
     return CampaignBuildOperator(

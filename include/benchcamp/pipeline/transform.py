@@ -200,20 +200,30 @@ def affected_studies(loaded: Iterable[str], specs: dict[str, set[str]]) -> list[
     return [study for study, own in specs.items() if study in chosen or own & workloads]
 
 
-def loaded_selection(warehouse: Path, studies: Iterable[str], digest: str | None = None) -> str | None:
+def build_digests() -> tuple[str, str]:
+    """(the dbt project's digest, which keys the parse cache; the build state, which raw.builds
+    records and `loaded_selection` compares): each reads every file of the project, so a build
+    reads them once and hands both on."""
+    project = _project_digest()
+    return project, _build_digest(project)
+
+
+def loaded_selection(warehouse: Path, studies: Iterable[str], state: str | None = None) -> str | None:
     """dbt's --select for a build after loading records of `studies` into `warehouse`: the
     project's own models and the affected studies' (`affected_studies`); None (build everything)
-    unless a build of the whole project as it is now (`digest`, default: `_build_digest`'s)
+    unless a build of the whole project as it is now (`state`, default: `build_digests`'s)
     succeeded there and none has failed since."""
     from benchcamp.core.spec import load_spec, study_names
 
-    if not _whole_project_built(warehouse, digest or _build_digest(_project_digest())):
+    if not _whole_project_built(warehouse, state or build_digests()[1]):
         return None
     specs = {study: set(load_spec(study).workloads) for study in study_names()}
     return " ".join([PROJECT_MODELS, *(study_models(study) for study in affected_studies(studies, specs))])
 
 
 def _whole_project_built(warehouse: Path, digest: str) -> bool:
+    """Whether a whole build of state `digest` succeeded in `warehouse` and no build failed since
+    (False for a warehouse from before raw.builds recorded either)."""
     import duckdb
 
     from benchcamp.pipeline.warehouse import wait_for_warehouse
@@ -222,29 +232,27 @@ def _whole_project_built(warehouse: Path, digest: str) -> bool:
         return False
     con = wait_for_warehouse(lambda: duckdb.connect(str(warehouse), read_only=True), warehouse)
     try:
-        columns = {
-            row[0]
-            for row in con.execute(
-                "select column_name from information_schema.columns "
-                "where table_schema = 'raw' and table_name = 'builds'"
-            ).fetchall()
-        }
-        if not {"project_digest", "selection"} <= columns:
+        columns = con.execute(
+            "select count(*) from information_schema.columns where table_schema = 'raw' "
+            "and table_name = 'builds' and column_name in ('project_digest', 'selection')"
+        ).fetchone()
+        if columns != (2,):
             return False
         row = con.execute(
             """
-            select count(*) from raw.builds where not ok and finished_at >= (
-                select max(finished_at) from raw.builds
-                where ok and selection is null and project_digest = ?)
+            with whole as (
+                select max(finished_at) as at from raw.builds
+                where ok and selection is null and project_digest = ?
+            )
+            select whole.at is not null and not exists (
+                select 1 from raw.builds where not ok and finished_at >= whole.at
+            ) from whole
             """,
             [digest],
         ).fetchone()
-        full = con.execute(
-            "select count(*) from raw.builds where ok and selection is null and project_digest = ?", [digest]
-        ).fetchone()
     finally:
         con.close()
-    return bool(full and full[0]) and row is not None and row[0] == 0
+    return bool(row and row[0])
 
 
 def build_marts(
@@ -264,7 +272,8 @@ def build_marts(
     `campaigns`, the (study, campaign) pairs just loaded, limits the data tests of models with a
     campaign column to their rows: an old campaign's bad rows never fail a later build, and,
     without `select`, the build to what those studies' records can change (`loaded_selection`).
-    None judges every row and builds everything. The outcome is recorded in raw.builds (`last_build`), named by `origin`.
+    None judges every row and builds everything. The outcome is recorded in raw.builds
+    (`last_build`), named by `origin`.
     dbt's target and log folder is `folder_of`'s (default: the warehouse's own): an import that
     builds a staged copy uses the real warehouse's, so the logs outlive the copy.
     """
@@ -275,8 +284,7 @@ def build_marts(
     connect(target).close()  # waits, bounded, for another writer (WarehouseBusy)
     pairs = None if campaigns is None else list(campaigns)
     loaded = None if pairs is None else campaign_vars(pairs)
-    digest = _project_digest()  # read once: it reads every file of the project
-    state = _build_digest(digest)
+    digest, state = build_digests()
     if select is None and pairs is not None:
         select = loaded_selection(target, dict.fromkeys(study for study, _ in pairs), state)
     args = ["build"] + (["--select", select] if select else [])
@@ -310,11 +318,11 @@ def record_outcome(
     origin: str,
     campaigns: list[str],
     selection: str | None = None,
-    digest: str | None = None,
+    state: str | None = None,
 ) -> None:
-    """Record a build's outcome in raw.builds, with the project's digest (`_build_digest`) and the build's
-    selection (None: the whole project), which `loaded_selection` reads; a warehouse still held
-    after the wait loses only the record (said on stderr), never the build's own error."""
+    """Record a build's outcome in raw.builds, with its state (`build_digests`, default: read
+    now) and selection (None: the whole project), which `loaded_selection` reads; a warehouse
+    still held after the wait loses only the record (said on stderr), never the build's own error."""
     from benchcamp.pipeline.warehouse import WarehouseBusy, record_build
 
     try:
@@ -325,7 +333,7 @@ def record_outcome(
             origin,
             campaigns,
             failed,
-            digest or _build_digest(_project_digest()),
+            state or build_digests()[1],
             selection,
         )
     except WarehouseBusy as exc:

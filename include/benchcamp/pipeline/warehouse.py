@@ -359,7 +359,7 @@ create table if not exists raw.builds (
     origin varchar not null,
     campaigns json not null,
     failed_nodes json not null,
-    project_digest varchar,  -- the dbt project's digest (transform._project_digest)
+    project_digest varchar,  -- the build's state: the project and its models' imports (transform.build_digests)
     selection varchar         -- the build's --select; null: the whole project
 );
 """
