@@ -890,7 +890,9 @@ def dbt_build_task() -> Any:
 
             from benchcamp.pipeline.transform import parsed_manifest
 
-            manifest = parsed_manifest(default_warehouse(), self._digests[0] if self._digests else None)
+            manifest = parsed_manifest(
+                default_warehouse(), digests[0] if (digests := getattr(self, "_digests", None)) else None
+            )
             if manifest is None:
                 return super().run_dbt_runner(command, env, cwd, **kwargs)
             with change_working_directory(cwd), environ(env):
@@ -906,7 +908,8 @@ def dbt_build_task() -> Any:
 
             self._recorded = True
             origin = f"airflow {self.dag_id} {self.task_id}"
-            state = self._digests[1] if self._digests else None
+            digests = getattr(self, "_digests", None)  # None: called before execute read them
+            state = digests[1] if digests else None
             record_outcome(
                 default_warehouse(), self._started, failed, origin, self._campaigns, self.select, state
             )
