@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import duckdb
 import pytest
 from benchcamp.core.outcomes import ExitCode
 from benchcamp.core.records import ResultRecord
@@ -166,6 +167,96 @@ def test_hibench_refusals_name_the_line_and_the_fix() -> None:
     assert refusal([HIWALKER], NativeImport("hibench_dse", "c", "moon")).startswith(
         "study 'hibench_dse' has no environment 'moon'"
     )
+
+
+def with_columns(tmp_path: Path, extra: dict[str, list[str]]) -> Path:
+    """isiratc's report with columns beyond HiBench's seven, as a version or a script adding them writes."""
+    lines = ISIRATC.read_text().splitlines()
+    rows = [[*lines[0].split(), *extra]]
+    rows += [[*line.split(), *(values[n] for values in extra.values())] for n, line in enumerate(lines[1:])]
+    path = tmp_path / "hibench.report"
+    path.write_text("\n".join("  ".join(row) for row in rows) + "\n")
+    return path
+
+
+SPARK = {"params": WORDCOUNT_AXES, "names": {"ScalaSparkWordcount": "wordcount"}, "timezone": "Asia/Kolkata"}
+
+
+def test_a_report_with_more_columns_imports_its_figures_and_keeps_the_rest_as_facts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cores = [str(4 + n % 2) for n in range(9)]
+    path = with_columns(tmp_path, {"Cores": cores, "Scheduler": ["fair"] * 9})
+    read, plain = read_native(None, [path], hibench(**SPARK)), read_native(None, [ISIRATC], hibench(**SPARK))
+    strip = [record.model_copy(update={"artifact": None}) for record in read.records]
+    assert strip == [record.model_copy(update={"artifact": None}) for record in plain.records]
+    assert [(f.repetition, f.name, f.value, f.source) for f in read.facts[:4]] == [
+        (1, "Cores", "4", f"{path}:2"),
+        (1, "Scheduler", "fair", f"{path}:2"),
+        (2, "Cores", "5", f"{path}:3"),
+        (2, "Scheduler", "fair", f"{path}:3"),
+    ]
+    assert len(read.facts) == 18 and {f.cell_key for f in read.facts} == {r.cell_key for r in read.records}
+    # through the CLI: the facts land in raw.run_facts beside the records (marts not built here)
+    from benchcamp.pipeline import transform
+
+    target = tmp_path / "w.duckdb"
+    args = ["import", str(path), "--study", "hibench_dse", "--campaign", "wide", "--environment", "dse_cluster",
+            "--name", "ScalaSparkWordcount=wordcount", "--timezone", "Asia/Kolkata", "--param", "maps=4",
+            "--param", "reduces=2", "--warehouse", str(target)]  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(transform, "build_marts", lambda *args, **kwargs: None)
+        patch.setattr(report, "export_snapshot", lambda *args, **kwargs: None)
+        assert main(args) == ExitCode.OK
+        assert main(args) == ExitCode.OK  # again: replaced, not doubled
+    capsys.readouterr()
+    con = duckdb.connect(str(target), read_only=True)
+    stored = con.execute(
+        "select repetition, name, value, source from raw.run_facts where campaign = 'wide' "
+        "and cell_key like 'wordcount|data_size_gb=3.03|%' order by repetition, name"
+    ).fetchall()
+    con.close()
+    assert stored == [
+        (1, "Cores", "5", f"{path}:9"), (1, "Scheduler", "fair", f"{path}:9"),
+        (2, "Cores", "4", f"{path}:10"), (2, "Scheduler", "fair", f"{path}:10"),
+    ]  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:  # the same runs from HiBench's own seven columns
+        patch.setattr(transform, "build_marts", lambda *args, **kwargs: None)
+        patch.setattr(report, "export_snapshot", lambda *args, **kwargs: None)
+        assert main([args[0], str(ISIRATC), *args[2:]]) == ExitCode.OK
+    con = duckdb.connect(str(target), read_only=True)
+    assert con.execute("select count(*) from raw.run_facts").fetchone() == (0,)  # replaced: none now
+    con.close()
+
+
+def test_a_report_whose_lines_do_not_match_its_header_is_refused_naming_the_line(tmp_path: Path) -> None:
+    path = with_columns(tmp_path, {"Cores": ["4"] * 9})
+    lines = path.read_text().splitlines()
+    lines[3] = lines[3].rsplit(maxsplit=1)[0]  # the third run's last column lost
+    path.write_text("\n".join(lines) + "\n")
+    assert refusal([path], hibench(**SPARK)) == (
+        f"{path}:4: 7 columns where the header at line 1 names 8 (Type Date Time Input_data_size Duration(s) "
+        "Throughput(bytes/s) Throughput/node Cores): a line cut short or a value with a space; mend the line "
+        "or delete it"
+    )
+    short = ISIRATC.read_text().splitlines()
+    short[2] = short[2].rsplit(maxsplit=1)[0]
+    path.write_text("\n".join(short))
+    assert refusal([path], hibench(**SPARK)).startswith(
+        f"{path}:3: 6 columns where the header at line 1 names 7"
+    )
+    for header, what in (
+        ("Type Date Time Input_data_size Duration(s) Throughput(bytes/s)", "no column Throughput/node"),
+        (
+            "Type Date Time Input_data_size Duration(s) Throughput(bytes/s) Throughput/node Date",
+            "the column Date twice",
+        ),
+    ):
+        path.write_text(header + "\n" + "\n".join(ISIRATC.read_text().splitlines()[1:]))
+        assert refusal([path], hibench(**SPARK), "hibench-report").startswith(
+            f"{path}:1: HiBench's report header with {what}: it names {header}; HiBench writes Type Date"
+        )
+    assert not read_native(None, [ISIRATC], hibench(**SPARK)).facts  # HiBench's own seven: no facts
 
 
 # -- TestDFSIO ----------------------------------------------------------------------------------

@@ -82,6 +82,7 @@ def test_connect_creates_the_folder_and_the_raw_schema(path: Path) -> None:
         "adaptive_stops",
         "repetition_load",
         "cells_below_resolution",
+        "run_facts",
         "builds",
     }
     with wh.connect(path) as con:  # ensure_schema twice is harmless

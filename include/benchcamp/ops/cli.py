@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from benchcamp.core.spec import StudySpec
     from benchcamp.pipeline.campaign.conf import CampaignConf
+    from benchcamp.pipeline.native_runs import NativeRead
     from benchcamp.pipeline.transform import DbtBuildError
 
 
@@ -142,7 +143,7 @@ def _import_native(args: argparse.Namespace) -> int:
         path = Path(folder) / "records.jsonl"
         path.write_text(write_jsonl(read.records), encoding="utf-8")
         origin = f"benchcamp import --from {args.source_format or 'detected'} {Path(args.files[0]).name}"
-        return _import(args, path, origin)
+        return _import(args, path, origin, read)
 
 
 class _BuildRefused(Exception):
@@ -154,12 +155,13 @@ class _BuildRefused(Exception):
         self.code = code
 
 
-def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
+def _import(args: argparse.Namespace, path: Path, origin: str, native: NativeRead | None = None) -> int:
     from benchcamp.core.records import RecordError
     from benchcamp.core.spec import load_spec
     from benchcamp.pipeline import importer
+    from benchcamp.pipeline.run_facts import write_run_facts
     from benchcamp.pipeline.transform import DbtBuildError, build_marts, parse_ahead
-    from benchcamp.pipeline.warehouse import staged_warehouse
+    from benchcamp.pipeline.warehouse import connect, staged_warehouse
 
     target = _warehouse(args)
     with importer.staging() as con:
@@ -195,6 +197,9 @@ def _import(args: argparse.Namespace, path: Path, origin: str) -> int:
                 specs = {study: load_spec(study) for study in thresholds}
                 loads = importer.load(con, staged, loads, validating.result, thresholds, specs)
                 failures = validating.result()
+            if native is not None:  # in the staged copy too: they land with the records, or neither does
+                with connect(staged) as facts_con:
+                    write_run_facts(facts_con, list(native.facts), native.repetitions())
             dbt.join()
             try:
                 build_marts(
@@ -363,6 +368,7 @@ def cmd_spec_check(args: argparse.Namespace) -> int:
 
 def cmd_lab(args: argparse.Namespace) -> int:
     from benchcamp.ops import lab
+    from benchcamp.ops.lab.services import LabBusy
 
     if getattr(args, "stores", False):
         os.environ["BENCHCAMP_LAB_STORES"] = "1"
@@ -370,13 +376,17 @@ def cmd_lab(args: argparse.Namespace) -> int:
         return cmd_lab_cluster(args.cluster_action or "status", args.stores)
     if args.cluster_action:
         raise SystemExit(f"benchcamp lab {args.action}: unexpected '{args.cluster_action}'")
-    if args.action == "up":
-        print(lab.lab_up().format())
-    elif args.action == "down":
-        lab.lab_down()
-        print("lab stopped")
-    else:
-        print(lab.lab_status().format())
+    try:
+        if args.action == "up":
+            print(lab.lab_up().format())
+        elif args.action == "down":
+            lab.lab_down()
+            print("lab stopped")
+        else:
+            print(lab.lab_status().format())
+    except LabBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.BUSY
     return ExitCode.OK
 
 
@@ -408,12 +418,16 @@ def cmd_lab_cluster(action: str, stores: bool = False) -> int:
 
 def cmd_up(args: argparse.Namespace) -> int:
     from benchcamp.ops import stack
+    from benchcamp.ops.lab.services import LabBusy
 
     try:
         print(stack.up())
     except stack.StackError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INTERNAL_ERROR
+    except LabBusy as exc:  # another's `lab up`/`lab down` still held the lab after the wait
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.BUSY
     return ExitCode.OK
 
 
@@ -506,7 +520,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from benchcamp.core.spec import load_spec
     from benchcamp.core.study import study_plugin
     from benchcamp.ops import lab
-    from benchcamp.ops.lab.services import STORE_SERVICES
+    from benchcamp.ops.lab.services import STORE_SERVICES, LabBusy
     from benchcamp.pipeline import target_lock
     from benchcamp.pipeline.attempts import ArchiveClash, check_archive_owner
     from benchcamp.pipeline.campaign.conf import CampaignConfError, check_conf, resolve_campaign
@@ -590,7 +604,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         # and its campaign leaves a lab the user has up alone
         if used & (lab_connections - {lab.CLUSTER_CONNECTION_ID}):
             started_lab = True
-            print(lab.lab_up().format())
+            try:
+                print(lab.lab_up().format())
+            except LabBusy as exc:  # another's `lab up`/`lab down` holds the lab: nothing here to stop
+                started_lab = False
+                print(f"error: {exc}", file=sys.stderr)
+                return ExitCode.BUSY
         if lab.CLUSTER_CONNECTION_ID in used:  # the lab cluster's gateway
             from benchcamp.ops.lab.cluster import cluster_running, cluster_up
 

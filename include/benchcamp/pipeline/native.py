@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,6 +49,7 @@ from benchcamp.pipeline.native_ycsb import (
     read_ycsb_output,
     refuse_clients_read_as_runs,
 )
+from benchcamp.pipeline.run_facts import RunFact
 from benchcamp.workloads.base import ParseError
 from benchcamp.workloads.testdfsio import MODE_WORKLOADS, UNITS, DFSIOBlock, parse_testdfsio_blocks
 
@@ -74,21 +76,27 @@ def read_hibench_report(
 ) -> list[Run]:
     """One run per report line: its Type mapped to a workload, data_size_gb from Input_data_size
     (GiB to three significant digits: HiBench's generated inputs of one scale differ by a few bytes
-    between runs), Duration, both throughputs and the size kept as figures."""
+    between runs), Duration, both throughputs and the size kept as figures. Columns are found by
+    their header's names; a column beyond HiBench's seven is kept as the run's fact, as printed."""
     names = workload_names(spec.study, HIBENCH, {}, options)
     lines = text.splitlines()
     header = next((number for number, line in enumerate(lines, start=1) if line.strip()), None)
-    if header is None or tuple(lines[header - 1].split()) != HIBENCH_COLUMNS:
-        raise NativeError(f"{path}:{header or 1}: not HiBench's report header ({' '.join(HIBENCH_COLUMNS)})")
+    columns = lines[header - 1].split() if header else []
+    _check_hibench_header(path, header or 1, columns)
+    extra = [(index, name) for index, name in enumerate(columns) if name not in HIBENCH_COLUMNS]
     runs: list[Run] = []
-    for number, line in enumerate(lines[header:], start=header + 1):
+    for number, line in enumerate(lines[header:], start=(header or 0) + 1):
         source = f"{path}:{number}"
         words = line.split()
         if not words:
             continue
-        if len(words) != len(HIBENCH_COLUMNS):
-            raise NativeError(f"{source}: {len(words)} columns, HiBench's report has {len(HIBENCH_COLUMNS)}")
-        kind, day, clock, size, duration, throughput, per_node = words
+        if len(words) != len(columns):
+            raise NativeError(
+                f"{source}: {len(words)} columns where the header at line {header} names {len(columns)} "
+                f"({' '.join(columns)}): a line cut short or a value with a space; mend the line or delete it"
+            )
+        value = dict(zip(columns, words, strict=True))
+        kind = value["Type"]
         if kind in options.skip:
             skipped[kind] = skipped.get(kind, 0) + 1
             continue
@@ -98,29 +106,47 @@ def read_hibench_report(
                 f"{source}: HiBench type '{kind}' is no workload of study '{spec.study}' (it maps: "
                 f"{known}): map it with --name {kind}=WORKLOAD or leave it out with --skip {kind}"
             )
-        try:
-            finished = datetime.strptime(f"{day} {clock}", "%Y-%m-%d %H:%M:%S")
-            input_bytes, seconds = int(size), float(duration)
-            rates = float(throughput), float(per_node)
-        except ValueError as exc:
-            raise NativeError(f"{source}: {exc}") from None
-        if seconds <= 0:
-            raise NativeError(f"{source}: Duration(s) is {duration}: a run takes time")
-        zone = zone_of(options, source, "HiBench prints local times without a zone")
-        finished = finished.replace(tzinfo=zone)
-        workload = names[kind]
-        said: dict[str, ParamValue] = {"data_size_gb": float(f"{input_bytes / _BYTES_PER_GIB:.3g}")}
-        figures = [
-            ("duration_s", seconds, "s"),
-            ("input_bytes", float(input_bytes), "B"),
-            ("throughput_bytes_s", rates[0], "B/s"),
-            ("throughput_per_node_bytes_s", rates[1], "B/s"),
-        ]
-        params = merge_axes(spec, workload, said, options, source)
-        runs.append(
-            Run(source, workload, params, figures, "ok", finished - timedelta(seconds=seconds), finished)
-        )
+        run = _hibench_run(source, names[kind], value, spec, options)
+        runs.append(replace(run, facts=tuple((name, words[index]) for index, name in extra)))
     return runs
+
+
+def _check_hibench_header(path: Path, line: int, columns: list[str]) -> None:
+    """HiBench's seven columns, each once, Type first; others may stand beside them."""
+    if not columns or columns[0] != HIBENCH_COLUMNS[0]:
+        raise NativeError(f"{path}:{line}: not HiBench's report header ({' '.join(HIBENCH_COLUMNS)})")
+    missing = [name for name in HIBENCH_COLUMNS if name not in columns]
+    twice = sorted({name for name in columns if columns.count(name) > 1})
+    if missing or twice:
+        what = f"no column {', '.join(missing)}" if missing else f"the column {', '.join(twice)} twice"
+        raise NativeError(
+            f"{path}:{line}: HiBench's report header with {what}: it names "
+            f"{' '.join(columns)}; HiBench writes {' '.join(HIBENCH_COLUMNS)}"
+        )
+
+
+def _hibench_run(
+    source: str, workload: str, value: dict[str, str], spec: StudySpec, options: NativeImport
+) -> Run:
+    try:
+        finished = datetime.strptime(f"{value['Date']} {value['Time']}", "%Y-%m-%d %H:%M:%S")
+        input_bytes, seconds = int(value["Input_data_size"]), float(value["Duration(s)"])
+        rates = float(value["Throughput(bytes/s)"]), float(value["Throughput/node"])
+    except ValueError as exc:
+        raise NativeError(f"{source}: {exc}") from None
+    if seconds <= 0:
+        raise NativeError(f"{source}: Duration(s) is {value['Duration(s)']}: a run takes time")
+    zone = zone_of(options, source, "HiBench prints local times without a zone")
+    finished = finished.replace(tzinfo=zone)
+    said: dict[str, ParamValue] = {"data_size_gb": float(f"{input_bytes / _BYTES_PER_GIB:.3g}")}
+    figures = [
+        ("duration_s", seconds, "s"),
+        ("input_bytes", float(input_bytes), "B"),
+        ("throughput_bytes_s", rates[0], "B/s"),
+        ("throughput_per_node_bytes_s", rates[1], "B/s"),
+    ]
+    params = merge_axes(spec, workload, said, options, source)
+    return Run(source, workload, params, figures, "ok", finished - timedelta(seconds=seconds), finished)
 
 
 # -- TestDFSIO's appended results log ----------------------------------------------------------
@@ -267,13 +293,17 @@ def read_native(native_format: str | None, paths: Iterable[Path], options: Nativ
         )
     refuse_clients_read_as_runs(runs)
     notes = tuple(run.note for run in runs if run.note)
-    return NativeRead(_records(runs, spec, options), len(runs), skipped, notes)
+    records, facts = _records(runs, spec, options)
+    return NativeRead(records, len(runs), skipped, notes, facts)
 
 
-def _records(runs: list[Run], spec: StudySpec, options: NativeImport) -> list[ResultRecord]:
-    """Runs as records, each cell's runs numbered 1, 2, ... in file order."""
+def _records(
+    runs: list[Run], spec: StudySpec, options: NativeImport
+) -> tuple[list[ResultRecord], tuple[RunFact, ...]]:
+    """Runs as records, each cell's runs numbered 1, 2, ... in file order, and their facts."""
     counts: dict[str, int] = {}
     records: list[ResultRecord] = []
+    facts: list[RunFact] = []
     for run in runs:
         try:
             spec.validate_record_params(run.workload, run.params)
@@ -281,6 +311,8 @@ def _records(runs: list[Run], spec: StudySpec, options: NativeImport) -> list[Re
             raise NativeError(f"{run.source}: {exc}") from None
         key = cell_key(run.workload, run.params)
         counts[key] = counts.get(key, 0) + 1
+        where = (options.study, options.campaign, options.environment, run.workload, key, counts[key])
+        facts += [RunFact(*where, name, printed, run.source) for name, printed in run.facts]
         for metric, value, unit in run.figures:
             records.append(
                 ResultRecord(
@@ -299,4 +331,4 @@ def _records(runs: list[Run], spec: StudySpec, options: NativeImport) -> list[Re
                     artifact=run.source,
                 )
             )
-    return records
+    return records, tuple(facts)

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from benchcamp.core.records import ParamValue, ResultRecord, Status
+from benchcamp.core.records import ParamValue, ResultRecord, Status, cell_key
 from benchcamp.core.study import study_plugin
+from benchcamp.pipeline.run_facts import RunFact
 from benchcamp.workloads.testdfsio import parse_testdfsio_blocks
 from benchcamp.workloads.ycsb import HISTOGRAM_SUFFIX, has_text_summary
 
@@ -70,6 +71,7 @@ class Run:
     read_beside: tuple[Path, ...] = ()  # files beside the run's file that it read (YCSB's histogram logs)
     note: str | None = None  # what the import could not take from the run, printed with its counts
     measured: tuple[float, float] | None = None  # YCSB: the period its histogram logs cover (epoch s)
+    facts: tuple[tuple[str, str], ...] = ()  # what the tool printed beside the figures, as printed
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,14 @@ class NativeRead:
     runs: int
     skipped: dict[str, int]  # the tool's name → runs left out by --skip
     notes: tuple[str, ...] = ()  # what some runs lacked (YCSB runs without their histogram logs)
+    facts: tuple[RunFact, ...] = ()  # what runs printed beyond their figures (`pipeline.run_facts`)
+
+    def repetitions(self) -> set[tuple[str, str, str, str, int]]:
+        """(study, campaign, environment, cell_key, repetition) of every run read."""
+        return {
+            (r.study, r.campaign, r.environment, cell_key(r.workload, r.params), r.repetition)
+            for r in self.records
+        }
 
 
 @dataclass(frozen=True)
@@ -149,13 +159,21 @@ def unclaimed_logs(paths: Iterable[Path], claimed: set[Path]) -> list[Path]:
     ]
 
 
+def is_hibench_header(words: list[str]) -> bool:
+    """A hibench.report's header: HiBench's seven columns, each once, with any others beside them
+    (a HiBench version or a user's script that adds one)."""
+    return (
+        bool(words) and words[0] == HIBENCH_COLUMNS[0] and all(words.count(c) == 1 for c in HIBENCH_COLUMNS)
+    )
+
+
 def detect(path: Path, text: str) -> str:
     """The native format of a file, told by its content; unknown or ambiguous content is refused."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     found = [
         name
         for name, matches in (
-            (HIBENCH, tuple(first.split()) == HIBENCH_COLUMNS),
+            (HIBENCH, is_hibench_header(first.split())),
             (TESTDFSIO, bool(parse_testdfsio_blocks(text))),
             (YCSB, has_text_summary(text)),
         )

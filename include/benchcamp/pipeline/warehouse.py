@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from benchcamp.core.paths import default_warehouse
 from benchcamp.core.records import RECORD_FIELDS, EnvironmentSnapshot, ResultRecord, ValidationFailure
 from benchcamp.pipeline.noise_floor import BELOW_RESOLUTION_COLUMNS
+from benchcamp.pipeline.run_facts import RUN_FACTS_SCHEMA
 
 if TYPE_CHECKING:
     import duckdb
@@ -332,6 +333,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(RUN_ORDER_SCHEMA)
     con.execute(REPETITION_LOAD_SCHEMA)
     con.execute(BELOW_RESOLUTION_SCHEMA)
+    con.execute(RUN_FACTS_SCHEMA)
     con.execute(BUILDS_SCHEMA)
     con.execute("alter table raw.builds add column if not exists project_digest varchar")
     con.execute("alter table raw.builds add column if not exists selection varchar")
