@@ -453,6 +453,30 @@ def test_a_ycsb_output_of_standard_output_alone_imports_with_its_workload_and_ax
     assert figures["operations_ok"] == 1000 and figures["error_returns"] == 0
 
 
+def test_a_ycsb_output_of_a_client_that_crashed_mid_run_is_refused_naming_where_it_ends(
+    tmp_path: Path,
+) -> None:
+    """The recorded output cut inside its [UPDATE] section: between two lines, and inside one."""
+    lines = (
+        Path(__file__).resolve().parents[1] / "data" / "ycsb" / "basicdb" / "run_a" / "stdout.log"
+    ).read_text()
+    lines = lines.splitlines(keepends=True)
+    assert lines[26] == "[UPDATE], MinLatency(us), 0\n"
+    fix = "its client stopped before printing its whole summary (crashed or killed); leave the file out, or run "
+    options = ycsb(names={"run1.txt": "ycsb_a"}, params={"store": "hbase", "threads": 2, "target_ops": 2000})
+    run = tmp_path / "run1.txt"
+    run.write_text("".join(lines[:27]))
+    assert refusal([run], options) == (
+        f"{run}: [UPDATE] has no max latency: YCSB output cut short (the file ends at line 27): {fix}"
+        "that repetition again"
+    )
+    run.write_text("".join(lines[:27]) + "[UPDATE], Ma")
+    assert refusal([run], options) == (
+        f"{run}: line 28 is cut off ('[UPDATE], Ma'): YCSB output cut short (the file ends at line 28): {fix}"
+        "that repetition again"
+    )
+
+
 # -- detection and the command line -------------------------------------------------------------
 
 

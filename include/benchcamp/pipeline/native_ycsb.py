@@ -58,13 +58,25 @@ class _Client:
         return count if isinstance(count, int) else None
 
 
+def _cut_short(message: str, text: str) -> str:
+    """A summary cut short is a client that stopped mid-run (crashed, killed, its disk full):
+    say where the file ends and what to do, since no figure of a half-printed summary is whole."""
+    if not message.endswith("YCSB output cut short"):
+        return message
+    last = len(text.splitlines())
+    return (
+        f"{message} (the file ends at line {last}): its client stopped before printing its whole "
+        "summary (crashed or killed); leave the file out, or run that repetition again"
+    )
+
+
 def _ycsb_client(path: Path, text: str, spec: StudySpec, options: NativeImport) -> _Client:
     """A YCSB output's summary, and its workload and axes from its echoed command line."""
     try:
         summary = parse_ycsb_text(text, str(path))
         command = parse_command_line(text, str(path))
     except ParseError as exc:
-        raise NativeError(str(exc)) from None
+        raise NativeError(_cut_short(str(exc), text)) from None
     if command is None:
         return _without_command_line(path, summary, spec, options)
     source = f"{path}:{command.line}"
