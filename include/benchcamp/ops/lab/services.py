@@ -1,5 +1,6 @@
 # Over 600 lines: the lab's service table and each service's start and health check (HDFS, Hive,
-# YARN in its namespace, the YCSB stores), in sections, read by one up/down/status.
+# YARN in its namespace, the YCSB stores), in sections, read by one up/down/status (up and down
+# under the lab lock).
 """The lab's services: started and stopped by the project's process supervisor
 (`benchcamp.ops.supervisor`, as the Airflow stack is), health-checked, measured.
 
@@ -19,11 +20,14 @@ import os
 import shutil
 import socket
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tenacity import (
     Retrying,
@@ -32,7 +36,7 @@ from tenacity import (
     wait_fixed,
 )
 
-from benchcamp.core.waiting import wait_until
+from benchcamp.core.waiting import wait_until, wait_while
 from benchcamp.ops.lab.config import (
     CLIENT_JVM_OPTS,
     LOOPBACK,
@@ -698,9 +702,96 @@ def _prepare_hdfs() -> None:
             raise LabError(f"HDFS {' '.join(command)} failed: {result.stderr.strip()[-1500:]}")
 
 
-def lab_up(timeout_s: float = 420.0, install: bool = True) -> LabStatus:
+# -- the lab lock: one `lab up` or `lab down` at a time --------------------------------------
+
+LAB_LOCK_TIMEOUT_S = 600.0
+"""How long `lab_up`/`lab_down` wait for another's to end: a lab start alone takes up to 420 s."""
+
+
+class LabBusy(LabError):
+    """Another process's `lab up` or `lab down` held the lab lock past the wait; nothing was done."""
+
+
+def lab_lock_file() -> Path:
+    return lab_dir() / "run" / "lab.lock"
+
+
+def _lock_holder(handle: IO[str]) -> dict[str, Any]:
+    """What the lock's holder wrote in it ({} while it has not written yet)."""
+    handle.seek(0)
+    try:
+        holder = json.loads(handle.read() or "{}")
+    except ValueError:
+        return {}
+    return holder if isinstance(holder, dict) else {}
+
+
+def _describe_holder(holder: dict[str, Any]) -> str:
+    return (
+        f"`{holder.get('action', '?')}` ({holder.get('command', '?')}, PID {holder.get('pid', '?')} "
+        f"on {holder.get('host', '?')}, since {holder.get('since', '?')})"
+    )
+
+
+@contextmanager
+def lab_lock(action: str, timeout_s: float | None = None) -> Iterator[None]:
+    """Hold the lab lock (an flock on `lab_lock_file()`, released by the kernel when the process
+    ends, even killed) while `action` works, so two callers (`benchcamp up` beside `benchcamp run`,
+    `lab down` during another's `lab up`) never start or stop the same services at once.
+
+    A second caller waits up to `timeout_s` (None: LAB_LOCK_TIMEOUT_S), saying once on stderr for
+    whom, then raises LabBusy naming the holder. Not re-entrant: no lab path nests `lab_up` or
+    `lab_down`, so a nested call is refused at once rather than waiting on itself.
+    """
+    timeout_s = LAB_LOCK_TIMEOUT_S if timeout_s is None else timeout_s
+    path = lab_lock_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    me = {"pid": os.getpid(), "host": socket.gethostname()}
+    with path.open("a+", encoding="utf-8") as handle:
+        holder: dict[str, Any] = {}
+        told = False
+
+        def busy() -> bool:
+            nonlocal holder, told
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return False
+            except BlockingIOError:
+                holder = _lock_holder(handle)
+            if {key: holder.get(key) for key in me} == me:
+                raise LabError(f"{action} nested in this process's own {_describe_holder(holder)}")
+            if not told:
+                print(
+                    f"{action}: the lab is busy with {_describe_holder(holder)}; waiting up to {timeout_s:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                told = True
+            return True
+
+        if wait_while(busy, timeout_s, 0.5):
+            raise LabBusy(
+                f"{action}: the lab is busy with {_describe_holder(holder)} ({path}), still after "
+                f"{timeout_s:.0f} s; wait for it, or stop it: `benchcamp lab down` once it is done"
+            )
+        command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:3]]) if sys.argv else "?"
+        since = datetime.now(UTC).isoformat(timespec="seconds")
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps({"action": action, "command": command, **me, "since": since}) + "\n")
+        handle.flush()
+        yield
+
+
+def lab_up(timeout_s: float = 420.0, install: bool = True, lock_timeout_s: float | None = None) -> LabStatus:
     """Start every service not already running (a no-op for healthy ones) and wait until all are
-    healthy; `install=False` where the jars are mounted read-only (the BigBench lab container)."""
+    healthy, under the lab lock (waiting up to `lock_timeout_s` for another's `lab up`/`lab down`);
+    `install=False` where the jars are mounted read-only (the BigBench lab container)."""
+    with lab_lock("lab up", lock_timeout_s):
+        return _lab_up(timeout_s, install)
+
+
+def _lab_up(timeout_s: float, install: bool) -> LabStatus:
     if install:
         ensure_installed()
     if install and stores_enabled():
@@ -758,12 +849,18 @@ _LAST_TO_STOP = frozenset({"namenode", "datanode", "sshd"})
 """What the other services use until they have stopped."""
 
 
-def lab_down() -> None:
+def lab_down(lock_timeout_s: float | None = None) -> None:
     """Stop every lab service by its recorded PID, HDFS and sshd last; leave no process behind.
 
-    Lab targets a study runs itself (`Study.lab_teardown`) stop first; one that fails to stop
-    is raised after everything else has stopped.
+    Under the lab lock (waiting up to `lock_timeout_s` for another's `lab up`/`lab down`), so it
+    never stops what another caller's `lab up` is waiting on. Lab targets a study runs itself
+    (`Study.lab_teardown`) stop first; one that fails to stop is raised after everything else has stopped.
     """
+    with lab_lock("lab down", lock_timeout_s):
+        _lab_down()
+
+
+def _lab_down() -> None:
     from benchcamp.core.study import study_lab_teardowns
 
     failures: list[str] = []
