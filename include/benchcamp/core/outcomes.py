@@ -35,7 +35,7 @@ MEANING: dict[ExitCode, str] = {
     ExitCode.VALIDATION_FAILED: "Everything ran and is loaded, but expectations failed: the cells are marked, listed on the console.",
     ExitCode.PARTIAL: "Some repetitions (or a step on the target, e.g. its cleanup) failed: each marked with its reason in the archive; the figures use the rest.",
     ExitCode.NOTHING_MEASURED: "No repetition succeeded: the target unreachable, refused, full or failing; the first error is on the console.",
-    ExitCode.BUSY: "The target or the warehouse is held by another run (named on the console), still after waiting.",
+    ExitCode.BUSY: "The target, the warehouse or the lab (being started or stopped) is held by another run (named on the console), still after waiting.",
     ExitCode.ANALYSIS_FAILED: "The figures could not be built (a dbt model or test failed): the failed check is named, and reports show the last successful build, dated.",
     ExitCode.INTERRUPTED: "Stopped by Ctrl-C (SIGINT): the run is marked failed, its remote jobs stopped; a re-run resumes.",
     ExitCode.TERMINATED: "Stopped by SIGTERM: as for Ctrl-C.",
