@@ -230,14 +230,19 @@ def test_a_report_with_more_columns_imports_its_figures_and_keeps_the_rest_as_fa
 
 
 def test_a_report_whose_lines_do_not_match_its_header_is_refused_naming_the_line(tmp_path: Path) -> None:
-    path = with_columns(tmp_path, {"Cores": ["4"] * 9})
+    path = with_columns(tmp_path, {"Cores": ["4"] * 9, "Options": ["-Dx=1 -Dy=2"] * 9})
     lines = path.read_text().splitlines()
-    lines[3] = lines[3].rsplit(maxsplit=1)[0]  # the third run's last column lost
+    lines[2] = lines[2].rsplit(maxsplit=2)[0]  # the second run prints no Options: it has none
+    path.write_text("\n".join(lines) + "\n")
+    facts = [(f.repetition, f.name, f.value) for f in read_native(None, [path], hibench(**SPARK)).facts[:5]]
+    assert facts == [(1, "Cores", "4"), (1, "Options", "-Dx=1 -Dy=2"), (2, "Cores", "4"), (3, "Cores", "4"),
+                     (3, "Options", "-Dx=1 -Dy=2")]  # fmt: skip
+    lines[3] = lines[3].rsplit(maxsplit=3)[0]  # the third run's Cores and Options lost
     path.write_text("\n".join(lines) + "\n")
     assert refusal([path], hibench(**SPARK)) == (
-        f"{path}:4: 7 columns where the header at line 1 names 8 (Type Date Time Input_data_size Duration(s) "
-        "Throughput(bytes/s) Throughput/node Cores): a line cut short or a value with a space; mend the line "
-        "or delete it"
+        f"{path}:4: 7 columns where the header at line 1 names 9 (Type Date Time Input_data_size Duration(s) "
+        "Throughput(bytes/s) Throughput/node Cores Options): a line cut short or a value with a space; mend "
+        "the line or delete it"
     )
     short = ISIRATC.read_text().splitlines()
     short[2] = short[2].rsplit(maxsplit=1)[0]

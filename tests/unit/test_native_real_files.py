@@ -64,16 +64,12 @@ CASES = [
          hibench(params=WORDCOUNT, skip=SHCHENXI_SKIP, timezone="Asia/Shanghai"), 15,
          ("wordcount", {"data_size_gb": 3.34e-05, **WORDCOUNT}, "ok",
           {"duration_s": 44.899, "input_bytes": 35829, "throughput_per_node_bytes_s": 265}), skipped=69),
-    pytest.param(
-        Case("hibench/piotrszul_HiBench.report",
-             hibench(names={"DFSIO-WRITE": "dfsio_write", "DFSIO-READ": "dfsio_read"},
-                     skip=frozenset({"HIVEAGGR", "HIVEJOIN"}), timezone="Australia/Brisbane"), 27,
-             ("dfsio_write", {"data_size_gb": 1250.0}, "ok",
-              {"duration_s": 231.428, "throughput_bytes_s": 5799545839}), skipped=17),
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "refused ':2: 10 columns where the header at line 1 names 8 (... Throughput/node Options): a line "
-            "cut short or a value with a space': wrong, Options is HiBench's last column and holds the job's "
-            "space-separated -D options, so it is the rest of the line"))),
+    # a fork's eighth column, Options: the job's space-separated -D flags, the rest of the line (a fact)
+    Case("hibench/piotrszul_HiBench.report",
+         hibench(names={"DFSIO-WRITE": "dfsio_write", "DFSIO-READ": "dfsio_read"},
+                 skip=frozenset({"HIVEAGGR", "HIVEJOIN"}), timezone="Australia/Brisbane"), 27,
+         ("dfsio_write", {"data_size_gb": 1250.0}, "ok",
+          {"duration_s": 231.428, "throughput_bytes_s": 5799545839}), skipped=17),
     pytest.param(
         Case("hibench/brownsys_HiBench.report",
              hibench(params={**WORDCOUNT, "data_size_gb": 240}, timezone="America/New_York"), 33,
@@ -178,3 +174,13 @@ def test_a_public_file_imports_with_its_printed_figures(case: Case) -> None:
     first = [r for r in read.records if r.artifact == read.records[0].artifact]
     assert (first[0].workload, first[0].params, first[0].status) == (workload, params, status)
     assert {r.metric: r.value for r in first if r.metric in figures} == figures
+
+
+def test_a_forks_options_column_is_kept_whole_as_each_runs_fact() -> None:
+    names = {"DFSIO-WRITE": "dfsio_write", "DFSIO-READ": "dfsio_read"}
+    options = hibench(names=names, skip=frozenset({"HIVEAGGR", "HIVEJOIN"}), timezone="Australia/Brisbane")
+    read = read_native(None, [DATA / "hibench" / "piotrszul_HiBench.report"], options)
+    assert len(read.facts) == 27 and {fact.name for fact in read.facts} == {"Options"}
+    assert read.facts[0].value == (
+        "-Ddfs.blocksize=128M -Ddfs.replication=1 -Dmapred.reduce.slowstart.completed.maps=0.95"
+    )

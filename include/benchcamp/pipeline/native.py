@@ -87,8 +87,11 @@ def read_hibench_report(
     runs: list[Run] = []
     for number, line in enumerate(lines[header:], start=(header or 0) + 1):
         source = f"{path}:{number}"
-        words = line.split()
+        words = _hibench_words(line, columns, rest_is_fact=bool(extra) and extra[-1][0] == len(columns) - 1)
         if not words:
+            continue
+        if words[0] in options.skip:  # left out before it is read: the user's say-so, whatever it holds
+            skipped[words[0]] = skipped.get(words[0], 0) + 1
             continue
         if len(words) != len(columns):
             raise NativeError(
@@ -97,9 +100,6 @@ def read_hibench_report(
             )
         value = dict(zip(columns, words, strict=True))
         kind = value["Type"]
-        if kind in options.skip:
-            skipped[kind] = skipped.get(kind, 0) + 1
-            continue
         if kind not in names:
             known = ", ".join(sorted(names)) or "none"
             raise NativeError(
@@ -107,8 +107,21 @@ def read_hibench_report(
                 f"{known}): map it with --name {kind}=WORKLOAD or leave it out with --skip {kind}"
             )
         run = _hibench_run(source, names[kind], value, spec, options)
-        runs.append(replace(run, facts=tuple((name, words[index]) for index, name in extra)))
+        facts = tuple((name, words[index]) for index, name in extra if words[index])
+        runs.append(replace(run, facts=facts))
     return runs
+
+
+def _hibench_words(line: str, columns: list[str], rest_is_fact: bool) -> list[str]:
+    """A report line's values. When the header's last column is one of ours to keep as a fact (a
+    HiBench fork's `Options`: the job's space-separated -D flags), it is the rest of the line, as
+    printed, and empty when the line ends before it."""
+    if not rest_is_fact:
+        return line.split()
+    words = line.split(maxsplit=len(columns) - 1)
+    if len(words) == len(columns):
+        words[-1] = words[-1].rstrip()
+    return [*words, ""] if len(words) == len(columns) - 1 else words
 
 
 def _check_hibench_header(path: Path, line: int, columns: list[str]) -> None:
