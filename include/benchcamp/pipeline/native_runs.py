@@ -167,6 +167,15 @@ def is_hibench_header(words: list[str]) -> bool:
     )
 
 
+def _ycsb_client_echo(text: str) -> bool:
+    """What YCSB's Client prints before any figure (`YCSB Client 0.9.0`, `Command line: -db ...`):
+    an output cut before its summary is still a YCSB output, refused as cut short, not unknown."""
+    return any(
+        line.startswith("YCSB Client ") or (line.startswith("Command line:") and " -db " in line)
+        for line in text.splitlines()
+    )
+
+
 def detect(path: Path, text: str) -> str:
     """The native format of a file, told by its content; unknown or ambiguous content is refused."""
     first = next((line for line in text.splitlines() if line.strip()), "")
@@ -175,7 +184,7 @@ def detect(path: Path, text: str) -> str:
         for name, matches in (
             (HIBENCH, is_hibench_header(first.split())),
             (TESTDFSIO, bool(parse_testdfsio_blocks(text))),
-            (YCSB, has_text_summary(text)),
+            (YCSB, has_text_summary(text) or _ycsb_client_echo(text)),
         )
         if matches
     ]

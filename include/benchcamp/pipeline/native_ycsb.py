@@ -32,6 +32,7 @@ from benchcamp.workloads.ycsb import (
     parse_command_line,
     parse_ycsb_text,
     run_status,
+    store_of_class,
     summary_metrics,
     with_served,
     workload_of_file,
@@ -70,6 +71,28 @@ def _cut_short(message: str, text: str) -> str:
     )
 
 
+# YCSB's null bindings: the client measured alone, which a user labels with --param store to try
+# the pipeline (PKB's recorded BasicDB output is one); they drive no store to be mistaken for
+_NULL_BINDINGS = ("BasicDB", "BasicTSDB")
+
+
+def _refuse_another_store(source: str, command: YcsbCommandLine, spec: StudySpec) -> None:
+    """A run whose -db drives a store the study does not measure (MongoDB, Redis) is that store's:
+    a --param store cannot make its figures HBase's or Cassandra's."""
+    if command.db is None or "store" not in spec.axes or store_of_class(command.db) is not None:
+        return
+    if command.db.rsplit(".", 1)[-1] in _NULL_BINDINGS:
+        return
+    axis = spec.axes["store"]
+    stores = axis.values or sorted(
+        {value for values in (axis.ladder or {}).values() for value in values}, key=str
+    )
+    raise NativeError(
+        f"{source}: -db {command.db} drives a store that study '{spec.study}' does not measure (its "
+        f"stores: {', '.join(map(str, stores))}): its figures are that store's; leave the file out"
+    )
+
+
 def _ycsb_client(path: Path, text: str, spec: StudySpec, options: NativeImport) -> _Client:
     """A YCSB output's summary, and its workload and axes from its echoed command line."""
     try:
@@ -80,6 +103,7 @@ def _ycsb_client(path: Path, text: str, spec: StudySpec, options: NativeImport) 
     if command is None:
         return _without_command_line(path, summary, spec, options)
     source = f"{path}:{command.line}"
+    _refuse_another_store(source, command, spec)
     defaults = {
         Path(name).name: workload for name in command.workload_files if (workload := workload_of_file(name))
     }
