@@ -70,15 +70,10 @@ CASES = [
                  skip=frozenset({"HIVEAGGR", "HIVEJOIN"}), timezone="Australia/Brisbane"), 27,
          ("dfsio_write", {"data_size_gb": 1250.0}, "ok",
           {"duration_s": 231.428, "throughput_bytes_s": 5799545839}), skipped=17),
-    pytest.param(
-        Case("hibench/brownsys_HiBench.report",
-             hibench(params={**WORDCOUNT, "data_size_gb": 240}, timezone="America/New_York"), 33,
-             ("wordcount", {"data_size_gb": 240, **WORDCOUNT}, "ok", {"duration_s": 121.45})),
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "refused ':2: 4 columns where the header at line 1 names 7 ...: a line cut short or a value with a "
-            "space; mend the line or delete it': the line is not cut, it is HiBench 2's gen_report when the "
-            "input size could not be read (the empty size shifts the duration into the Input_data_size "
-            "column); the duration could be kept with the size from --param data_size_gb"))),
+    # HiBench 2 printed Type Date Time Duration when it could not read the input size: the size is --param's
+    Case("hibench/brownsys_HiBench.report",
+         hibench(params={**WORDCOUNT, "data_size_gb": 240}, timezone="America/New_York"), 33,
+         ("wordcount", {"data_size_gb": 240, **WORDCOUNT}, "ok", {"duration_s": 121.45})),
     # a `tail` of a report with tail's own error line, no header: not what HiBench writes (CRLF)
     Case("hibench/mayanktiwari09_spark-k8s.report", hibench(names={"ScalaSparkJoin": "hive_join"}, timezone="UTC"),
          NEITHER),
@@ -174,3 +169,25 @@ def test_a_forks_options_column_is_kept_whole_as_each_runs_fact() -> None:
     assert read.facts[0].value == (
         "-Ddfs.blocksize=128M -Ddfs.replication=1 -Dmapred.reduce.slowstart.completed.maps=0.95"
     )
+
+
+def test_a_hibench_2_line_without_its_size_keeps_its_duration_and_needs_the_size_given() -> None:
+    path = DATA / "hibench" / "brownsys_HiBench.report"
+    refused = refusal_of(path, hibench(params=WORDCOUNT, timezone="America/New_York"))
+    assert refused == (
+        f"{path}:2: the file does not say the data_size_gb of this run ('wordcount', series "
+        "'wordcount_tuning'): give --param data_size_gb=VALUE"
+    )
+    read = read_native(
+        None, [path], hibench(params={**WORDCOUNT, "data_size_gb": 240}, timezone="America/New_York")
+    )
+    assert {record.metric for record in read.records} == {"duration_s"}  # no throughput made up
+    assert read.notes == (
+        "HiBench 2 printed no input size for some runs: their duration kept, data_size_gb from --param (33 runs)",
+    )
+
+
+def refusal_of(path: Path, options: NativeImport) -> str:
+    with pytest.raises(NativeError) as caught:
+        read_native(None, [path], options)
+    return str(caught.value)

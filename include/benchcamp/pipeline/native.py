@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from benchcamp.core.spec import StudySpec
 
 _BYTES_PER_GIB = 1024**3
+_SIZELESS = ("Type", "Date", "Time", "Duration(s)")  # a HiBench 2 line whose size it could not read
 _MB_PER_GIB = 1024
 # Java's Date.toString, as TestDFSIO prints its `Date & time`: `Mon Jun 20 14:11:51 AEST 2016`
 _JAVA_DATE = re.compile(
@@ -93,6 +94,8 @@ def read_hibench_report(
         if words[0] in options.skip:  # left out before it is read: the user's say-so, whatever it holds
             skipped[words[0]] = skipped.get(words[0], 0) + 1
             continue
+        if len(words) == len(_SIZELESS) and len(columns) == len(HIBENCH_COLUMNS):
+            words = [*words[:3], "", words[3], "", ""]  # HiBench 2 could not read the input's size
         if len(words) != len(columns):
             raise NativeError(
                 f"{source}: {len(words)} columns where the header at line {header} names {len(columns)} "
@@ -141,6 +144,8 @@ def _check_hibench_header(path: Path, line: int, columns: list[str]) -> None:
 def _hibench_run(
     source: str, workload: str, value: dict[str, str], spec: StudySpec, options: NativeImport
 ) -> Run:
+    if not value["Input_data_size"]:
+        return _sizeless_run(source, workload, value, spec, options)
     try:
         finished = datetime.strptime(f"{value['Date']} {value['Time']}", "%Y-%m-%d %H:%M:%S")
         input_bytes, seconds = int(value["Input_data_size"]), float(value["Duration(s)"])
@@ -160,6 +165,29 @@ def _hibench_run(
     ]
     params = merge_axes(spec, workload, said, options, source)
     return Run(source, workload, params, figures, "ok", finished - timedelta(seconds=seconds), finished)
+
+
+def _sizeless_run(
+    source: str, workload: str, value: dict[str, str], spec: StudySpec, options: NativeImport
+) -> Run:
+    """A HiBench 2 line of Type, Date, Time and Duration alone: its report script printed the
+    size and both throughputs unquoted, so when it could not read the input's size they vanished
+    and the duration moved left. The duration is the run's; the size is the user's to say
+    (`--param data_size_gb`), and no throughput is made up."""
+    try:
+        finished = datetime.strptime(f"{value['Date']} {value['Time']}", "%Y-%m-%d %H:%M:%S")
+        seconds = float(value["Duration(s)"])
+    except ValueError as exc:
+        raise NativeError(f"{source}: {exc}") from None
+    if seconds <= 0:
+        raise NativeError(f"{source}: Duration(s) is {value['Duration(s)']}: a run takes time")
+    finished = finished.replace(tzinfo=zone_of(options, source, "HiBench prints local times without a zone"))
+    params = merge_axes(spec, workload, {}, options, source)
+    note = "HiBench 2 printed no input size for some runs: their duration kept, data_size_gb from --param"
+    return Run(
+        source, workload, params, [("duration_s", seconds, "s")], "ok",
+        finished - timedelta(seconds=seconds), finished, note=note,
+    )  # fmt: skip
 
 
 # -- TestDFSIO's appended results log ----------------------------------------------------------
@@ -305,7 +333,11 @@ def read_native(native_format: str | None, paths: Iterable[Path], options: Nativ
             f"{HDR_OUTPUT_PATH} and operation); {len(stray)} such log(s): move them out, or add their run"
         )
     refuse_clients_read_as_runs(runs)
-    notes = tuple(run.note for run in runs if run.note)
+    counted: dict[str, int] = {}
+    for run in runs:
+        if run.note:
+            counted[run.note] = counted.get(run.note, 0) + 1
+    notes = tuple(note if count == 1 else f"{note} ({count} runs)" for note, count in counted.items())
     records, facts = _records(runs, spec, options)
     return NativeRead(records, len(runs), skipped, notes, facts)
 
