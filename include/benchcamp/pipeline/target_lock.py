@@ -20,7 +20,6 @@ runs that share results share locks, and a test with private results has private
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import socket
 import time
@@ -30,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from benchcamp.core import holder_lock
 from benchcamp.core.paths import check_component, results_root, slug
 
 LOCKS_ENV = "BENCHCAMP_LOCKS"
@@ -56,15 +56,6 @@ def describe(holder: dict[str, Any]) -> str:
     )
 
 
-def _read_holder(handle: IO[str]) -> dict[str, Any]:
-    handle.seek(0)
-    try:
-        loaded: dict[str, Any] = json.loads(handle.read() or "{}")
-        return loaded
-    except ValueError:
-        return {}
-
-
 @dataclass
 class TargetLock:
     """A held target lock (keep the object: the lock lasts as long as its open file)."""
@@ -87,41 +78,29 @@ def acquire(
     """Take the lock of the target `environment` reaches through `connection`, waiting up to
     `wait_s` seconds; TargetBusy naming the holder after that."""
     path = lock_path(connection)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = path.open("a+", encoding="utf-8")
-    deadline = time.monotonic() + wait_s
-    told = False
-    while True:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except BlockingIOError:
-            current = _read_holder(handle)
-            if time.monotonic() >= deadline:
-                handle.close()
-                raise TargetBusy(
-                    f"target {environment} (connection {connection}) is busy: {describe(current)} holds it "
-                    f"({path}); wait for it to end or stop it, or pass --wait SECONDS"
-                ) from None
-            if on_wait and not told:
-                on_wait(
-                    f"target {environment} is busy with {describe(current)}; waiting up to {wait_s:.0f} s"
-                )
-                told = True
-            time.sleep(1.0)
     token = f"{os.getpid()}-{time.time_ns()}"
-    entry = {
-        **holder,
-        "environment": environment,
-        "token": token,
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "since": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-    handle.seek(0)
-    handle.truncate()
-    handle.write(json.dumps(entry))
-    handle.flush()
+
+    def entry() -> dict[str, Any]:
+        return {
+            **holder,
+            "environment": environment,
+            "token": token,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "since": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+
+    def waiting(current: dict[str, Any]) -> None:
+        if on_wait is not None and wait_s > 0:
+            on_wait(f"target {environment} is busy with {describe(current)}; waiting up to {wait_s:.0f} s")
+
+    try:
+        handle = holder_lock.take(path, entry, wait_s, 1.0, waiting)
+    except holder_lock.Held as busy:
+        raise TargetBusy(
+            f"target {environment} (connection {connection}) is busy: {describe(busy.holder)} holds it "
+            f"({path}); wait for it to end or stop it, or pass --wait SECONDS"
+        ) from None
     return TargetLock(connection, token, handle)
 
 
@@ -136,7 +115,7 @@ def check_free(environment: str, connection: str) -> None:
             fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
             return  # nobody holds it
         except BlockingIOError:
-            current = _read_holder(handle)
+            current = holder_lock.read_holder(handle)
     # an interleaved campaign's run holds one lock per connection of its group: tokens, comma-separated
     if current.get("token") and current.get("token") in os.environ.get(TOKEN_ENV, "").split(","):
         return

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from tenacity import (
     Retrying,
@@ -36,7 +36,8 @@ from tenacity import (
     wait_fixed,
 )
 
-from benchcamp.core.waiting import wait_until, wait_while
+from benchcamp.core import holder_lock
+from benchcamp.core.waiting import wait_until
 from benchcamp.ops.lab.config import (
     CLIENT_JVM_OPTS,
     LOOPBACK,
@@ -716,16 +717,6 @@ def lab_lock_file() -> Path:
     return lab_dir() / "run" / "lab.lock"
 
 
-def _lock_holder(handle: IO[str]) -> dict[str, Any]:
-    """What the lock's holder wrote in it ({} while it has not written yet)."""
-    handle.seek(0)
-    try:
-        holder = json.loads(handle.read() or "{}")
-    except ValueError:
-        return {}
-    return holder if isinstance(holder, dict) else {}
-
-
 def _describe_holder(holder: dict[str, Any]) -> str:
     return (
         f"`{holder.get('action', '?')}` ({holder.get('command', '?')}, PID {holder.get('pid', '?')} "
@@ -745,41 +736,34 @@ def lab_lock(action: str, timeout_s: float | None = None) -> Iterator[None]:
     """
     timeout_s = LAB_LOCK_TIMEOUT_S if timeout_s is None else timeout_s
     path = lab_lock_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
     me = {"pid": os.getpid(), "host": socket.gethostname()}
-    with path.open("a+", encoding="utf-8") as handle:
-        holder: dict[str, Any] = {}
-        told = False
 
-        def busy() -> bool:
-            nonlocal holder, told
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return False
-            except BlockingIOError:
-                holder = _lock_holder(handle)
-            if {key: holder.get(key) for key in me} == me:
-                raise LabError(f"{action} nested in this process's own {_describe_holder(holder)}")
-            if not told:
-                print(
-                    f"{action}: the lab is busy with {_describe_holder(holder)}; waiting up to {timeout_s:.0f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                told = True
-            return True
-
-        if wait_while(busy, timeout_s, 0.5):
-            raise LabBusy(
-                f"{action}: the lab is busy with {_describe_holder(holder)} ({path}), still after "
-                f"{timeout_s:.0f} s; wait for it, or stop it: `benchcamp lab down` once it is done"
-            )
+    def entry() -> dict[str, Any]:
         command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:3]]) if sys.argv else "?"
-        since = datetime.now(UTC).isoformat(timespec="seconds")
-        handle.seek(0)
-        handle.truncate()
-        handle.write(json.dumps({"action": action, "command": command, **me, "since": since}) + "\n")
-        handle.flush()
+        return {
+            "action": action,
+            "command": command,
+            **me,
+            "since": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+
+    def waiting(holder: dict[str, Any]) -> None:
+        if {key: holder.get(key) for key in me} == me:
+            raise LabError(f"{action} nested in this process's own {_describe_holder(holder)}")
+        print(
+            f"{action}: the lab is busy with {_describe_holder(holder)}; waiting up to {timeout_s:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        handle = holder_lock.take(path, entry, timeout_s, 0.5, waiting)
+    except holder_lock.Held as busy:
+        raise LabBusy(
+            f"{action}: the lab is busy with {_describe_holder(busy.holder)} ({path}), still after "
+            f"{timeout_s:.0f} s; wait for it, or stop it: `benchcamp lab down` once it is done"
+        ) from None
+    with handle:
         yield
 
 
