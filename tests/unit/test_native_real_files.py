@@ -77,6 +77,15 @@ CASES = [
     # a `tail` of a report with tail's own error line, no header: not what HiBench writes (CRLF)
     Case("hibench/mayanktiwari09_spark-k8s.report", hibench(names={"ScalaSparkJoin": "hive_join"}, timezone="UTC"),
          NEITHER),
+    # 1,000 ScalaSparkWordcount runs of one 3.8 GiB input in five hours of 2019-10-28 (the zone is
+    # the user's to give: the report prints none)
+    Case("hibench/chaoqin-li1123_SparkExperiment_wordcount.report",
+         hibench(params=WORDCOUNT, names={"ScalaSparkWordcount": "wordcount"}, timezone="America/Chicago"), 1000,
+         ("wordcount", {"data_size_gb": 3.82, **WORDCOUNT}, "ok",
+          {"duration_s": 15.373, "input_bytes": 4106136489, "throughput_bytes_s": 267100532})),
+    # the same repository's ScalaSparkSort runs: a type no study has, refused naming both ways out
+    Case("hibench/chaoqin-li1123_SparkExperiment_sort.report", hibench(timezone="America/Chicago"),
+         ":2: HiBench type 'ScalaSparkSort' is no workload of study 'hibench_dse' (it maps: "),
     # HiBench 2 on CDH5 with HDFS paths where the size belongs and two foreign lines: no report
     Case("hibench/yanghaogn_HiBench-CDH5.report", hibench(params=WORDCOUNT, timezone="Asia/Shanghai"), NEITHER),
     # -- TestDFSIO results logs
