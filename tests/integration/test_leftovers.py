@@ -4,9 +4,10 @@ A campaign killed mid-way never runs its cleanup; a cleanup whose HiveServer2 is
 drop its tables. Here an earlier campaign's leftovers are planted (HDFS files, a staging folder on
 the target's disk, an external Hive table over them), then the next campaign's preflight must
 remove them and say so, and a cleanup whose HiveServer2 cannot be reached must still delete the
-campaign's data. The study is a copy of hibench_dse under its own name: the preflight removes
-whatever its study left on the target, and a developer's hibench_dse campaign may use the same lab
-at the same time.
+campaign's data and record the drops it could not run (BigBench's databases, which nothing else
+finds again), which the next preflight runs, or keeps while HiveServer2 still fails. The study is a
+copy of hibench_dse under its own name: the preflight removes whatever its study left on the
+target, and a developer's hibench_dse campaign may use the same lab at the same time.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -24,12 +26,15 @@ from typing import Any
 import pytest
 from benchcamp.core.spec import load_spec
 from benchcamp.ops import lab
+from benchcamp.pipeline import hive_leftovers
 from benchcamp.pipeline.campaign.plan import context_for, rep_dir_for
 from benchcamp.pipeline.campaign.steps import run_clean, run_execute, run_generate
 from benchcamp.pipeline.campaign.target import run_cleanup, run_preflight
 from benchcamp.platforms.hive import HiveStatement
+from benchcamp.studies.bigbench_containers.workloads.run import database
 from benchcamp.transport import hive, ssh
 from benchcamp.workloads.base import render
+from benchcamp.workloads.hivebench import table_name
 
 pytestmark = pytest.mark.integration
 STUDY = "leftovers_it"  # hibench_dse's spec under a name no other test uses
@@ -48,6 +53,15 @@ def _units(name: str) -> list[dict[str, Any]]:
          "params": params, "repetition": 1, "ladder": "tiny"}
         for workload, params in (("wordcount", WORDCOUNT), ("hive_aggregation", {"data_size_gb": 0.012}))
     ]  # fmt: skip
+
+
+BIGBENCH = {"cluster_nodes": 1, "scale_factor_gb": 0.01}
+
+
+def _bigbench_unit(name: str) -> dict[str, Any]:
+    """A BigBench repetition of campaign `name`: its cleanup drops its two databases."""
+    return {"study": STUDY, "campaign": name, "environment": "local_lab", "workload": "bigbench_load",
+            "params": BIGBENCH, "repetition": 1, "ladder": "tiny"}  # fmt: skip
 
 
 def _webhdfs(method: str, path: str, op: str, data: bytes | None = None) -> int:
@@ -215,3 +229,120 @@ def test_hdfs_full_during_generate_fails_the_repetition_with_hdfs_s_reason(
     assert [record.status for record in archive.load_campaign_records(STUDY, "full")] == ["failed"]
     run_cleanup([unit])
     assert not _exists(folder)
+
+
+HIVE_CONN_ENV = f"AIRFLOW_CONN_{lab.LAB_HIVE_CONNECTION_ID.upper()}"
+
+
+def _hive_unreachable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lab's Hive connection moved to the discard port (nothing listens), tried once: the
+    transport's retries (15 s each) would only wait for a port that stays closed."""
+    unreachable = {**json.loads(lab.airflow_connection_env()[HIVE_CONN_ENV]), "port": 9}
+    monkeypatch.setenv(HIVE_CONN_ENV, json.dumps(unreachable))
+    monkeypatch.setattr(ssh, "CONNECT_ATTEMPTS", 1)
+
+
+def _hive_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(HIVE_CONN_ENV, lab.airflow_connection_env()[HIVE_CONN_ENV])
+
+
+@pytest.fixture
+def left_in_hive(on_lab: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """What campaign `current`'s cleanup must drop and nothing but its own drops finds: the
+    BigBench repetition's two databases (one with a table: CASCADE), and a table named as its
+    HiveBench repetition names one, over data outside the study's path (the preflight's sweep
+    looks only there)."""
+    bigbench = database(context_for(_bigbench_unit("current")))
+    names = {
+        "database": bigbench,
+        "text_database": f"{bigbench}_text",
+        "table": table_name(context_for(_units("current")[1]), "uservisits"),
+    }
+    elsewhere = f"{lab.HDFS_BASE_PATH}/{OTHER_STUDY}/elsewhere/uservisits"
+    _put(f"{elsewhere}/part-00000", PART)
+    drops = [
+        HiveStatement("drop_db", f"DROP DATABASE IF EXISTS {bigbench} CASCADE"),
+        HiveStatement("drop_text", f"DROP DATABASE IF EXISTS {bigbench}_text CASCADE"),
+        HiveStatement("drop_table", f"DROP TABLE IF EXISTS {names['table']}"),
+    ]
+    _hive(
+        [
+            *drops,
+            HiveStatement("db", f"CREATE DATABASE {bigbench}"),
+            HiveStatement("text_db", f"CREATE DATABASE {bigbench}_text"),
+            HiveStatement("text_table", f"CREATE TABLE {bigbench}_text.item (line STRING)"),
+            HiveStatement(
+                "table",
+                f"CREATE EXTERNAL TABLE {names['table']} (line STRING) STORED AS TEXTFILE LOCATION '{elsewhere}'",
+            ),
+        ],
+        tmp_path / "hive_plant_left",
+    )
+    yield names
+    _hive_back(monkeypatch)  # before `on_lab`'s own teardown: this one needs HiveServer2 too
+    _hive(drops, tmp_path / "hive_drop_left")
+
+
+def _databases(tmp_path: Path) -> set[str]:
+    rows = _hive([HiveStatement("databases", "SHOW DATABASES", fetch=True)], tmp_path / "hive_show_db")
+    return {str(row[0]) for row in rows["databases"]}
+
+
+def _cleanup_without_hiveserver2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Campaign `current`'s cleanup with HiveServer2 unreachable: its data goes, and it fails
+    naming the record of the drops it could not run; the record's path."""
+    _hive_unreachable(monkeypatch)
+    path = hive_leftovers.record_path(STUDY, "local_lab")
+    with pytest.raises(ssh.StepFailed) as failed:
+        run_cleanup([*_units("current"), _bigbench_unit("current")])
+    assert "data is deleted (verified gone) but HiveServer2" in str(failed.value)
+    assert f"in {path}: the next campaign of {STUDY} on this target drops them" in str(failed.value)
+    assert not _exists(f"{lab.HDFS_BASE_PATH}/{STUDY}/current")
+    _hive_back(monkeypatch)
+    return path
+
+
+def test_a_cleanup_without_hiveserver2_records_its_drops_and_the_next_preflight_runs_them(
+    left_in_hive: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _cleanup_without_hiveserver2(monkeypatch, tmp_path)
+    record = hive_leftovers.read_record(path, STUDY, "local_lab")
+    assert record is not None and record.campaigns() == ["current"]
+    (entry,) = record.left
+    assert (
+        entry.why.startswith("cannot reach HiveServer2 127.0.0.1:9 through connection")
+        and entry.hive_connection == lab.LAB_HIVE_CONNECTION_ID
+    )
+    table, bigbench = left_in_hive["table"], left_in_hive["database"]
+    output = table_name(context_for(_units("current")[1]), "uservisits_aggre")
+    assert [(drop.kind, drop.name) for drop in entry.drops] == [
+        ("table", table), ("table", output), ("database", bigbench), ("database", f"{bigbench}_text"),
+    ]  # fmt: skip
+    assert {bigbench, f"{bigbench}_text"} <= _databases(tmp_path) and table in _tables(tmp_path)
+
+    facts = run_preflight(_units("next"))
+    assert facts["hive_leftovers_dropped"] == f"{table},{output},{bigbench},{bigbench}_text"
+    assert facts["leftover_campaigns"] == "current" and facts["leftover_tables"] == "0"
+    assert not path.exists()
+    replayed = Path(facts["archive"]) / "hive_leftovers"
+    assert json.loads((replayed / "record.json").read_text())["left"][0]["campaign"] == "current"
+    assert json.loads((replayed / "meta.json").read_text())["exit_code"] == 0
+    assert not {bigbench, f"{bigbench}_text"} & _databases(tmp_path) and table not in _tables(tmp_path)
+    assert _exists(f"{lab.HDFS_BASE_PATH}/{OTHER_STUDY}/elsewhere/uservisits"), (
+        "an external table's data stays"
+    )
+
+
+def test_a_preflight_whose_hiveserver2_still_fails_keeps_the_record(
+    left_in_hive: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _cleanup_without_hiveserver2(monkeypatch, tmp_path)
+    recorded = path.read_text()
+    _hive_unreachable(monkeypatch)
+    with pytest.raises(
+        ssh.TargetUnreachable, match=rf"did not run the 4 drop\(s\).*kept in {re.escape(str(path))}"
+    ):
+        run_preflight(_units("next"))
+    assert path.read_text() == recorded
+    _hive_back(monkeypatch)
+    assert {left_in_hive["database"], left_in_hive["text_database"]} <= _databases(tmp_path)

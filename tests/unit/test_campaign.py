@@ -19,14 +19,10 @@ from benchcamp.core.paths import UnsafePathName, child
 from benchcamp.core.spec import load_spec
 from benchcamp.pipeline import archive
 from benchcamp.pipeline.campaign.conf import CampaignConfError, campaign_id, check_conf, resolve_campaign
+from benchcamp.pipeline.campaign.leftovers import table_location
 from benchcamp.pipeline.campaign.plan import context_for, expected_cells, plan_units
 from benchcamp.pipeline.campaign.steps import clean_body, step_facts
-from benchcamp.pipeline.campaign.target import (
-    PREFLIGHT_REFUSALS,
-    cleanup_body,
-    preflight_body,
-    table_location,
-)
+from benchcamp.pipeline.campaign.target import PREFLIGHT_REFUSALS, cleanup_body, preflight_body
 from benchcamp.pipeline.campaign.unit import RepetitionUnit
 from benchcamp.transport import ssh
 from benchcamp.transport.ssh import commands_body

@@ -4,19 +4,19 @@ earlier campaigns, free space), the cleanup after all of them, and stopping its 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
-import re
 import shlex
 import shutil
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from benchcamp.core.paths import check_component, child, repo_root, slug
 from benchcamp.core.spec import load_spec
-from benchcamp.pipeline import archive, noise_floor
+from benchcamp.pipeline import archive, hive_leftovers, noise_floor
+from benchcamp.pipeline.campaign import leftovers
 from benchcamp.pipeline.campaign.plan import by_environment, context_for
 from benchcamp.pipeline.campaign.steps import (
     failure_recorded,
@@ -28,7 +28,7 @@ from benchcamp.pipeline.campaign.steps import (
 )
 from benchcamp.pipeline.campaign.unit import RepetitionUnit
 from benchcamp.platforms import webhdfs
-from benchcamp.platforms.hive import OPERATION_LOG, RESULTS_FILE, HiveStatement, identifier
+from benchcamp.platforms.hive import OPERATION_LOG, HiveStatement
 from benchcamp.transport import ssh
 from benchcamp.workloads import get_workload
 from benchcamp.workloads.base import (
@@ -314,69 +314,19 @@ def run_controller_setup(argv: tuple[str, ...], archive_dir: Path) -> ArchivedSt
     return step
 
 
-def table_location(rows: list[list[Any]]) -> str:
-    """The path of a table's data from DESCRIBE FORMATTED's rows (`Location:`, then
-    `hdfs://host:port/path`), without scheme and authority; empty when there is none."""
-    for row in rows:
-        if len(row) >= 2 and str(row[0]).strip() == "Location:" and row[1]:
-            return re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "", str(row[1]).strip())
-    return ""
-
-
-def _leftover_tables(ctx: RunContext, units: list[RepetitionUnit], archive_dir: Path) -> dict[str, list[str]]:
-    """Drop the Hive tables campaigns of this study left (their data under `<data_root>/<study>/`);
-    {campaign: [tables]}.
-
-    Only tables named as the campaign's workloads name theirs are looked at (SHOW TABLES, then
-    DESCRIBE FORMATTED each for its location): a shared HiveServer2's other tables cost nothing
-    and are never dropped, and one another client drops between the two is passed over.
-    """
-    root = ctx.environment.hadoop.data_root
-    patterns = {get_workload(unit["workload"]).hive_table_pattern for unit in units} - {None}
-    statements = [HiveStatement("ping", "SELECT 1", fetch=True)]
-    if root and patterns:
-        statements.append(HiveStatement("tables", "SHOW TABLES", fetch=True))
-    listed = run_hive(ctx, statements, archive_dir / "hive", "preflight")
-    if len(statements) == 1:
-        return {}
-    names = [str(row[0]) for row in json.loads(listed.text(RESULTS_FILE))["tables"] if row]
-    candidates = [name for name in names if any(re.fullmatch(p or "", name) for p in patterns)]
-    if not candidates:
-        return {}
-    described = run_hive(
-        ctx,
-        [
-            HiveStatement(name, f"DESCRIBE FORMATTED {identifier(name)}", fetch=True, missing_ok=True)
-            for name in candidates
-        ],
-        archive_dir / "hive_tables",
-        "preflight",
-    )
-    rows = json.loads(described.text(RESULTS_FILE))
-    study_root = f"{(root or '').rstrip('/')}/{check_component(slug(ctx.spec.study), 'path part')}/"
-    found: dict[str, list[str]] = {}
-    for name in candidates:
-        location = table_location(rows.get(name, []))
-        if location.startswith(study_root):
-            found.setdefault(location[len(study_root) :].split("/")[0], []).append(name)
-    drops = [
-        HiveStatement(f"drop_{n}", f"DROP TABLE IF EXISTS {n}") for names in found.values() for n in names
-    ]
-    if drops:
-        run_hive(ctx, drops, archive_dir / "hive_drop", "preflight")
-    return found
-
-
 def run_preflight(units: list[RepetitionUnit], try_number: int = 1) -> dict[str, str]:
     """Reject a campaign a target cannot hold, before any data is generated; check Hive answers;
-    remove what earlier campaigns of the study left on the target (`leftovers_lines`) and the
-    Hive tables over it.
+    remove what earlier campaigns of the study left on the target (`leftovers_lines`), the Hive
+    drops their cleanups recorded as not run (`pipeline.hive_leftovers`) and the Hive tables
+    over their data.
 
     Safe only because one campaign runs on a target at a time (the CLI's lock per target;
     Airflow's 1-slot pool per target in the stack): whatever the study has there is a leftover.
     The facts say what went: `leftovers_removed` (paths), `leftovers_files`, `leftovers_bytes`,
     `leftover_campaigns` (comma-separated) and, for a campaign with Hive workloads,
-    `leftover_tables` (tables dropped).
+    `leftover_tables` (tables dropped) and `hive_leftovers_dropped` (the recorded drops' names,
+    comma-separated; "0" when none was recorded). A campaign without Hive workloads leaves a
+    record for the next one that has them, naming it in `hive_leftovers_pending`.
     """
     if not units:
         return {"preflight": "nothing planned on this target"}
@@ -405,13 +355,20 @@ def run_preflight(units: list[RepetitionUnit], try_number: int = 1) -> dict[str,
         ssh.raise_if_failed("preflight", step, PREFLIGHT_REFUSALS)
         facts = step_facts(step.text("stdout.log"))
         if any(get_workload(unit["workload"]).uses_hive for unit in units):
-            tables = _leftover_tables(ctx, units, archive_dir)
+            recorded = leftovers.replay_record(ctx, archive_dir)  # first: nothing else finds them
+            tables = leftovers.leftover_tables(ctx, units, archive_dir)
             facts["hive"] = "reachable"
             facts["leftover_tables"] = str(sum(len(names) for names in tables.values()))
+            facts["hive_leftovers_dropped"] = ",".join(recorded.names()) if recorded else "0"
             campaigns = {name for name in facts.get("leftover_campaigns", "").split(",") if name} | set(
                 tables
             )
+            campaigns |= set(recorded.campaigns() if recorded else [])
             facts["leftover_campaigns"] = ",".join(sorted(campaigns))
+        elif hive_leftovers.record_path(ctx.spec.study, ctx.environment.name).exists():
+            facts["hive_leftovers_pending"] = str(
+                hive_leftovers.record_path(ctx.spec.study, ctx.environment.name)
+            )
         facts.update(measure_noise_floors(units, archive_dir, try_number))
     return {"archive": str(step.directory), **facts}
 
@@ -532,13 +489,14 @@ def cleanup_body(ctx: RunContext, data_fs: bool = True) -> str:
 
 
 def run_cleanup(units: list[RepetitionUnit], try_number: int = 1) -> dict[str, str]:
-    """After every repetition, failed or not: delete the campaign's data on the target, then drop
-    its Hive tables.
+    """After every repetition, failed or not: delete the campaign's data on the target, then run
+    its workloads' Hive drops (tables, databases).
 
     Idempotent; runs with trigger rule ALL_DONE so a failed campaign never leaves the next
     one a dirty cluster. The data goes first and without HiveServer2: when HiveServer2 cannot
-    drop the tables the data is still gone (verified), the task fails naming HiveServer2, and
-    the next campaign's preflight on this target drops the tables left behind.
+    run the drops the data is still gone (verified), the drops not run are recorded for the
+    target (`pipeline.hive_leftovers`), and the task fails naming HiveServer2 and the record: the
+    next campaign of the study on this target runs them at its preflight.
     """
     if not units:
         return {"cleanup": "nothing planned on this target"}
@@ -555,12 +513,17 @@ def run_cleanup(units: list[RepetitionUnit], try_number: int = 1) -> dict[str, s
     )
     statements: list[HiveStatement] = []
     seen: set[str] = set()
+    labels: dict[str, int] = {}
     for unit in units:
         unit_ctx = context_for(unit)
         for statement in get_workload(unit_ctx.workload).hive_clean(unit_ctx):
             if statement.sql not in seen:
                 seen.add(statement.sql)
-                statements.append(statement)
+                # unique labels: the archived results then say which statements ran
+                labels[statement.label] = labels.get(statement.label, 0) + 1
+                count = labels[statement.label]
+                label = statement.label if count == 1 else f"{statement.label}_{count}"
+                statements.append(dataclasses.replace(statement, label=label))
     forget_shared_inputs(ctx)
     step = ssh.run_step(
         ctx, ctx.environment.transport.connection, "cleanup",
@@ -571,13 +534,17 @@ def run_cleanup(units: list[RepetitionUnit], try_number: int = 1) -> dict[str, s
     if statements:
         try:
             run_hive(ctx, statements, archive_dir / "hive", "cleanup")
-        except (ssh.StepFailed, ssh.TargetUnreachable) as exc:
+        except (ssh.StepFailed, ssh.TargetUnreachable, ssh.TargetRefused) as exc:
             hive_failure = exc
+    left = leftovers.record_left(ctx, statements, archive_dir / "hive", hive_failure) if hive_failure else ""
+    if not hive_failure and statements:
+        leftovers.forget_own(ctx)
     ssh.raise_if_failed("cleanup", step)
     if hive_failure is not None:
-        raise ssh.StepFailed(
+        failed = ssh.TargetRefused if isinstance(hive_failure, ssh.TargetRefused) else ssh.StepFailed
+        raise failed(
             f"cleanup on '{ctx.environment.name}': the campaign's data is deleted (verified gone) but "
-            f"HiveServer2 ({ctx.environment.hive.connection}) did not drop its {len(statements)} Hive "
-            f"table(s); the next campaign's preflight on this target drops them. {hive_failure}"
+            f"HiveServer2 ({ctx.environment.hive.connection}) did not run its {len(statements)} Hive "
+            f"drop(s); {left} {hive_failure}"
         ) from hive_failure
     return {"archive": str(step.directory), "hive_tables_dropped": str(len(statements))}
