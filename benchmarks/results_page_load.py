@@ -26,6 +26,7 @@ plugin is switched off in the suite's addopts.
 
 Usage: .venv/bin/python benchmarks/results_page_load.py [--campaigns 1000] [--cells 100]
        [--users 50] [--duration 120] [--think 5,15] [--warehouse FILE (kept, reused)] [--keep DIR]
+       [--py-spy FILE (the api-server's stacks during the load: where its time goes)]
 """
 
 from __future__ import annotations
@@ -200,6 +201,15 @@ def _tree_cpu_s(pid: int) -> float:
         return 0.0
 
 
+def _sample(pid: int, duration_s: int, out: Path) -> subprocess.Popen[bytes]:
+    """py-spy on the api-server and its worker for the load's time (raw stacks, 50 Hz)."""
+    command = [
+        str(BIN / "py-spy"), "record", "--pid", str(pid), "--subprocesses", "--rate", "50",
+        "--duration", str(duration_s), "--format", "raw", "--output", str(out.resolve()), "--nonblocking",
+    ]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def _machine_busy_s() -> float:
     times = psutil.cpu_times()
     return float(times.user + times.nice + times.system + times.irq + times.softirq + times.steal)
@@ -267,6 +277,7 @@ def main() -> None:
     parser.add_argument("--think", default="5,15", help="a user's pause between pages: MIN,MAX seconds")
     parser.add_argument("--warehouse", type=Path, help="build here once and reuse (kept)")
     parser.add_argument("--keep", type=Path, help="keep the Airflow home and Locust's CSV here")
+    parser.add_argument("--py-spy", type=Path, help="sample the api-server during the load into this file")
     args = parser.parse_args()
     if args.duration > 900:
         parser.error("--duration: at most 900 s")
@@ -280,7 +291,12 @@ def main() -> None:
             load_before = os.getloadavg()[0]
             server_before, machine_before = _tree_cpu_s(pid), _machine_busy_s()
             started = time.monotonic()
-            rows, wall, locust_cpu = run_locust(base, password, campaigns, args, tmp)
+            sampler = _sample(pid, args.duration, args.py_spy) if args.py_spy else None
+            try:
+                rows, wall, locust_cpu = run_locust(base, password, campaigns, args, tmp)
+            finally:
+                if sampler is not None:
+                    sampler.wait(timeout=120)
             elapsed = time.monotonic() - started
             server_cpu = _tree_cpu_s(pid) - server_before
             machine_cpu = _machine_busy_s() - machine_before

@@ -438,6 +438,12 @@ def study_figures(
     owner = study or study_of(tables)
     for make in study_plugin(owner).figures if owner else ():
         figures += make(tables)
-    if any(row.get("data_size_gb") is not None for row in history or []):
-        figures.append(time_series(history or [], changes or [], change_points or []))
-    return figures
+    return figures + history_figures(history or [], changes or [], change_points or [])
+
+
+def history_figures(history: Rows, changes: Rows, change_points: Rows | None = None) -> list[Figure]:
+    """The study's figures across its latest campaigns (the time series, when its cells have
+    sizes): the same whichever campaign a page shows."""
+    if any(row.get("data_size_gb") is not None for row in history):
+        return [time_series(history, changes, change_points or [])]
+    return []

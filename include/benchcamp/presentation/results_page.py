@@ -15,11 +15,16 @@ warehouse gives an explanatory page, not a stack trace.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -82,11 +87,103 @@ def _campaign_param(campaign: str | None) -> str | None:
     return campaign.replace(" ", "+") if campaign else campaign
 
 
+T = TypeVar("T")
+
+
+class Kept(Generic[T]):
+    """The last `size` values made, by key; a value asked for by several requests at once is made
+    once (the others wait for it), and a value that failed to be made is not kept."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._values: OrderedDict[Hashable, T] = OrderedDict()
+        self._making: dict[Hashable, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, make: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+                return self._values[key]
+            making = self._making.setdefault(key, threading.Lock())
+        with making:
+            with self._lock:
+                if key in self._values:
+                    return self._values[key]
+            try:
+                value = make()
+            except BaseException:
+                with self._lock:
+                    self._making.pop(key, None)
+                raise
+            with self._lock:
+                self._values[key] = value
+                self._making.pop(key, None)
+                while len(self._values) > self._size:
+                    self._values.popitem(last=False)
+            return value
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A figure with its drawings made: the SVG and the page's interactive specification."""
+
+    figure: Figure
+    svg: str
+    interactive: dict[str, Any]
+
+
+def _drawn(made: list[Figure]) -> list[Drawn]:
+    return [Drawn(figure, figure.svg(), figures.interactive(figure.spec)) for figure in made]
+
+
+# Drawing the figures is most of a page's time (Altair's specification checked against
+# Vega-Lite's schema, then vl-convert's SVG): 2.0 of 2.5 s for a study's page over 1,000
+# campaigns, the time series alone 1.9 s (benchmarks/results_page_load.py). A page's figures
+# are kept while the warehouse holds what they were drawn from: the time series by study (it
+# shows the latest campaigns, whichever campaign the page shows), a campaign's own by its rows.
+HISTORY_FIGURES: Kept[list[Drawn]] = Kept(16)
+CAMPAIGN_FIGURES: Kept[list[Drawn]] = Kept(64)
+
+
+def warehouse_state(warehouse: Path) -> tuple[Any, ...]:
+    """What changes whenever the warehouse file's content may have: the read snapshot is
+    replaced whole by each build (a new file), a warehouse read in place writes its file or
+    its write-ahead log."""
+    parts: list[Any] = [str(warehouse)]
+    for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        try:
+            stat = path.stat()
+        except OSError:
+            parts.append(None)
+        else:
+            parts.append((stat.st_ino, stat.st_mtime_ns, stat.st_size))
+    return tuple(parts)
+
+
+def _digest(tables: report.Tables) -> str:
+    return hashlib.sha256(json.dumps(tables, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def drawn_figures(warehouse: Path, study: str, tables: report.Tables) -> list[Drawn]:
+    """The figures of one campaign (`tables`), then the study's time series (with hardware-change
+    and change-point markers), each drawn once per state of the warehouse."""
+    state = warehouse_state(warehouse)
+
+    def history() -> list[Drawn]:
+        rows, changes = report.read_history(warehouse, study)
+        return _drawn(figures.history_figures(rows, changes, report.read_change_points(warehouse, study)))
+
+    own = CAMPAIGN_FIGURES.get(
+        (state, study, _digest(tables)), lambda: _drawn(figures.study_figures(tables, study=study))
+    )
+    return own + HISTORY_FIGURES.get((state, study), history)
+
+
 def campaign_figures(warehouse: Path, study: str, tables: report.Tables) -> list[Figure]:
     """The figures of one campaign, plus the study's time series (with hardware-change and
     change-point markers)."""
-    history, changes = report.read_history(warehouse, study)
-    return figures.study_figures(tables, history, changes, study, report.read_change_points(warehouse, study))
+    return [drawn.figure for drawn in drawn_figures(warehouse, study, tables)]
 
 
 @dataclass(frozen=True)
@@ -111,13 +208,13 @@ def _shown_figures(
     """
     return [
         {
-            "id": figure.id,
-            "element": figure.id + suffix,
-            "svg": figure.svg(),
-            "notes": figure.notes,
-            "spec": figures.interactive(figure.spec),
+            "id": drawn.figure.id,
+            "element": drawn.figure.id + suffix,
+            "svg": drawn.svg,
+            "notes": drawn.figure.notes,
+            "spec": drawn.interactive,
         }
-        for figure in campaign_figures(warehouse, study, tables)
+        for drawn in drawn_figures(warehouse, study, tables)
     ]
 
 
@@ -530,7 +627,7 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
             tables = report.read_tables(source, study, _campaign_param(campaign))
         except (SpecError, report.ReportError) as exc:
             return PlainTextResponse(f"no figure: {exc}\n", status_code=404)
-        chosen = {figure.id: figure for figure in campaign_figures(source, study, tables)}
+        chosen = {drawn.figure.id: drawn for drawn in drawn_figures(source, study, tables)}
         if figure_id not in chosen:
             known = ", ".join(chosen) or "none"
             return PlainTextResponse(
@@ -539,7 +636,7 @@ def create_app(warehouse: Path | None = None) -> FastAPI:
         filename = f"{study}-{report.campaign_of(tables)}-{figure_id}.{fmt}"
         headers = {"Content-Disposition": _disposition("inline", filename)}
         if fmt == "svg":
-            return Response(chosen[figure_id].svg(), media_type="image/svg+xml", headers=headers)
-        return Response(chosen[figure_id].png(), media_type="image/png", headers=headers)
+            return Response(chosen[figure_id].svg, media_type="image/svg+xml", headers=headers)
+        return Response(chosen[figure_id].figure.png(), media_type="image/png", headers=headers)
 
     return app
