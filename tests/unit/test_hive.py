@@ -255,3 +255,47 @@ def test_a_timed_statement_whose_time_line_already_came_does_not_wait_for_it_aga
     _run_one(cursor, HiveStatement("query", "SELECT 1", timed=True), log, poll_s=0.01, log_wait_s=60)
     assert server_timing(log.getvalue()) is not None
     assert cursor.fetches == 2  # the loop's fetch and the final one: no wait loop
+
+
+class _UnreachableOnCancelCursor(_TrailingLogCursor):
+    """A query Ctrl-C stops mid-poll, whose server then answers nothing: the cancel blocks."""
+
+    def __init__(self) -> None:
+        super().__init__([], late_fetches=0)
+        self._operationHandle = object()
+        self.polls = 0
+        self.cancel_sent = __import__("threading").Event()
+        self.release = __import__("threading").Event()
+
+    def poll(self) -> object:
+        from TCLIService.ttypes import TOperationState
+
+        self.polls += 1
+        if self.polls == 3:
+            raise KeyboardInterrupt
+        return type("Status", (), {"operationState": TOperationState.RUNNING_STATE})()
+
+    def cancel(self) -> None:
+        self.cancel_sent.set()
+        self.release.wait(60)  # a socket with no answer (PyHive sets no timeout)
+
+
+def test_an_interruption_whose_cancel_gets_no_answer_is_raised_again_within_its_bound() -> None:
+    import io
+    import time
+
+    from benchcamp.platforms.hive import HiveStatement
+    from benchcamp.transport.hive import _run_one
+
+    cursor = _UnreachableOnCancelCursor()
+    log = io.StringIO()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        _run_one(cursor, HiveStatement("query", "SELECT 1", timed=True), log, poll_s=0.01, cancel_wait_s=0.2)
+    elapsed = time.monotonic() - started
+    cursor.release.set()
+    assert cursor.cancel_sent.is_set() and elapsed < 2
+    assert log.getvalue().splitlines()[-2:] == [
+        "BENCHCAMP_WARNING cancelling query on HiveServer2 failed: no answer from HiveServer2 within 0.2 s",
+        "BENCHCAMP_CANCELLED query: KeyboardInterrupt",
+    ]

@@ -199,9 +199,13 @@ def validation_lines(failures: list[ValidationFailure], stops: list[dict[str, An
 
 
 def _in_flight(rep_dir: Path) -> str | None:
-    """The step of the repetition that started and did not end (a try folder without meta.json)."""
+    """The step of the repetition that started and did not end: a try folder without meta.json,
+    or whose meta.json says an interruption cut it short (a Hive step archives its cancel)."""
     unfinished = (
-        path.parent.name for path in sorted(rep_dir.glob("*/try*")) if not (path / "meta.json").exists()
+        path.parent.name
+        for path in sorted(rep_dir.glob("*/try*"))
+        if not (path / "meta.json").exists()
+        or '"interrupted"' in (path / "meta.json").read_text(encoding="utf-8")
     )
     return next(unfinished, None)
 

@@ -6,12 +6,21 @@ asynchronously, while the server's operation log is collected; the log, the
 statements and the rows of checking queries are written to the raw archive before
 anything is parsed. The benchmark's time is the server's own ("Time taken" of
 compiling and executing the query), so the Thrift round trips are not measured.
+
+An interruption (Ctrl-C, SIGTERM, a task killed) while a statement runs cancels it on the server
+(TCancelOperation), closes the session, archives both, and is raised again as it came: closing
+the client alone leaves HiveServer2 to notice the lost connection, which it does not over HTTP or
+a proxy (docs/operations/faults.md).
 """
 
 from __future__ import annotations
 
 import json
+import signal
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -96,8 +105,104 @@ def _await_completion_line(cursor: Any, lines: list[str], poll_s: float, wait_s:
     return lines
 
 
+# How long an interruption waits for HiveServer2 to answer the cancel, then the session's close:
+# `benchcamp run` SIGKILLs Airflow STOP_GRACE_S (3 s) after its SIGTERM, so both fit in that.
+CANCEL_WAIT_S = 1.0
+CANCELLED = "BENCHCAMP_CANCELLED"
+
+
+def interruption_reason(exc: BaseException) -> str:
+    """`Interrupted: SIGTERM`, `KeyboardInterrupt`: what stopped a statement, for the archive."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _within(call: Callable[[], object], wait_s: float) -> str | None:
+    """Run `call` in a daemon thread for at most `wait_s`: None once it returned, else why not.
+
+    A server that cannot be reached leaves a Thrift call blocked on its socket (PyHive sets no
+    timeout): the interruption must not wait for it."""
+    failed: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            call()
+            failed.append(None)
+        except BaseException as exc:  # noqa: BLE001  # reported to the interrupted thread
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="hive-cancel", daemon=True)
+    worker.start()
+    worker.join(wait_s)
+    if not failed:
+        return f"no answer from HiveServer2 within {wait_s:g} s"
+    error = failed[0]
+    return None if error is None else f"{type(error).__name__}: {error}"
+
+
+def _cancel(cursor: Any, label: str, reason: str, log: Any, wait_s: float) -> None:
+    """Cancel the running operation on the server (TCancelOperation), within `wait_s`; archive it.
+
+    The request goes out even when the interruption cut a Thrift call short (its answer may be
+    left unread on the socket): the server acts on it, and the session's close follows."""
+    if getattr(cursor, "_operationHandle", True) is None:  # interrupted before the server answered execute
+        log.write(f"BENCHCAMP_WARNING {label}: no operation to cancel yet; the session's close stops it\n")
+    else:
+        failure = _within(cursor.cancel, wait_s)
+        if failure is not None:
+            log.write(f"BENCHCAMP_WARNING cancelling {label} on HiveServer2 failed: {failure}\n")
+    log.write(f"{CANCELLED} {label}: {reason}\n")
+    log.flush()
+
+
+def _close_within(connection: Any, log: Any, wait_s: float) -> None:
+    """Close the session (TCloseSession) within `wait_s`; else drop the socket, which a server in
+    binary mode takes as the session's end (`hive.server2.close.session.on.disconnect`)."""
+    failure = _within(connection.close, wait_s)
+    if failure is None:
+        return
+    log.write(f"BENCHCAMP_WARNING closing the session after the cancel failed: {failure}\n")
+    transport = getattr(connection, "_transport", None)
+    if transport is not None:
+        _within(transport.close, wait_s)
+
+
+@contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """While statements run, SIGTERM raises in them, so that `_run_one` cancels on the server.
+
+    Airflow 3's task runner answers SIGTERM by calling the operator's `on_kill` and returning
+    (a `@task` has none): the statement would run on until the SIGKILL that follows, and
+    HiveServer2 would be left to notice the lost connection. Its handler still runs first; one
+    that raises (`benchcamp run`'s `Interrupted`) is left to. Only in the main thread, and only
+    over a Python handler: a process that ignores SIGTERM or dies of it is left so."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if not callable(previous):
+        yield
+        return
+
+    def terminated(signum: int, frame: Any) -> None:
+        previous(signum, frame)
+        from airflow.sdk.exceptions import AirflowTaskTerminated
+
+        raise AirflowTaskTerminated(f"{signal.Signals(signum).name} while a Hive statement ran")
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _run_one(
-    cursor: Any, statement: HiveStatement, log: Any, poll_s: float, log_wait_s: float = 30.0
+    cursor: Any,
+    statement: HiveStatement,
+    log: Any,
+    poll_s: float,
+    log_wait_s: float = 30.0,
+    cancel_wait_s: float = CANCEL_WAIT_S,
 ) -> list[list[Any]]:
     from TCLIService.ttypes import TOperationState
 
@@ -107,16 +212,24 @@ def _run_one(
         TOperationState.RUNNING_STATE,
     )
     log.write(f"{STATEMENT_MARK} {statement.label}\n")
-    cursor.execute(statement.sql, async_=True)
-    timed_line_seen = False
-    while True:
-        for line in cursor.fetch_logs():
-            log.write(line + "\n")
-            timed_line_seen = timed_line_seen or COMPLETED_EXECUTING in line
-        state = cursor.poll().operationState
-        if state not in running:
-            break
-        time.sleep(poll_s)
+    try:
+        cursor.execute(statement.sql, async_=True)
+        timed_line_seen = False
+        while True:
+            lines = cursor.fetch_logs()
+            for line in lines:
+                log.write(line + "\n")
+                timed_line_seen = timed_line_seen or COMPLETED_EXECUTING in line
+            if lines:  # on disk as it comes: a process killed mid-query leaves what the server said
+                log.flush()
+            state = cursor.poll().operationState
+            if state not in running:
+                break
+            time.sleep(poll_s)
+    except BaseException as stop:
+        if not isinstance(stop, Exception):  # Ctrl-C, SIGTERM, a killed task: stop it on the server too
+            _cancel(cursor, statement.label, interruption_reason(stop), log, cancel_wait_s)
+        raise
     lines = cursor.fetch_logs()
     # Wait for the time line only when no fetch has brought it yet (it usually came with the
     # last poll: waiting for it again cost 30 s per timed statement).
@@ -150,10 +263,13 @@ def run_statements(
     connection = _connect(conn_id)
     results: dict[str, list[list[Any]]] = {}
     error = ""
-    with (archive_dir / OPERATION_LOG).open("w", encoding="utf-8") as log:
+    interrupted: BaseException | None = None
+    current = "(before the first statement)"
+    with (archive_dir / OPERATION_LOG).open("w", encoding="utf-8") as log, _sigterm_raises():
         try:
             cursor = connection.cursor()
             for statement in statements:
+                current = statement.label
                 try:
                     results[statement.label] = _run_one(cursor, statement, log, poll_s)
                 except Exception as exc:
@@ -164,11 +280,17 @@ def run_statements(
         except Exception as exc:  # a failed statement fails the step; the message is archived
             error = f"{type(exc).__name__}: {exc}"
             log.write(f"BENCHCAMP_ERROR {error}\n")
+        except BaseException as stop:  # `_run_one` cancelled it on the server: archived, raised again
+            interrupted = stop
+            error = f"{CANCELLED} {current}: {interruption_reason(stop)}"
         finally:
-            try:
-                connection.close()
-            except Exception as exc:  # the results are in; a session that cannot close is only logged
-                log.write(f"BENCHCAMP_WARNING closing the session failed: {type(exc).__name__}: {exc}\n")
+            if interrupted is not None:  # bounded: a server that does not answer must not hold it
+                _close_within(connection, log, CANCEL_WAIT_S)
+            else:
+                try:
+                    connection.close()
+                except Exception as exc:  # the results are in; a session that cannot close is only logged
+                    log.write(f"BENCHCAMP_WARNING closing the session failed: {type(exc).__name__}: {exc}\n")
     finished = datetime.now(UTC)
     (archive_dir / RESULTS_FILE).write_text(json.dumps(results, default=str, indent=1), encoding="utf-8")
     meta = {
@@ -180,7 +302,11 @@ def run_statements(
         "finished_at": finished.isoformat(),
         "duration_s": (finished - started).total_seconds(),
     }
+    if interrupted is not None:  # a try cut short: `outcome.mark_interrupted` still marks it
+        meta["interrupted"] = interruption_reason(interrupted)
     (archive_dir / "stderr.log").write_text(error + "\n" if error else "", encoding="utf-8")
     write_atomically(archive_dir / "meta.json", json.dumps(meta, indent=2))  # last: the step's end
+    if interrupted is not None:
+        raise interrupted
     files = {path.name: path for path in archive_dir.iterdir() if path.is_file()}
     return ArchivedStep(archive_dir, 1 if error else 0, started, finished, files)
