@@ -164,8 +164,9 @@ def api_server(home: Path, warehouse: Path) -> Iterator[tuple[str, str, int]]:
             "BENCHCAMP_RESULTS": str(home / "results"),
         }
     )
+    import benchcamp.ops.metadb as metadb
+    import benchcamp.ops.stack as stack
     from benchcamp.airflow.airflow_env import prepare_airflow
-    from benchcamp.ops import metadb, stack
     from benchcamp.ops.supervisor import Supervised
 
     env = stack.stack_environment()
